@@ -1,0 +1,16 @@
+/**
+ * The KV-style cache every layer uses (SPEC §1 "Cache"): Workers KV (with a per-isolate memory
+ * layer) in the Worker, an in-process TTL cache locally. Values are JSON-serialisable.
+ *
+ * Consistency: a `put` or `delete` is visible at once on the instance that made it; other
+ * instances see it within the TTL of their memory layer (KV itself is eventually consistent,
+ * typically within 60 s).
+ */
+export interface Cache {
+  /** Returns the value stored under `key`, or `undefined` when absent or expired. */
+  get<T>(key: string): Promise<T | undefined>;
+  /** Stores `value` under `key` for `ttlSeconds` seconds (KV's minimum is 60 s; shorter TTLs are raised to it there). */
+  put(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  /** Removes `key`. */
+  delete(key: string): Promise<void>;
+}

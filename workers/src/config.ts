@@ -1,0 +1,92 @@
+/**
+ * API configuration, parsed once from environment variables (Node) or Worker bindings (vars and
+ * secrets) with zod, then passed down. Domain code never reads the environment itself.
+ * Every variable is listed in the README's configuration table.
+ */
+import { z } from "zod";
+import { InvalidInputError } from "./errors.js";
+
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((v) => (typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase())));
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+/** Zod schema of the configuration; keys are the environment variable names. */
+export const configSchema = z.object({
+  /** Management token (Bearer). Unset: management calls are refused (fail closed). */
+  MGMT_TOKEN: optionalString,
+  /** Sandbox host base URL, e.g. `http://127.0.0.1:20129`. */
+  SANDBOX_URL: optionalString,
+  /** Shared HMAC secret for the sandbox host (SPEC §6; DESIGN "Protocol"). */
+  SANDBOX_SECRET: optionalString,
+  /** Key id sent with signed requests, so the host can accept two secrets during rotation. */
+  SANDBOX_KEY_ID: z.string().default("k1"),
+  SKILLS_MAX_FILE_BYTES: int(1_048_576, 1),
+  SKILLS_MAX_HTTP_RESPONSE_BYTES: int(256_000, 1),
+  SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1),
+  SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, 60_000),
+  SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
+  SKILLS_ALLOWED_SANDBOX_IMAGES: list,
+  /** SkillsMP marketplace base URL (SPEC §2). */
+  SKILLSMP_BASE_URL: z.string().url().default("https://skillsmp.com"),
+  /** SkillsMP API key as a secret; the `skillsmpApiKey` setting takes precedence when set. */
+  SKILLSMP_API_KEY: optionalString,
+  /** skills.sh catalog base URL (SPEC §2). */
+  SKILLSSH_BASE_URL: z.string().url().default("https://skills.sh"),
+  /** GitHub raw content base URL used to fetch SKILL.md files. */
+  GITHUB_RAW_BASE_URL: z.string().url().default("https://raw.githubusercontent.com"),
+  /** web_search provider: `searxng`, `brave`, or `none` (web_search then fails with a clear error). */
+  WEB_SEARCH_PROVIDER: z.enum(["searxng", "brave", "none"]).default("none"),
+  /** SearXNG instance base URL (operator configuration; may be private). */
+  SEARXNG_URL: optionalString,
+  /** Brave Search API key. */
+  BRAVE_API_KEY: optionalString,
+  /** Brave Search API base URL. */
+  BRAVE_BASE_URL: z.string().url().default("https://api.search.brave.com"),
+  /** Seconds a web_search result stays cached. */
+  WEB_SEARCH_CACHE_TTL_S: int(300, 60),
+  /** How long a hybrid execution may wait for approval before it expires, in ms (SPEC §5). */
+  APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
+});
+
+/** Parsed configuration. */
+export type Config = z.infer<typeof configSchema>;
+
+/**
+ * Parses configuration from a flat record of strings (process.env or Worker `env`).
+ * @throws InvalidInputError naming each invalid variable.
+ */
+export function parseConfig(source: Record<string, unknown>): Config {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = source[key];
+    if (typeof value === "string" || typeof value === "boolean" || typeof value === "number") picked[key] = value;
+  }
+  const parsed = configSchema.safeParse(picked);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((i) => ({ variable: i.path.join("."), message: i.message }));
+    throw new InvalidInputError(
+      `Invalid configuration: ${details.map((d) => `${d.variable} (${d.message})`).join(", ")}`,
+      details,
+      "invalid_config",
+    );
+  }
+  return parsed.data;
+}

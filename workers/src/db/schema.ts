@@ -1,0 +1,152 @@
+/**
+ * Registry storage (SPEC §8), as drizzle-orm SQLite tables for libSQL/Turso. Migrations in
+ * `migrations/` are generated from this file by drizzle-kit (`npm run db:generate`).
+ * Timestamps are integer milliseconds since the epoch; JSON columns hold text.
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** API keys (SPEC §9 auth). Only the SHA-256 hash of a key is stored, never the key. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    keyHash: text("key_hash").notNull(),
+    /** First characters of the key, for operators to recognise it (not secret enough to use). */
+    prefix: text("prefix").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    expiresAt: integer("expires_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
+);
+
+/** Skills (SPEC §2). `api_key_id` NULL = global; `name@version` is unique per owner, global included. */
+export const skills = sqliteTable(
+  "skills",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    description: text("description").notNull().default(""),
+    /** JSON `{ input, output? }`. */
+    schema: text("schema").notNull(),
+    handlerCode: text("handler_code").notNull(),
+    /** SKILL.md body of a catalog (instruction) skill. */
+    instructions: text("instructions"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    mode: text("mode", { enum: ["on", "off", "auto"] })
+      .notNull()
+      .default("on"),
+    policy: text("policy", { enum: ["auto", "manual", "hybrid"] })
+      .notNull()
+      .default("auto"),
+    sourceProvider: text("source_provider", {
+      enum: ["builtin", "local", "skillsmp", "skillssh"],
+    })
+      .notNull()
+      .default("local"),
+    sourceRef: text("source_ref"),
+    /** JSON array of strings. */
+    tags: text("tags").notNull().default("[]"),
+    installCount: integer("install_count").notNull().default(0),
+    timeoutMs: integer("timeout_ms"),
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("skills_owner_name_version_unique").on(
+      sql`coalesce(${t.apiKeyId}, '')`,
+      t.name,
+      t.version,
+    ),
+    index("skills_api_key_name_idx").on(t.apiKeyId, t.name),
+    check("skills_mode_check", sql`${t.mode} IN ('on','off','auto')`),
+    check("skills_policy_check", sql`${t.policy} IN ('auto','manual','hybrid')`),
+  ],
+);
+
+/** Executions (SPEC §5, §8), one row per execution; retries are counted in `attempts`. */
+export const skillExecutions = sqliteTable(
+  "skill_executions",
+  {
+    id: text("id").primaryKey(),
+    skillId: text("skill_id")
+      .notNull()
+      .references(() => skills.id, { onDelete: "cascade" }),
+    /** Denormalised `name` and `version` so history reads need no join. */
+    skillName: text("skill_name").notNull(),
+    version: text("version").notNull(),
+    apiKeyId: text("api_key_id"),
+    sessionId: text("session_id"),
+    status: text("status", { enum: ["pending", "running", "success", "error", "timeout"] })
+      .notNull()
+      .default("pending"),
+    approval: text("approval", {
+      enum: ["none", "required", "approved", "rejected", "expired"],
+    })
+      .notNull()
+      .default("none"),
+    /** JSON. */
+    input: text("input").notNull(),
+    /** JSON, null until the execution produced output. */
+    output: text("output"),
+    errorMessage: text("error_message"),
+    errorCode: text("error_code"),
+    durationMs: integer("duration_ms"),
+    attempts: integer("attempts").notNull().default(0),
+    /** The time budget the execution ran with (ms), for crash recovery of stale rows. */
+    timeoutMs: integer("timeout_ms"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("skill_executions_api_key_name_idx").on(t.apiKeyId, t.skillName),
+    index("skill_executions_skill_status_created_idx").on(t.skillId, t.status, t.createdAt),
+    index("skill_executions_api_key_created_idx").on(t.apiKeyId, t.createdAt),
+    index("skill_executions_status_approval_idx").on(t.status, t.approval),
+    check(
+      "skill_executions_status_check",
+      sql`${t.status} IN ('pending','running','success','error','timeout')`,
+    ),
+    check(
+      "skill_executions_approval_check",
+      sql`${t.approval} IN ('none','required','approved','rejected','expired')`,
+    ),
+  ],
+);
+
+/** Product settings (SPEC §9 settings): one JSON value per key. */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * Workspace files of `file_read` / `file_write` (SPEC §7: a Worker has no disk). One row per
+ * file; `workspace` is `sha256(apiKeyId || "anonymous").slice(0, 24)`.
+ */
+export const workspaceFiles = sqliteTable(
+  "workspace_files",
+  {
+    workspace: text("workspace").notNull(),
+    path: text("path").notNull(),
+    content: text("content", { mode: "text" }).notNull(),
+    /** Content encoding in storage: always base64 of the raw bytes. */
+    size: integer("size").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("workspace_files_workspace_path_unique").on(t.workspace, t.path)],
+);
+
+export type SkillRow = typeof skills.$inferSelect;
+export type NewSkillRow = typeof skills.$inferInsert;
+export type ExecutionRow = typeof skillExecutions.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,0 +1,33 @@
+/**
+ * Dependencies `createApp(deps)` is built from. Entry points construct them from the
+ * environment (Node) or bindings (Worker); tests construct them directly.
+ */
+import type { Cache } from "./cache/types.js";
+import type { Config } from "./config.js";
+import type { Db } from "./db/client.js";
+import type { SandboxClient } from "./sandbox/types.js";
+
+/** Resolves a host name to IP addresses (for the outbound guard of http_request). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/** Everything the app needs from its environment. */
+export interface AppDeps {
+  db: Db;
+  cache: Cache;
+  config: Config;
+  /** Clock in ms since the epoch. */
+  clock?: () => number;
+  /** Sandbox host client; absent when no sandbox host is configured. */
+  sandbox?: SandboxClient;
+  /** fetch used for operator-configured upstreams (catalogs, GitHub raw, search providers). */
+  fetch?: typeof fetch;
+  /**
+   * Outbound layer of http_request (user-facing, guarded). Tests inject a resolver that maps
+   * public-looking names to a local server; requests can never set it.
+   */
+  outbound?: {
+    resolve?: HostResolver;
+  };
+  /** Runtime name for health output. */
+  runtime?: "node" | "workerd";
+}

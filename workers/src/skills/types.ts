@@ -1,0 +1,107 @@
+/**
+ * Core domain types of the skills registry and executor (SPEC §2, §5).
+ * Shared by every layer; this module has no runtime code.
+ */
+
+/** Injection mode (SPEC §2 "Mode"): `on` always injected, `off` never (and not executable), `auto` scored. */
+export type SkillMode = "on" | "off" | "auto";
+
+/** Executor policy (SPEC §2): who may trigger a skill. */
+export type SkillPolicy = "auto" | "manual" | "hybrid";
+
+/** Where a skill came from (SPEC §9 `?source=`). */
+export type SourceProvider = "builtin" | "local" | "skillsmp" | "skillssh";
+
+/** Terminal and non-terminal execution states (SPEC §8 CHECK constraint). */
+export type ExecutionStatus = "pending" | "running" | "success" | "error" | "timeout";
+
+/**
+ * Approval state of an execution (SPEC §5 "Approval"): `none` for executions that need no
+ * approval, `required` while a hybrid call waits for an operator, then `approved` or `rejected`,
+ * or `expired` when nobody decided in time.
+ */
+export type ApprovalState = "none" | "required" | "approved" | "rejected" | "expired";
+
+/** A JSON Schema object (draft 2020-12 subset), kept as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The skill's schemas (SPEC §2): `input` is always a normalised JSON Schema with root `type: "object"`. */
+export interface SkillSchema {
+  input: JsonSchema;
+  output?: JsonSchema;
+}
+
+/** A registered skill (SPEC §2). Timestamps are ISO-8601 strings. */
+export interface Skill {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  schema: SkillSchema;
+  /** Name of a handler registered with the executor (never source code). */
+  handlerCode: string;
+  /** SKILL.md body of a catalog (instruction) skill; null for handler-backed skills. */
+  instructions: string | null;
+  enabled: boolean;
+  mode: SkillMode;
+  policy: SkillPolicy;
+  sourceProvider: SourceProvider;
+  /** Catalog reference (e.g. `owner/repo/skill-id`) for catalog installs; null otherwise. */
+  sourceRef: string | null;
+  tags: string[];
+  installCount: number;
+  /** Per-skill handler timeout override in ms; null = executor default. */
+  timeoutMs: number | null;
+  /** Owner API key id; null = global (visible to every key). */
+  apiKeyId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One execution row as the API returns it (shared by every execution endpoint). */
+export interface Execution {
+  id: string;
+  skillId: string;
+  skillName: string;
+  version: string;
+  apiKeyId: string | null;
+  sessionId: string | null;
+  status: ExecutionStatus;
+  approval: ApprovalState;
+  input: unknown;
+  output: unknown;
+  errorMessage: string | null;
+  /** Machine-readable failure code (`handler_error`, `timeout`, `interrupted`, `rejected`, `sandbox_unavailable`, ...); null on success. */
+  errorCode: string | null;
+  /** Wall time of the final attempt sequence in ms; null until the execution ends. */
+  durationMs: number | null;
+  /** Number of handler attempts made (SPEC §5 retries). */
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Who asked for an execution and in which conversation. */
+export interface CallerContext {
+  /** The calling API key's id; null for management acting globally. */
+  apiKeyId: string | null;
+  sessionId: string | null;
+}
+
+/** What a handler receives besides its input. */
+export interface HandlerContext extends CallerContext {
+  /** Fires when the execution times out or is cancelled; handlers must stop work. */
+  signal: AbortSignal;
+  /** The skill being executed. */
+  skill: Skill;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Remaining time budget for this attempt in ms. */
+  timeoutMs: number;
+}
+
+/**
+ * A skill handler (SPEC §5): `(input, ctx) => Promise<output>`. Throw to fail; throw an error with
+ * `retryable: true` (see {@link RetryableError}) to ask for another attempt.
+ */
+export type SkillHandler = (input: unknown, ctx: HandlerContext) => Promise<unknown>;
