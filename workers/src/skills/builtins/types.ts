@@ -1,0 +1,37 @@
+/**
+ * How builtin skills are declared (SPEC §2 "Builtins"). Each builtin module exports its
+ * definitions and a factory that builds the handlers from the app's dependencies; the registry
+ * seeds the definitions as global skills (`source_provider = 'builtin'`, version `1.0.0`), and the
+ * executor registers the handlers under the builtin's name.
+ */
+import type { Config } from "../../config.js";
+import type { AppDeps } from "../../deps.js";
+import type { JsonSchema, SkillHandler, SkillMode, SkillPolicy } from "../types.js";
+
+/** Declaration of one builtin skill. */
+export interface BuiltinDefinition {
+  /** Bare tool name, kept as is in every provider format (e.g. `web_search`). */
+  name: string;
+  description: string;
+  /** JSON Schema of the input, root `type: "object"`. */
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  /** Default executor policy (SPEC §2): file I/O, http, search `auto`; eval_code `hybrid`; execute_command `manual`. */
+  policy: SkillPolicy;
+  /** Default injection mode; builtins take part in scoring as `auto`. */
+  mode: SkillMode;
+  /** Whether the builtin is enabled on a fresh install. */
+  enabled?: boolean;
+  /** Descriptive tags that feed AUTO scoring (SPEC §3). */
+  tags: string[];
+  /** Other names a model may use for this builtin (e.g. `omniroute_web_search`). */
+  aliases?: string[];
+  /**
+   * Executor time budget for one call in ms, derived from the input (e.g. the sandbox timeout
+   * plus a grace). Absent: the executor default / per-skill override applies.
+   */
+  timeoutFor?: (input: unknown, config: Config) => number;
+}
+
+/** Builds the handlers of a builtin module, keyed by builtin name. */
+export type BuiltinHandlerFactory = (deps: AppDeps) => Record<string, SkillHandler>;
