@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Builds the local sandbox images from binaries already on this machine, for offline use
+# (DESIGN.md "Toolchain facts"; issue "Local images"):
+#   skillgate-local/busybox:latest  static busybox (shell image, execute_command)
+#   skillgate-local/python:latest   the system CPython (/usr/bin/python3.X) + its stdlib + busybox
+#   skillgate-local/node:latest     the Node binary of this repository's node_modules + busybox
+# Idempotent: an image that already exists is skipped unless --force (or SKILLGATE_IMAGES_FORCE=1)
+# is given. Needs a running Docker engine; uses no registry.
+# Overrides: SKILLGATE_BUSYBOX_BIN, SKILLGATE_PYTHON_BIN, SKILLGATE_NODE_BIN.
+# Usage: bash sandbox-host/images/build.sh [--force] [busybox|python|node ...]
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+# shellcheck source=rootfs.sh
+. "$HERE/rootfs.sh"
+
+force="${SKILLGATE_IMAGES_FORCE:-0}"
+targets=()
+for arg in "$@"; do
+  case "$arg" in
+    --force | -f) force=1 ;;
+    busybox | python | node) targets+=("$arg") ;;
+    *)
+      echo "usage: build.sh [--force] [busybox|python|node ...]" >&2
+      exit 2
+      ;;
+  esac
+done
+[ "${#targets[@]}" -gt 0 ] || targets=(busybox python node)
+
+if ! docker info >/dev/null 2>&1; then
+  echo "build.sh: the Docker engine is not reachable (is dockerd running?)" >&2
+  exit 1
+fi
+
+workdir="$(mktemp -d)"
+trap 'rm -rf "$workdir"' EXIT
+
+find_busybox() {
+  local bin="${SKILLGATE_BUSYBOX_BIN:-$(command -v busybox || true)}"
+  if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+    echo "build.sh: busybox not found (install busybox-static or set SKILLGATE_BUSYBOX_BIN)" >&2
+    exit 1
+  fi
+  echo "$bin"
+}
+
+# The distribution's CPython (never a pyenv shim): the newest /usr/bin/python3.N.
+find_python() {
+  if [ -n "${SKILLGATE_PYTHON_BIN:-}" ]; then
+    echo "$SKILLGATE_PYTHON_BIN"
+    return
+  fi
+  local bin
+  bin="$(find /usr/bin -maxdepth 1 -regex '.*/python3\.[0-9]+$' -type f | sort -V | tail -n 1)"
+  if [ -z "$bin" ]; then
+    echo "build.sh: no /usr/bin/python3.N found (install python3 or set SKILLGATE_PYTHON_BIN)" >&2
+    exit 1
+  fi
+  echo "$bin"
+}
+
+# The Node binary the repository's npm scripts use (the `node` devDependency), else PATH's node.
+find_node() {
+  local bin="${SKILLGATE_NODE_BIN:-}"
+  if [ -z "$bin" ] && [ -e "$REPO/node_modules/.bin/node" ]; then
+    bin="$(readlink -f "$REPO/node_modules/.bin/node")"
+  fi
+  [ -n "$bin" ] || bin="$(readlink -f "$(command -v node)")"
+  if [ ! -x "$bin" ]; then
+    echo "build.sh: node binary not found (set SKILLGATE_NODE_BIN)" >&2
+    exit 1
+  fi
+  echo "$bin"
+}
+
+build_busybox() {
+  local root="$workdir/busybox"
+  rootfs_base "$root"
+  add_busybox "$root" "$(find_busybox)"
+  import_rootfs "$root" "$1"
+}
+
+build_python() {
+  local root="$workdir/python" py stdlib dynload version
+  py="$(find_python)"
+  version="$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+  stdlib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+  dynload="$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("DESTSHARED") or "")')"
+  rootfs_base "$root"
+  add_busybox "$root" "$(find_busybox)"
+  copy_path "$root" "$py"
+  copy_libs "$root" "$py"
+  mkdir -p "$root$(dirname "$stdlib")"
+  # The standard library without the test suite, site-packages and dangling distribution links.
+  tar -C "$(dirname "$stdlib")" --exclude='./*/test' --exclude='./*/site-packages' \
+    --exclude='./*/dist-packages' --exclude='./*/idlelib' --exclude='./*/tkinter' \
+    -cf - "./$(basename "$stdlib")" | tar -C "$root$(dirname "$stdlib")" -xf -
+  find "$root$stdlib" -xtype l -delete
+  if [ -n "$dynload" ] && [ -d "$dynload" ]; then
+    copy_libs "$root" "$dynload"/*.so
+  fi
+  ln -sfn "$(basename "$py")" "$root$(dirname "$py")/python3"
+  ln -sfn "$(basename "$py")" "$root$(dirname "$py")/python"
+  echo "python $version from $py"
+  import_rootfs "$root" "$1"
+}
+
+build_node() {
+  local root="$workdir/node" node
+  node="$(find_node)"
+  rootfs_base "$root"
+  add_busybox "$root" "$(find_busybox)"
+  cp -f "$node" "$root/usr/local/bin/node"
+  chmod 0755 "$root/usr/local/bin/node"
+  copy_libs "$root" "$node"
+  echo "node $("$node" --version) from $node"
+  import_rootfs "$root" "$1"
+}
+
+for target in "${targets[@]}"; do
+  image="skillgate-local/$target:latest"
+  if [ "$force" != "1" ] && docker image inspect "$image" >/dev/null 2>&1; then
+    echo "$image exists (use --force to rebuild)"
+    continue
+  fi
+  echo "building $image"
+  "build_$target" "$image"
+  echo "built $image ($(docker image inspect -f '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1 / 1000000 }'))"
+done
