@@ -5,6 +5,7 @@
 import type { Cache } from "./cache/types.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
+import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/types.js";
 
 /** Resolves a host name to IP addresses (for the outbound guard of http_request). */
@@ -27,6 +28,11 @@ export interface AppDeps {
    */
   outbound?: {
     resolve?: HostResolver;
+    /**
+     * Performs the approved exchange. Node: `createNodeOutbound()` (connects to the checked
+     * addresses only); absent: the platform fetch with `redirect: "manual"` (Worker).
+     */
+    connect?: OutboundConnector;
   };
   /** Runtime name for health output. */
   runtime?: "node" | "workerd";
