@@ -1,0 +1,125 @@
+/**
+ * API keys (SPEC §9 auth): created by management, shown once, stored only as a SHA-256 hash.
+ * Keys look like `sg_<43 base64url chars>` (256 bits of randomness).
+ */
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Cache } from "../cache/types.js";
+import type { Db } from "../db/client.js";
+import { type ApiKeyRow, apiKeys } from "../db/schema.js";
+import { NotFoundError } from "../errors.js";
+import { iso } from "../skills/mappers.js";
+import { randomToken, sha256Hex } from "./crypto.js";
+
+/** Public view of a key (never the key itself nor its hash). */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+const KEY_PREFIX = "sg_";
+/** Cached lookups by hash live this long (s); revocation is immediate on the revoking instance. */
+const LOOKUP_TTL_S = 60;
+/** `last_used_at` is written at most once per this many ms per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function toInfo(row: ApiKeyRow): ApiKeyInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: iso(row.createdAt),
+    lastUsedAt: row.lastUsedAt === null ? null : iso(row.lastUsedAt),
+    expiresAt: row.expiresAt === null ? null : iso(row.expiresAt),
+    revokedAt: row.revokedAt === null ? null : iso(row.revokedAt),
+  };
+}
+
+/** Creates, lists, revokes and authenticates API keys. */
+export class ApiKeyService {
+  constructor(
+    private readonly db: Db,
+    private readonly cache: Cache,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Creates a key. @param expiresAt optional expiry, ms since the epoch.
+   * @returns the key (shown only here) and its public view.
+   */
+  async create(name: string, expiresAt: number | null): Promise<{ key: string; apiKey: ApiKeyInfo }> {
+    const key = KEY_PREFIX + randomToken(32);
+    const now = this.clock();
+    const [row] = await this.db
+      .insert(apiKeys)
+      .values({
+        id: crypto.randomUUID(),
+        name,
+        keyHash: await sha256Hex(key),
+        prefix: key.slice(0, 10),
+        createdAt: now,
+        expiresAt,
+      })
+      .returning();
+    return { key, apiKey: toInfo(row!) };
+  }
+
+  /** All keys, newest first (revoked ones included, marked). */
+  async list(): Promise<ApiKeyInfo[]> {
+    const rows = await this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
+    return rows.map(toInfo);
+  }
+
+  /** True when `id` names an existing key that is not revoked. */
+  async exists(id: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .limit(1);
+    return row !== undefined;
+  }
+
+  /**
+   * Revokes a key (it stops authenticating at once on this instance, within 60 s everywhere).
+   * @throws NotFoundError for an unknown id.
+   */
+  async revoke(id: string): Promise<ApiKeyInfo> {
+    const [row] = await this.db
+      .update(apiKeys)
+      .set({ revokedAt: this.clock() })
+      .where(eq(apiKeys.id, id))
+      .returning();
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    await this.cache.delete(`apikey:${row.keyHash}`);
+    return toInfo(row);
+  }
+
+  /**
+   * Authenticates a presented key. @returns the key's id and name, or null when unknown,
+   * revoked or expired.
+   */
+  async authenticate(key: string): Promise<{ id: string; name: string } | null> {
+    if (!key.startsWith(KEY_PREFIX)) return null;
+    const hash = await sha256Hex(key);
+    const cacheKey = `apikey:${hash}`;
+    let row = await this.cache.get<ApiKeyRow | null>(cacheKey);
+    if (row === undefined) {
+      [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.keyHash, hash)).limit(1);
+      row ??= null;
+      await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
+    }
+    const now = this.clock();
+    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) return null;
+    if (row.lastUsedAt === null || now - row.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      row.lastUsedAt = now;
+      await this.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
+      await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
+    }
+    return { id: row.id, name: row.name };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Who is calling (SPEC §9 auth): the management token holder, or an API key. A key can never act
+ * for another key; management may act for a key by naming its `apiKeyId`.
+ */
+import { ForbiddenError, UnauthorizedError } from "../errors.js";
+
+/** The authenticated caller. */
+export type Principal = { kind: "management" } | { kind: "key"; apiKeyId: string; name: string };
+
+/**
+ * The key a request acts for.
+ * @param requested the `apiKeyId` named in the request, if any.
+ * @returns the caller's own key for a key caller; for management, `requested` or null (global).
+ * @throws ForbiddenError when a key names another key's id.
+ */
+export function actingKey(principal: Principal, requested: string | null | undefined): string | null {
+  if (principal.kind === "key") {
+    if (requested !== undefined && requested !== null && requested !== principal.apiKeyId) {
+      throw new ForbiddenError("An API key cannot act for another key", "forbidden_api_key");
+    }
+    return principal.apiKeyId;
+  }
+  return requested ?? null;
+}
+
+/** @throws UnauthorizedError unless the caller is management. */
+export function requireManagement(principal: Principal | undefined): void {
+  if (principal?.kind !== "management") {
+    throw new UnauthorizedError("This endpoint needs the management token", "management_required");
+  }
+}
+
+/** True when the caller may see or act on a resource owned by `ownerKeyId` (null = global / management-owned). */
+export function canAccessOwned(principal: Principal, ownerKeyId: string | null): boolean {
+  return principal.kind === "management" || ownerKeyId === principal.apiKeyId;
+}

@@ -1,0 +1,73 @@
+/**
+ * Builds {@link AppDeps} for the local Node server from environment variables: an embedded libSQL
+ * file under `DATA_DIR` (or any libSQL server via `LIBSQL_URL`), the in-process TTL cache, and
+ * the sandbox host client when `SANDBOX_URL` and `SANDBOX_SECRET` are set.
+ */
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Client, createClient } from "@libsql/client";
+import { MemoryCache } from "./cache/memory-cache.js";
+import { type Config, parseConfig } from "./config.js";
+import { createDb, type Db } from "./db/client.js";
+import { applyMigrations } from "./db/migrate-node.js";
+import type { AppDeps } from "./deps.js";
+
+/** Local-only settings (not part of the Worker's configuration). */
+export interface NodeSettings {
+  /** Listen port (default 20128). */
+  port: number;
+  /** Listen address (default 127.0.0.1). */
+  host: string;
+  /** Data folder (default `.data`). */
+  dataDir: string;
+  /** libSQL URL (default `file:<dataDir>/skillgate.db`). */
+  libsqlUrl: string;
+  libsqlAuthToken: string | undefined;
+}
+
+/** Reads the Node-only settings from `env`. */
+export function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
+  const dataDir = resolve(env.DATA_DIR?.trim() || ".data");
+  const port = Number(env.PORT ?? 20128);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  return {
+    port,
+    host: env.HOST?.trim() || "127.0.0.1",
+    dataDir,
+    libsqlUrl: env.LIBSQL_URL?.trim() || `file:${resolve(dataDir, "skillgate.db")}`,
+    libsqlAuthToken: env.LIBSQL_AUTH_TOKEN?.trim() || undefined,
+  };
+}
+
+/**
+ * Opens the database (creating the data folder for a file URL), applies migrations and builds
+ * the deps. @returns the deps and the libSQL client (to close on shutdown).
+ */
+export async function createNodeDeps(
+  env: NodeJS.ProcessEnv,
+  settings: NodeSettings,
+  overrides: Partial<AppDeps> = {},
+): Promise<{ deps: AppDeps; client: Client; db: Db; config: Config }> {
+  const config = parseConfig(env);
+  if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
+  const client = createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
+  if (settings.libsqlUrl.startsWith("file:") || settings.libsqlUrl === ":memory:") {
+    await client.execute("PRAGMA foreign_keys = ON");
+    await client.execute("PRAGMA journal_mode = WAL").catch(() => undefined);
+    await client.execute("PRAGMA busy_timeout = 5000");
+  }
+  const db = createDb(client);
+  await applyMigrations(db);
+  const sandbox = undefined;
+  const deps: AppDeps = {
+    db,
+    cache: new MemoryCache(),
+    config,
+    clock: Date.now,
+    sandbox,
+    fetch: globalThis.fetch.bind(globalThis),
+    runtime: "node",
+    ...overrides,
+  };
+  return { deps, client, db, config };
+}

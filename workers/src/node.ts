@@ -1,0 +1,86 @@
+/**
+ * Local entry (DESIGN.md "Runtimes"): serves `createApp(deps)` on Node with `@hono/node-server`,
+ * an embedded libSQL file under `DATA_DIR` (default `.data/`) and the in-process cache.
+ * Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is unset, a random
+ * management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600) and printed
+ * once. Executions a crash left `running` are finished as `error` ("interrupted") at start-up.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
+import { createNodeDeps, nodeSettings } from "./node-deps.js";
+
+/**
+ * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
+ * @returns the secret and whether it was created now.
+ */
+export function loadOrCreateSecret(dataDir: string, file: string, prefix = ""): { value: string; created: boolean } {
+  const path = join(dataDir, file);
+  if (existsSync(path)) return { value: readFileSync(path, "utf8").trim(), created: false };
+  mkdirSync(dataDir, { recursive: true });
+  const value = prefix + randomBytes(32).toString("base64url");
+  writeFileSync(path, `${value}\n`, { mode: 0o600, flag: "wx" });
+  return { value, created: true };
+}
+
+/** Starts the local API server. @returns a function that stops it. */
+export async function startApiServer(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close(): Promise<void> }> {
+  const settings = nodeSettings(env);
+  const runtimeEnv = { ...env };
+  if (!runtimeEnv.MGMT_TOKEN?.trim()) {
+    const token = loadOrCreateSecret(settings.dataDir, "mgmt-token", "mgmt_");
+    runtimeEnv.MGMT_TOKEN = token.value;
+    if (token.created) {
+      console.log(`[skillgate] management token (shown once, stored in ${join(settings.dataDir, "mgmt-token")}):`);
+      console.log(`[skillgate]   ${token.value}`);
+    } else {
+      console.log(`[skillgate] management token: see ${join(settings.dataDir, "mgmt-token")}`);
+    }
+  }
+  const { deps, client } = await createNodeDeps(runtimeEnv, settings);
+  const { app, services } = createApp(deps);
+  const recovered = await services.executor.store.recoverInterrupted({ defaultTimeoutMs: DEFAULT_TIMEOUT_MS });
+  if (recovered > 0) console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);
+  await services.registry.snapshot();
+  const sweep = setInterval(() => {
+    services.executor.store.expireApprovals(deps.config.APPROVAL_TTL_MS).catch((err) => {
+      console.error("[skillgate] approval expiry failed:", (err as Error).message);
+    });
+  }, 60_000);
+  sweep.unref();
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : settings.port;
+  const url = `http://${settings.host}:${port}`;
+  console.log(`[skillgate] API listening on ${url} (database ${settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : "libSQL server"})`);
+  return {
+    url,
+    close: async () => {
+      clearInterval(sweep);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      client.close();
+    },
+  };
+}
+
+const isMain = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isMain) {
+  startApiServer().then(
+    (srv) => {
+      const stop = () => {
+        srv.close().finally(() => process.exit(0));
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    },
+    (err) => {
+      console.error("[skillgate] failed to start:", err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

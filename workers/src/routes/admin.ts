@@ -1,0 +1,119 @@
+/**
+ * Management routes: API keys (`/api/keys`) and settings (`/api/settings`) (SPEC §9; issue 2).
+ * All need the management token.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { requireManagement } from "../auth/principal.js";
+import { SettingsService } from "../settings/settings-service.js";
+import { createRouter } from "./context.js";
+import { errorResponses, IdParam, jsonBody, jsonResponse } from "./schemas.js";
+
+const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    expiresAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi("ApiKey");
+
+const CreateKeyBody = z
+  .object({
+    name: z.string().min(1).max(200),
+    expiresAt: z.iso.datetime({ offset: true }).optional().openapi({ description: "ISO-8601 expiry" }),
+  })
+  .strict();
+
+const SettingsSchema = z
+  .object({
+    skillsEnabled: z.boolean(),
+    activeProvider: z.enum(["skillsmp", "skillssh"]),
+    skillsmpApiKeySet: z.boolean(),
+  })
+  .openapi("Settings");
+
+const SettingsBody = z
+  .object({
+    skillsEnabled: z.boolean().optional(),
+    activeProvider: z.enum(["skillsmp", "skillssh"]).optional(),
+    skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
+
+const createKeyRoute = createRoute({
+  method: "post",
+  path: "/api/keys",
+  summary: "Create an API key (the key is shown only in this answer)",
+  request: { body: jsonBody(CreateKeyBody) },
+  responses: {
+    201: jsonResponse(z.object({ key: z.string(), apiKey: ApiKeySchema }), "Created"),
+    ...errorResponses(400, 401),
+  },
+});
+const listKeysRoute = createRoute({
+  method: "get",
+  path: "/api/keys",
+  summary: "List API keys (never the keys themselves)",
+  responses: { 200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"), ...errorResponses(401) },
+});
+const revokeKeyRoute = createRoute({
+  method: "delete",
+  path: "/api/keys/{id}",
+  summary: "Revoke an API key",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Revoked"), ...errorResponses(401, 404) },
+});
+const getSettingsRoute = createRoute({
+  method: "get",
+  path: "/api/settings",
+  summary: "Read settings",
+  responses: { 200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"), ...errorResponses(401) },
+});
+const putSettingsRoute = createRoute({
+  method: "put",
+  path: "/api/settings",
+  summary: "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey)",
+  request: { body: jsonBody(SettingsBody) },
+  responses: { 200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"), ...errorResponses(400, 401) },
+});
+
+/** Builds the keys and settings route group. */
+export function adminRoutes() {
+  const app = createRouter();
+  app.use("/api/keys", async (c, next) => {
+    requireManagement(c.get("principal"));
+    await next();
+  });
+  app.use("/api/keys/*", async (c, next) => {
+    requireManagement(c.get("principal"));
+    await next();
+  });
+  app.use("/api/settings", async (c, next) => {
+    requireManagement(c.get("principal"));
+    await next();
+  });
+
+  app.openapi(createKeyRoute, async (c) => {
+    const body = c.req.valid("json");
+    const created = await c.get("services").apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null);
+    return c.json(created, 201);
+  });
+  app.openapi(listKeysRoute, async (c) => c.json({ data: await c.get("services").apiKeys.list() }, 200));
+  app.openapi(revokeKeyRoute, async (c) => {
+    const apiKey = await c.get("services").apiKeys.revoke(c.req.valid("param").id);
+    return c.json({ apiKey }, 200);
+  });
+  app.openapi(getSettingsRoute, async (c) => {
+    const settings = SettingsService.toPublic(await c.get("services").settings.get());
+    return c.json({ settings }, 200);
+  });
+  app.openapi(putSettingsRoute, async (c) => {
+    const updated = await c.get("services").settings.update(c.req.valid("json"));
+    return c.json({ settings: SettingsService.toPublic(updated) }, 200);
+  });
+  return app;
+}

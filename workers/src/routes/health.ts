@@ -1,0 +1,56 @@
+/**
+ * `GET /api/health` (issue 2): no auth needed; anonymous callers get only `{ status }`, the
+ * management token adds details (database, registry, sandbox host).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import { createRouter } from "./context.js";
+import { jsonResponse } from "./schemas.js";
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/api/health",
+  summary: "Liveness; details for management",
+  responses: {
+    200: jsonResponse(z.object({ status: z.enum(["ok", "degraded"]), details: z.record(z.string(), z.unknown()).optional() }), "Health"),
+    503: jsonResponse(z.object({ status: z.literal("down") }), "Database unreachable"),
+  },
+});
+
+/** Builds the health route. */
+export function healthRoutes() {
+  const app = createRouter();
+  app.openapi(healthRoute, async (c) => {
+    const services = c.get("services");
+    let dbOk = true;
+    let dbError: string | undefined;
+    try {
+      await services.deps.db.run(sql`select 1`);
+    } catch (err) {
+      dbOk = false;
+      dbError = (err as Error).message;
+    }
+    if (!dbOk && c.get("principal")?.kind !== "management") return c.json({ status: "down" as const }, 503);
+    if (c.get("principal")?.kind !== "management") return c.json({ status: "ok" as const }, 200);
+    const details: Record<string, unknown> = {
+      runtime: services.deps.runtime ?? "unknown",
+      database: dbOk ? { ok: true } : { ok: false, error: dbError },
+      registry: { skills: services.registry.peek()?.skills.length ?? null },
+      handlers: services.executor.handlerNames(),
+    };
+    let sandboxOk = true;
+    if (services.deps.sandbox) {
+      try {
+        details.sandbox = { ...(await services.deps.sandbox.health()), ok: true };
+      } catch (err) {
+        sandboxOk = false;
+        details.sandbox = { ok: false, error: (err as Error).message };
+      }
+    } else {
+      details.sandbox = { ok: false, configured: false };
+    }
+    const status = dbOk && sandboxOk ? ("ok" as const) : ("degraded" as const);
+    return c.json({ status, details }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,127 @@
+/**
+ * zod schemas of the REST API (SPEC §9), shared by validation at the edge and the OpenAPI
+ * document at `/openapi.json`.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** Error envelope `{ error: { code, message, details? } }`. */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "invalid_input" }),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .openapi("Error");
+
+/** Standard error responses of a route, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }> = {};
+  const names: Record<number, string> = {
+    400: "Invalid input",
+    401: "Missing or invalid credentials",
+    403: "Not allowed for this key",
+    404: "Not found",
+    409: "Conflict",
+    429: "Too many requests",
+    502: "Upstream failed",
+    503: "Unavailable",
+  };
+  for (const s of statuses) out[s] = { description: names[s] ?? "Error", content: { "application/json": { schema: ErrorSchema } } };
+  return out;
+}
+
+export const SkillModeSchema = z.enum(["on", "off", "auto"]);
+export const SkillPolicySchema = z.enum(["auto", "manual", "hybrid"]);
+export const SourceSchema = z.enum(["builtin", "local", "skillsmp", "skillssh"]);
+export const ExecutionStatusSchema = z.enum(["pending", "running", "success", "error", "timeout"]);
+export const ApprovalSchema = z.enum(["none", "required", "approved", "rejected", "expired"]);
+const JsonObject = z.record(z.string(), z.unknown());
+
+/** A skill as the API returns it (SPEC §2). */
+export const SkillSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    schema: z.object({ input: JsonObject, output: JsonObject.optional() }),
+    handlerCode: z.string(),
+    instructions: z.string().nullable(),
+    enabled: z.boolean(),
+    mode: SkillModeSchema,
+    policy: SkillPolicySchema,
+    sourceProvider: SourceSchema,
+    sourceRef: z.string().nullable(),
+    tags: z.array(z.string()),
+    installCount: z.number().int(),
+    timeoutMs: z.number().int().nullable(),
+    apiKeyId: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Skill");
+
+/** An execution as every execution endpoint returns it (SPEC §5). */
+export const ExecutionSchema = z
+  .object({
+    id: z.string(),
+    skillId: z.string(),
+    skillName: z.string(),
+    version: z.string(),
+    apiKeyId: z.string().nullable(),
+    sessionId: z.string().nullable(),
+    status: ExecutionStatusSchema,
+    approval: ApprovalSchema,
+    input: z.unknown(),
+    output: z.unknown(),
+    errorMessage: z.string().nullable(),
+    errorCode: z.string().nullable(),
+    durationMs: z.number().int().nullable(),
+    attempts: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Execution");
+
+/** Pagination query (SPEC §9): `page` from 1, `limit` default 50, capped at 200. */
+export const PaginationQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((n) => Math.min(n, 200))
+    .openapi({ example: 50 }),
+});
+
+/** The page envelope `{ data, total, page, limit, totalPages }`. */
+export function pageSchema<T extends z.ZodTypeAny>(item: T, name: string) {
+  return z
+    .object({
+      data: z.array(item),
+      total: z.number().int(),
+      page: z.number().int(),
+      limit: z.number().int(),
+      totalPages: z.number().int(),
+    })
+    .openapi(name);
+}
+
+/** JSON request body helper for `createRoute`. */
+export function jsonBody<T extends z.ZodTypeAny>(schema: T, description?: string) {
+  return { required: true, description, content: { "application/json": { schema } } };
+}
+
+/** JSON response helper for `createRoute`. */
+export function jsonResponse<T extends z.ZodTypeAny>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** Management-only `?apiKeyId=` (a key may name only itself). */
+export const ApiKeyIdQuery = z.object({ apiKeyId: z.string().min(1).optional() });
+
+/** A path `{id}` parameter. */
+export const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });

@@ -1,0 +1,171 @@
+/**
+ * `/api/skills` management routes (SPEC §9): list, read, install, update, delete, and cache
+ * invalidation. List/install/update/delete need management auth; a key may read (`GET
+ * /api/skills/{id}`) the skills it can see.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { canAccessOwned, requireManagement } from "../auth/principal.js";
+import { NotFoundError } from "../errors.js";
+import { type AppEnv, createRouter, principalOf } from "./context.js";
+import {
+  errorResponses,
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  PaginationQuery,
+  pageSchema,
+  SkillModeSchema,
+  SkillPolicySchema,
+  SkillSchema,
+  SourceSchema,
+} from "./schemas.js";
+
+const JsonObject = z.record(z.string(), z.unknown());
+const SchemaBody = z.object({ input: JsonObject.optional(), output: JsonObject.optional() });
+const TimeoutMs = z.number().int().min(1).max(600_000);
+
+/** Install body (SPEC §9 example). */
+export const InstallBody = z
+  .object({
+    name: z.string().openapi({ example: "reverse-text" }),
+    version: z.string().openapi({ example: "1.0.0" }),
+    description: z.string().max(4096).default(""),
+    schema: SchemaBody.default({}),
+    handlerCode: z.string().min(1).openapi({ example: "echo-handler" }),
+    mode: SkillModeSchema.optional(),
+    policy: SkillPolicySchema.optional(),
+    tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+    timeoutMs: TimeoutMs.nullable().optional(),
+    apiKeyId: z.string().min(1).nullable().optional(),
+  })
+  .strict()
+  .openapi("InstallSkill");
+
+const UpdateBody = z
+  .object({
+    enabled: z.boolean().optional(),
+    mode: SkillModeSchema.optional(),
+    policy: SkillPolicySchema.optional(),
+    description: z.string().max(4096).optional(),
+    tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+    timeoutMs: TimeoutMs.nullable().optional(),
+    schema: SchemaBody.optional(),
+  })
+  .strict()
+  .openapi("UpdateSkill");
+
+const SkillEnvelope = z.object({ skill: SkillSchema });
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/api/skills",
+  summary: "List skills",
+  request: {
+    query: PaginationQuery.extend({
+      q: z.string().optional(),
+      mode: SkillModeSchema.optional(),
+      source: SourceSchema.optional(),
+      apiKeyId: z.string().optional().openapi({ description: "only skills owned by this key" }),
+    }),
+  },
+  responses: { 200: jsonResponse(pageSchema(SkillSchema, "SkillPage"), "A page of skills"), ...errorResponses(400, 401) },
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/api/skills/{id}",
+  summary: "Read one skill",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(SkillEnvelope, "The skill"), ...errorResponses(401, 404) },
+});
+
+const installRoute = createRoute({
+  method: "post",
+  path: "/api/skills/install",
+  summary: "Install a custom skill (handler name + schema)",
+  request: { body: jsonBody(InstallBody) },
+  responses: { 201: jsonResponse(SkillEnvelope, "Installed"), ...errorResponses(400, 401, 409) },
+});
+
+const updateRoute = createRoute({
+  method: "put",
+  path: "/api/skills/{id}",
+  summary: "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, schema)",
+  request: { params: IdParam, body: jsonBody(UpdateBody) },
+  responses: { 200: jsonResponse(SkillEnvelope, "Updated"), ...errorResponses(400, 401, 404) },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/api/skills/{id}",
+  summary: "Unregister a skill",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+});
+
+const invalidateRoute = createRoute({
+  method: "post",
+  path: "/api/skills/cache/invalidate",
+  summary: "Drop the registry cache (after editing the database by hand)",
+  responses: { 200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"), ...errorResponses(401) },
+});
+
+/** Builds the `/api/skills` route group. */
+export function skillsRoutes() {
+  const app = createRouter();
+
+  app.openapi(invalidateRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    await c.get("services").registry.invalidateCache();
+    await c.get("services").settings.invalidate();
+    return c.json({ invalidated: true as const }, 200);
+  });
+
+  app.openapi(listRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    const q = c.req.valid("query");
+    const page = await c.get("services").skills.list({
+      q: q.q,
+      mode: q.mode,
+      source: q.source,
+      owner: q.apiKeyId,
+      page: q.page,
+      limit: q.limit,
+    });
+    return c.json(page, 200);
+  });
+
+  app.openapi(installRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    const body = c.req.valid("json");
+    const skill = await c.get("services").skills.install({ ...body, apiKeyId: body.apiKeyId ?? null });
+    return c.json({ skill }, 201);
+  });
+
+  app.openapi(getRoute, async (c) => {
+    const principal = principalOf(c);
+    const { id } = c.req.valid("param");
+    const skill = await c.get("services").registry.getFresh(id);
+    if (!skill || (skill.apiKeyId !== null && !canAccessOwned(principal, skill.apiKeyId))) {
+      throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+    }
+    return c.json({ skill }, 200);
+  });
+
+  app.openapi(updateRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    const { id } = c.req.valid("param");
+    const skill = await c.get("services").skills.update(id, c.req.valid("json"));
+    return c.json({ skill }, 200);
+  });
+
+  app.openapi(deleteRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    await c.get("services").registry.unregisterById(c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+
+  return app;
+}
+
+export type { AppEnv };

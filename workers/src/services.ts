@@ -1,0 +1,61 @@
+/**
+ * Builds the services of one app instance from its dependencies: registry, skill management,
+ * executor (one per process), settings and API keys. Route handlers receive these; domain
+ * modules never read the environment.
+ */
+import { ApiKeyService } from "./auth/api-keys.js";
+import type { AppDeps } from "./deps.js";
+import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
+import type { BuiltinDefinition } from "./skills/builtins/types.js";
+import { ExecutionStore } from "./skills/execution-store.js";
+import { Executor } from "./skills/executor.js";
+import { SkillRegistry } from "./skills/registry.js";
+import { SkillService } from "./skills/skill-service.js";
+import { SettingsService } from "./settings/settings-service.js";
+
+/** Everything the routes use. */
+export interface Services {
+  deps: AppDeps;
+  clock: () => number;
+  registry: SkillRegistry;
+  skills: SkillService;
+  executor: Executor;
+  settings: SettingsService;
+  apiKeys: ApiKeyService;
+  builtins: readonly BuiltinDefinition[];
+}
+
+/** Options for tests and benchmarks. */
+export interface ServiceOptions {
+  /** Retry backoff base in ms (SPEC §5: 1000). */
+  retryBackoffMs?: number;
+  /** Builtins to seed (default: the product's). */
+  builtins?: readonly BuiltinDefinition[];
+}
+
+/** Creates the services for `deps`. */
+export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Services {
+  const clock = deps.clock ?? Date.now;
+  const builtins = opts.builtins ?? BUILTIN_DEFINITIONS;
+  const settings = new SettingsService(deps.db, deps.cache, clock);
+  const apiKeys = new ApiKeyService(deps.db, deps.cache, clock);
+  const registry = new SkillRegistry({ db: deps.db, cache: deps.cache, builtins, clock });
+  const executor = new Executor({
+    store: new ExecutionStore(deps.db, clock),
+    isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
+    clock,
+    retryBackoffMs: opts.retryBackoffMs,
+  });
+  const timeoutPolicies = new Map(builtins.map((b) => [b.name, b.timeoutFor]));
+  for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
+    const timeoutFor = timeoutPolicies.get(name);
+    executor.registerHandler(name, handler, timeoutFor ? (input) => timeoutFor(input, deps.config) : undefined);
+  }
+  const skills = new SkillService(
+    registry,
+    (name) => executor.hasHandler(name),
+    (id) => apiKeys.exists(id),
+    clock,
+  );
+  return { deps, clock, registry, skills, executor, settings, apiKeys, builtins };
+}

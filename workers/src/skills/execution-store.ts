@@ -1,0 +1,222 @@
+/**
+ * Persistence of executions in `skill_executions` (SPEC §5, §8): every lifecycle step is a
+ * write, so that an execution's state survives a crash and can be recovered.
+ */
+import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { skillExecutions } from "../db/schema.js";
+import { executionFromRow } from "./mappers.js";
+import type { ApprovalState, Execution, ExecutionStatus, Skill } from "./types.js";
+
+/** Filters of execution listings. */
+export interface ExecutionFilter {
+  /** Restrict to one key; null = rows without a key (management runs); undefined = all keys. */
+  apiKeyId?: string | null;
+  status?: ExecutionStatus;
+  /** `name` or `name@version`. */
+  skill?: string;
+  sessionId?: string;
+  approval?: ApprovalState;
+}
+
+/** Fields written when an execution ends. */
+export interface ExecutionEnd {
+  status: "success" | "error" | "timeout";
+  output?: unknown;
+  errorMessage?: string | null;
+  errorCode?: string | null;
+  durationMs: number;
+  attempts: number;
+  approval?: ApprovalState;
+}
+
+/** Data access for executions. */
+export class ExecutionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Inserts a `pending` row. @returns the new execution. */
+  async create(
+    skill: Skill,
+    input: unknown,
+    ctx: { apiKeyId: string | null; sessionId: string | null },
+    opts: { approval?: ApprovalState; timeoutMs: number },
+  ): Promise<Execution> {
+    const now = this.clock();
+    const [row] = await this.db
+      .insert(skillExecutions)
+      .values({
+        id: crypto.randomUUID(),
+        skillId: skill.id,
+        skillName: skill.name,
+        version: skill.version,
+        apiKeyId: ctx.apiKeyId,
+        sessionId: ctx.sessionId,
+        status: "pending",
+        approval: opts.approval ?? "none",
+        input: JSON.stringify(input ?? null),
+        attempts: 0,
+        timeoutMs: opts.timeoutMs,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return executionFromRow(row!);
+  }
+
+  /** Marks a row `running` (with its start time and time budget). */
+  async markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void> {
+    const now = this.clock();
+    await this.db
+      .update(skillExecutions)
+      .set({ status: "running", startedAt: now, updatedAt: now, timeoutMs, ...(approval ? { approval } : {}) })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /** Records the attempt count while running. */
+  async setAttempts(id: string, attempts: number): Promise<void> {
+    await this.db
+      .update(skillExecutions)
+      .set({ attempts, updatedAt: this.clock() })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /** Writes the terminal state. @returns the final execution. */
+  async finish(id: string, end: ExecutionEnd): Promise<Execution> {
+    const now = this.clock();
+    const [row] = await this.db
+      .update(skillExecutions)
+      .set({
+        status: end.status,
+        output: end.output === undefined ? null : JSON.stringify(end.output),
+        errorMessage: end.errorMessage ?? null,
+        errorCode: end.errorCode ?? null,
+        durationMs: end.durationMs,
+        attempts: end.attempts,
+        finishedAt: now,
+        updatedAt: now,
+        ...(end.approval ? { approval: end.approval } : {}),
+      })
+      .where(eq(skillExecutions.id, id))
+      .returning();
+    return executionFromRow(row!);
+  }
+
+  /**
+   * Moves a row awaiting approval to a new approval state, only if it is still awaiting.
+   * @returns true when this call won the transition (approvals race safely).
+   */
+  async claimApproval(id: string, to: "approved" | "rejected" | "expired"): Promise<boolean> {
+    const res = await this.db
+      .update(skillExecutions)
+      .set({ approval: to, updatedAt: this.clock() })
+      .where(and(eq(skillExecutions.id, id), eq(skillExecutions.status, "pending"), eq(skillExecutions.approval, "required")))
+      .returning({ id: skillExecutions.id });
+    return res.length === 1;
+  }
+
+  /** One execution by id, or undefined. */
+  async get(id: string): Promise<Execution | undefined> {
+    const [row] = await this.db.select().from(skillExecutions).where(eq(skillExecutions.id, id)).limit(1);
+    return row ? executionFromRow(row) : undefined;
+  }
+
+  /** A page of executions, newest first. */
+  async list(filter: ExecutionFilter, limit: number, offset: number): Promise<Execution[]> {
+    const rows = await this.db
+      .select()
+      .from(skillExecutions)
+      .where(this.where(filter))
+      .orderBy(desc(skillExecutions.createdAt), desc(skillExecutions.id))
+      .limit(limit)
+      .offset(offset);
+    return rows.map(executionFromRow);
+  }
+
+  /** Number of executions matching `filter`. */
+  async count(filter: ExecutionFilter): Promise<number> {
+    const [row] = await this.db.select({ n: count() }).from(skillExecutions).where(this.where(filter));
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Ends rows a crash left behind (SPEC §5): `running`, and `pending` not awaiting approval, as
+   * `error` "interrupted". With `staleAfterMs`, only rows whose budget (timeout_ms, default
+   * `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last touched (Worker cron).
+   * @returns the number of rows ended.
+   */
+  async recoverInterrupted(opts: { staleAfterMs?: number; defaultTimeoutMs: number }): Promise<number> {
+    const now = this.clock();
+    const conds: SQL[] = [
+      or(
+        eq(skillExecutions.status, "running"),
+        and(eq(skillExecutions.status, "pending"), ne(skillExecutions.approval, "required")),
+      )!,
+    ];
+    if (opts.staleAfterMs !== undefined) {
+      conds.push(
+        lt(
+          sql`${skillExecutions.updatedAt} + coalesce(${skillExecutions.timeoutMs}, ${opts.defaultTimeoutMs}) + ${opts.staleAfterMs}`,
+          now,
+        ),
+      );
+    }
+    const rows = await this.db
+      .update(skillExecutions)
+      .set({
+        status: "error",
+        errorMessage: "interrupted: the execution was still running when its process stopped",
+        errorCode: "interrupted",
+        finishedAt: now,
+        updatedAt: now,
+        durationMs: sql`case when ${skillExecutions.startedAt} is null then null else ${now} - ${skillExecutions.startedAt} end`,
+      })
+      .where(and(...conds))
+      .returning({ id: skillExecutions.id });
+    return rows.length;
+  }
+
+  /** Ends approvals older than `ttlMs` as `error` (approval `expired`). @returns the number ended. */
+  async expireApprovals(ttlMs: number): Promise<number> {
+    const now = this.clock();
+    const rows = await this.db
+      .update(skillExecutions)
+      .set({
+        status: "error",
+        approval: "expired",
+        errorMessage: "approval expired: nobody approved the execution in time",
+        errorCode: "approval_expired",
+        finishedAt: now,
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(skillExecutions.status, "pending"),
+          eq(skillExecutions.approval, "required"),
+          lt(skillExecutions.createdAt, now - ttlMs),
+        ),
+      )
+      .returning({ id: skillExecutions.id });
+    return rows.length;
+  }
+
+  private where(filter: ExecutionFilter): SQL | undefined {
+    const conds: SQL[] = [];
+    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
+    else if (filter.apiKeyId !== undefined) conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
+    if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
+    if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
+    if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));
+    if (filter.skill) {
+      const at = filter.skill.indexOf("@");
+      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
+      else {
+        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
+        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
+      }
+    }
+    return conds.length ? and(...conds) : undefined;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Skill management rules on top of the registry (SPEC §2, §9): install with validation,
+ * `enabled`/`mode` consistency on update, filtered and paginated listing from the snapshot.
+ */
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import type { SkillRegistry } from "./registry.js";
+import { normalizeInputSchema } from "./schema-normalize.js";
+import type { JsonSchema, Skill, SkillMode, SkillPolicy, SourceProvider } from "./types.js";
+import { isStrictVersion } from "./versions.js";
+
+/** SPEC §2 / issue 2: registry names (Agent Skills names may start with a digit). */
+export const SKILL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
+
+/** Input of {@link SkillService.install}. */
+export interface InstallSkillInput {
+  name: string;
+  version: string;
+  description?: string;
+  schema?: { input?: unknown; output?: JsonSchema };
+  handlerCode: string;
+  instructions?: string | null;
+  mode?: SkillMode;
+  policy?: SkillPolicy;
+  tags?: string[];
+  timeoutMs?: number | null;
+  /** Owner; null = global. */
+  apiKeyId: string | null;
+  sourceProvider?: SourceProvider;
+  sourceRef?: string | null;
+}
+
+/** Editable fields (PUT /api/skills/{id}). */
+export interface UpdateSkillInput {
+  enabled?: boolean;
+  mode?: SkillMode;
+  policy?: SkillPolicy;
+  description?: string;
+  tags?: string[];
+  timeoutMs?: number | null;
+  schema?: { input?: unknown; output?: JsonSchema };
+}
+
+/** Listing filters (GET /api/skills). */
+export interface ListSkillsQuery {
+  q?: string;
+  mode?: SkillMode;
+  source?: SourceProvider;
+  /** Restrict to what this key sees (global + own); undefined = every skill (management). */
+  visibleTo?: string | null;
+  /** Restrict to one owner (management `?apiKeyId=`). */
+  owner?: string | null;
+  page: number;
+  limit: number;
+}
+
+/** A page of results, the envelope every paginated endpoint shares. */
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+/** Builds a {@link Page} from the full match count. */
+export function pageOf<T>(data: T[], total: number, page: number, limit: number): Page<T> {
+  return { data, total, page, limit, totalPages: Math.ceil(total / limit) };
+}
+
+/** Skill management service. */
+export class SkillService {
+  /**
+   * @param registry the registry.
+   * @param hasHandler tells whether a handler name is registered with the executor.
+   * @param apiKeyExists tells whether an (unrevoked) API key id exists.
+   * @param clock ms clock.
+   */
+  constructor(
+    private readonly registry: SkillRegistry,
+    private readonly hasHandler: (name: string) => boolean,
+    private readonly apiKeyExists: (id: string) => Promise<boolean>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Installs a skill (SPEC §9 `POST /api/skills/install`).
+   * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId).
+   * @throws ConflictError `reserved_name` for builtin names, `skill_exists` for a duplicate.
+   */
+  async install(input: InstallSkillInput): Promise<Skill> {
+    if (!SKILL_NAME_PATTERN.test(input.name)) {
+      throw new InvalidInputError("name must match ^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$", [
+        { field: "name", message: "invalid skill name" },
+      ]);
+    }
+    if (!isStrictVersion(input.version)) {
+      throw new InvalidInputError("version must be MAJOR.MINOR.PATCH (e.g. 1.0.0)", [
+        { field: "version", message: "must match ^\\d+\\.\\d+\\.\\d+$" },
+      ]);
+    }
+    if (this.registry.isReservedName(input.name)) {
+      throw new ConflictError(`"${input.name}" is a builtin skill name and is reserved`, "reserved_name");
+    }
+    if (!this.hasHandler(input.handlerCode)) {
+      throw new InvalidInputError(`No handler named "${input.handlerCode}" is registered`, [
+        { field: "handlerCode", message: "unknown handler" },
+      ]);
+    }
+    if (input.apiKeyId !== null && !(await this.apiKeyExists(input.apiKeyId))) {
+      throw new InvalidInputError(`API key ${input.apiKeyId} does not exist`, [
+        { field: "apiKeyId", message: "unknown API key" },
+      ]);
+    }
+    const inputSchema = normalizeInputSchema(input.schema?.input);
+    const mode = input.mode ?? "on";
+    const now = this.clock();
+    return this.registry.insert({
+      id: crypto.randomUUID(),
+      name: input.name,
+      version: input.version,
+      description: input.description ?? "",
+      schema: JSON.stringify({ input: inputSchema, ...(input.schema?.output ? { output: input.schema.output } : {}) }),
+      handlerCode: input.handlerCode,
+      instructions: input.instructions ?? null,
+      enabled: mode !== "off",
+      mode,
+      policy: input.policy ?? "auto",
+      sourceProvider: input.sourceProvider ?? "local",
+      sourceRef: input.sourceRef ?? null,
+      tags: JSON.stringify(input.tags ?? []),
+      installCount: 1,
+      timeoutMs: input.timeoutMs ?? null,
+      apiKeyId: input.apiKeyId,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  /**
+   * Applies an edit (SPEC §2: `enabled` and `mode` stay consistent — `enabled: true` on an `off`
+   * skill gives `on`, `enabled: false` gives `off`, a contradictory pair is a 400).
+   * @throws NotFoundError for an unknown id; InvalidInputError for an empty or contradictory body.
+   */
+  async update(id: string, patch: UpdateSkillInput): Promise<Skill> {
+    if (Object.keys(patch).length === 0) {
+      throw new InvalidInputError("The body must set at least one editable field", [{ field: "body", message: "empty" }]);
+    }
+    if (patch.enabled !== undefined && patch.mode !== undefined && patch.enabled !== (patch.mode !== "off")) {
+      throw new InvalidInputError(`enabled: ${patch.enabled} contradicts mode: "${patch.mode}"`, [
+        { field: "enabled", message: "contradicts mode" },
+      ]);
+    }
+    const current = await this.registry.getFresh(id);
+    if (!current) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+    let mode = patch.mode ?? current.mode;
+    if (patch.mode === undefined && patch.enabled !== undefined) {
+      if (patch.enabled && current.mode === "off") mode = "on";
+      if (!patch.enabled) mode = "off";
+    }
+    const row: Record<string, unknown> = { mode, enabled: mode !== "off" };
+    if (patch.policy !== undefined) row.policy = patch.policy;
+    if (patch.description !== undefined) row.description = patch.description;
+    if (patch.tags !== undefined) row.tags = JSON.stringify(patch.tags);
+    if (patch.timeoutMs !== undefined) row.timeoutMs = patch.timeoutMs;
+    if (patch.schema !== undefined) {
+      const input = patch.schema.input !== undefined ? normalizeInputSchema(patch.schema.input) : current.schema.input;
+      const output = patch.schema.output ?? current.schema.output;
+      row.schema = JSON.stringify({ input, ...(output ? { output } : {}) });
+    }
+    return this.registry.update(id, row);
+  }
+
+  /** Lists skills from the snapshot with filters and pagination (SPEC §9). */
+  async list(query: ListSkillsQuery): Promise<Page<Skill>> {
+    const snapshot = await this.registry.snapshot();
+    const q = query.q?.trim().toLowerCase();
+    const matches: Skill[] = [];
+    for (const skill of snapshot.listingOrder()) {
+      if (query.visibleTo !== undefined && !snapshot.isVisible(skill, query.visibleTo)) continue;
+      if (query.owner !== undefined && skill.apiKeyId !== query.owner) continue;
+      if (query.mode && skill.mode !== query.mode) continue;
+      if (query.source && skill.sourceProvider !== query.source) continue;
+      if (q && !matchesText(skill, q)) continue;
+      matches.push(skill);
+    }
+    const start = (query.page - 1) * query.limit;
+    return pageOf(matches.slice(start, start + query.limit), matches.length, query.page, query.limit);
+  }
+}
+
+function matchesText(skill: Skill, q: string): boolean {
+  return (
+    skill.name.toLowerCase().includes(q) ||
+    skill.description.toLowerCase().includes(q) ||
+    skill.tags.some((t) => t.toLowerCase().includes(q))
+  );
+}
