@@ -1,0 +1,197 @@
+/**
+ * Sandbox host configuration, parsed once from environment variables with zod (SPEC §6; issue 3
+ * "Service"), then passed down. Nothing else in the host reads `process.env`.
+ */
+import { z } from "zod";
+import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
+import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from "./images.js";
+
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((v) => (typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase())));
+
+const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const list = (def: string[] = []) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined
+        ? def
+        : v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+    );
+
+const keyId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
+/** A secret must be long enough to resist guessing; shorter ones refuse to start (fail closed). */
+const secret = z.string().min(16, "must be at least 16 characters");
+
+/** Zod schema of the host environment; keys are the variable names. */
+export const hostEnvSchema = z.object({
+  /** Listen address. */
+  SANDBOX_HOST: z.string().default("127.0.0.1"),
+  /** Listen port (0 = any free port). */
+  SANDBOX_PORT: int(20129, 0, 65535),
+  /** Current shared HMAC secret (required). */
+  SANDBOX_SECRET: secret,
+  SANDBOX_KEY_ID: keyId.default("k1"),
+  /** Previous secret, still accepted during a rotation, under its own key id. */
+  SANDBOX_SECRET_PREVIOUS: optionalString.pipe(secret.optional()),
+  SANDBOX_KEY_ID_PREVIOUS: keyId.default("k0"),
+  /** Name of this host on the Docker engine (label value); hosts sharing an engine need distinct names. */
+  SANDBOX_INSTANCE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .default("default"),
+  /** Runs executing at once; more wait in the queue. */
+  SANDBOX_MAX_CONCURRENCY: int(4, 1, 256),
+  /** Runs waiting for a slot; past it the host answers 429 with Retry-After. */
+  SANDBOX_MAX_QUEUE: int(16, 0, 10_000),
+  /** Longest wait in the queue in ms before a run is refused with 429. */
+  SANDBOX_QUEUE_TIMEOUT_MS: int(30_000, 100, 600_000),
+  /** Pre-started containers per node/python image (0 = pool off). */
+  SANDBOX_POOL_SIZE: int(0, 0, 64),
+  SANDBOX_IMAGE_NODE: z.string().default(DEFAULT_LANGUAGE_IMAGES.node),
+  SANDBOX_IMAGE_PYTHON: z.string().default(DEFAULT_LANGUAGE_IMAGES.python),
+  SANDBOX_IMAGE_SHELL: z.string().default(DEFAULT_LANGUAGE_IMAGES.shell),
+  /** Grace between SIGTERM and SIGKILL on timeout, in ms. */
+  SANDBOX_KILL_GRACE_MS: int(500, 0, 10_000),
+  /** Largest accepted request body in bytes (checked before hashing). */
+  SANDBOX_MAX_BODY_BYTES: int(1_048_576, 1024, 16 * 1_048_576),
+  /** Interval of the leftover-container sweep in ms. */
+  SANDBOX_SWEEP_INTERVAL_MS: int(60_000, 1000, 3_600_000),
+  /** Time allowed to pull a missing allowlisted image, in ms. */
+  SANDBOX_PULL_TIMEOUT_MS: int(120_000, 1000, 3_600_000),
+  /** Variable names a run may pass into its container. */
+  SANDBOX_ENV_ALLOWLIST: list(["LANG", "LC_ALL", "TZ"]),
+  /** `uid:gid` the code runs as; tmpfs mounts are owned by it. */
+  SANDBOX_USER: z
+    .string()
+    .regex(/^\d+:\d+$/)
+    .default("65534:65534"),
+  /** Size of /dev/shm in MB. */
+  SANDBOX_SHM_MB: int(16, 1, 1024),
+  /** Upper bounds a run may ask for: CPU in thousandths, memory in MB. */
+  SANDBOX_MAX_CPU_LIMIT: int(1000, 10, 64_000),
+  SANDBOX_MAX_MEMORY_MB: int(1024, 16, 65_536),
+  /** Docker engine socket; default: DOCKER_HOST or /var/run/docker.sock. */
+  SANDBOX_DOCKER_SOCKET: optionalString,
+  SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1, 50_000_000),
+  SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, MAX_SANDBOX_TIMEOUT_MS),
+  SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
+  SKILLS_ALLOWED_SANDBOX_IMAGES: list(),
+});
+
+/** Parsed host configuration (derived, validated values; units in the field names/docs). */
+export interface HostConfig {
+  host: string;
+  port: number;
+  /** Label value that marks this host's containers (leftover sweeps touch only these). */
+  instance: string;
+  /** Accepted secrets by key id; the current key id first. */
+  keys: Map<string, string>;
+  maxConcurrency: number;
+  maxQueue: number;
+  queueTimeoutMs: number;
+  poolSize: number;
+  /** Normalised image per language. */
+  images: { node: string; python: string; shell: string };
+  /** Normalised allowlist: SPEC §6 defaults plus `SKILLS_ALLOWED_SANDBOX_IMAGES`. */
+  allowedImages: Set<string>;
+  killGraceMs: number;
+  maxBodyBytes: number;
+  sweepIntervalMs: number;
+  pullTimeoutMs: number;
+  envAllowlist: Set<string>;
+  user: string;
+  shmBytes: number;
+  maxCpuLimit: number;
+  maxMemoryMb: number;
+  dockerSocket?: string;
+  maxOutputChars: number;
+  defaultTimeoutMs: number;
+  networkEnabled: boolean;
+}
+
+/** A configuration problem; the message names the variables, never their values. */
+export class HostConfigError extends Error {
+  override name = "HostConfigError";
+}
+
+/**
+ * Parses the host configuration from a flat record (normally `process.env`).
+ * @throws HostConfigError when the secret is missing or short (the host never starts without
+ * one), a variable is invalid, or a language image is not on the allowlist.
+ */
+export function parseHostConfig(source: Record<string, string | undefined>): HostConfig {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(hostEnvSchema.shape)) {
+    const value = source[key];
+    if (typeof value === "string" && value.trim() !== "") picked[key] = value;
+  }
+  const parsed = hostEnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((i) => `${i.path.join(".")} (${i.message})`);
+    throw new HostConfigError(`Invalid sandbox host configuration: ${names.join(", ")}`);
+  }
+  const env = parsed.data;
+  const keys = new Map<string, string>([[env.SANDBOX_KEY_ID, env.SANDBOX_SECRET]]);
+  if (env.SANDBOX_SECRET_PREVIOUS) {
+    if (env.SANDBOX_KEY_ID_PREVIOUS === env.SANDBOX_KEY_ID) {
+      throw new HostConfigError("SANDBOX_KEY_ID_PREVIOUS must differ from SANDBOX_KEY_ID");
+    }
+    keys.set(env.SANDBOX_KEY_ID_PREVIOUS, env.SANDBOX_SECRET_PREVIOUS);
+  }
+  let images: HostConfig["images"];
+  let allowedImages: Set<string>;
+  try {
+    allowedImages = new Set([...DEFAULT_ALLOWED_IMAGES, ...env.SKILLS_ALLOWED_SANDBOX_IMAGES].map(normalizeImage));
+    images = {
+      node: normalizeImage(env.SANDBOX_IMAGE_NODE),
+      python: normalizeImage(env.SANDBOX_IMAGE_PYTHON),
+      shell: normalizeImage(env.SANDBOX_IMAGE_SHELL),
+    };
+  } catch (err) {
+    throw new HostConfigError(`Invalid sandbox image: ${(err as Error).message}`);
+  }
+  for (const [language, image] of Object.entries(images)) {
+    if (!allowedImages.has(image)) {
+      throw new HostConfigError(
+        `SANDBOX_IMAGE_${language.toUpperCase()} (${image}) is not on the allowlist; add it to SKILLS_ALLOWED_SANDBOX_IMAGES`,
+      );
+    }
+  }
+  return {
+    host: env.SANDBOX_HOST,
+    port: env.SANDBOX_PORT,
+    instance: env.SANDBOX_INSTANCE,
+    keys,
+    maxConcurrency: env.SANDBOX_MAX_CONCURRENCY,
+    maxQueue: env.SANDBOX_MAX_QUEUE,
+    queueTimeoutMs: env.SANDBOX_QUEUE_TIMEOUT_MS,
+    poolSize: env.SANDBOX_POOL_SIZE,
+    images,
+    allowedImages,
+    killGraceMs: env.SANDBOX_KILL_GRACE_MS,
+    maxBodyBytes: env.SANDBOX_MAX_BODY_BYTES,
+    sweepIntervalMs: env.SANDBOX_SWEEP_INTERVAL_MS,
+    pullTimeoutMs: env.SANDBOX_PULL_TIMEOUT_MS,
+    envAllowlist: new Set(env.SANDBOX_ENV_ALLOWLIST),
+    user: env.SANDBOX_USER,
+    shmBytes: env.SANDBOX_SHM_MB * 1_048_576,
+    maxCpuLimit: env.SANDBOX_MAX_CPU_LIMIT,
+    maxMemoryMb: env.SANDBOX_MAX_MEMORY_MB,
+    dockerSocket: env.SANDBOX_DOCKER_SOCKET,
+    maxOutputChars: env.SKILLS_MAX_SANDBOX_OUTPUT_CHARS,
+    defaultTimeoutMs: env.SKILLS_SANDBOX_TIMEOUT_MS,
+    networkEnabled: env.SKILLS_SANDBOX_NETWORK_ENABLED,
+  };
+}

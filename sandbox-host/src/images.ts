@@ -1,0 +1,175 @@
+/**
+ * Images: the language → image map, the allowlist and `normalizeImage` (SPEC §6), the command each
+ * language runs with (program on stdin, never argv), and making sure an image is present
+ * (pull when a registry is reachable, else a clear `image_unavailable` error; issue 3 "Images").
+ */
+import type Docker from "dockerode";
+import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
+import { HostError } from "./errors.js";
+
+/** Product default image per language (SPEC §6). */
+export const DEFAULT_LANGUAGE_IMAGES: Readonly<Record<SandboxLanguage, string>> = {
+  node: "node:22-alpine",
+  python: "python:3.12-alpine",
+  shell: "alpine:3.20",
+};
+
+/** Product default allowlist (SPEC §6); `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it. */
+export const DEFAULT_ALLOWED_IMAGES: readonly string[] = ["alpine:3.20", "node:22-alpine", "python:3.12-alpine"];
+
+const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const DOMAIN = /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(?::\d{1,5})?$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+
+/**
+ * Canonical form of an image reference, so that `python:3.12-alpine`,
+ * `docker.io/library/python:3.12-alpine` and `index.docker.io/library/python:3.12-alpine` compare
+ * equal: Docker Hub's domain and `library/` are dropped, a missing tag becomes `:latest`.
+ * Input: a reference `[domain[:port]/]path[:tag][@sha256:…]`. Output: the normalised string.
+ * @throws Error naming the reference when it is not a valid image reference.
+ */
+export function normalizeImage(ref: string): string {
+  const input = ref.trim();
+  let rest = input;
+  let digest = "";
+  const at = rest.indexOf("@");
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!DIGEST.test(digest)) throw new Error(`Invalid image digest in "${input}"`);
+  }
+  let tag = "";
+  const lastSlash = rest.lastIndexOf("/");
+  const colon = rest.lastIndexOf(":");
+  if (colon > lastSlash) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!TAG.test(tag)) throw new Error(`Invalid image tag in "${input}"`);
+  }
+  const parts = rest.split("/");
+  let domain = "";
+  const first = parts[0] ?? "";
+  if (parts.length > 1 && (first.includes(".") || first.includes(":") || first === "localhost")) {
+    domain = first;
+    parts.shift();
+    if (!DOMAIN.test(domain)) throw new Error(`Invalid registry in "${input}"`);
+  }
+  if (parts.length === 0 || !parts.every((p) => COMPONENT.test(p))) {
+    throw new Error(`Invalid image name "${input}"`);
+  }
+  if (domain === "docker.io" || domain === "index.docker.io" || domain === "registry-1.docker.io") {
+    domain = "";
+  }
+  if (!domain && parts.length === 2 && parts[0] === "library") parts.shift();
+  const name = [domain, ...parts].filter(Boolean).join("/");
+  if (digest) return tag ? `${name}:${tag}@${digest}` : `${name}@${digest}`;
+  return `${name}:${tag || "latest"}`;
+}
+
+/**
+ * Resolves the image of a run: the request's explicit image, else the language's image, checked
+ * against the allowlist. Output: the normalised image.
+ * @throws HostError 422 `image_not_allowed` for an invalid or unlisted image.
+ */
+export function resolveImage(
+  language: SandboxLanguage,
+  requested: string | undefined,
+  images: Readonly<Record<SandboxLanguage, string>>,
+  allowed: ReadonlySet<string>,
+): string {
+  if (requested === undefined) return images[language];
+  let image: string;
+  try {
+    image = normalizeImage(requested);
+  } catch (err) {
+    throw new HostError(422, "image_not_allowed", (err as Error).message);
+  }
+  if (!allowed.has(image)) {
+    throw new HostError(422, "image_not_allowed", `Image ${image} is not on the sandbox allowlist`);
+  }
+  return image;
+}
+
+/**
+ * Command that reads the program from stdin for a language (`node -`, `python3 -u -`); for
+ * `shell` the caller's `command` + `args` as argv. Output: the container's `Cmd`.
+ */
+export function commandFor(language: SandboxLanguage, command?: string, args?: string[]): string[] {
+  if (language === "node") return ["node", "-"];
+  if (language === "python") return ["python3", "-u", "-"];
+  return [command ?? "", ...(args ?? [])];
+}
+
+/** Environment every container gets (no host variables, no secrets; DESIGN "Sandbox facts"). */
+export const BASE_ENV: Readonly<Record<string, string>> = {
+  HOME: "/workspace",
+  LANG: "C.UTF-8",
+  PYTHONUNBUFFERED: "1",
+  PYTHONDONTWRITEBYTECODE: "1",
+};
+
+/** Remembers which images are present so that a run does not inspect its image every time. */
+export class ImageStore {
+  private readonly present = new Map<string, number>();
+
+  /**
+   * @param docker Docker engine client.
+   * @param pullTimeoutMs time allowed for pulling a missing image, in ms.
+   * @param ttlMs how long a positive check is trusted, in ms.
+   */
+  constructor(
+    private readonly docker: Docker,
+    private readonly pullTimeoutMs: number,
+    private readonly ttlMs = 60_000,
+  ) {}
+
+  /**
+   * Makes sure `image` (normalised, allowlisted) exists locally, pulling it when it is missing.
+   * @throws HostError 503 `image_unavailable` naming the image when it is absent and cannot be pulled.
+   */
+  async ensure(image: string): Promise<void> {
+    const seen = this.present.get(image);
+    if (seen !== undefined && Date.now() - seen < this.ttlMs) return;
+    try {
+      await this.docker.getImage(image).inspect();
+      this.present.set(image, Date.now());
+      return;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) {
+        throw new HostError(503, "docker_unavailable", `Docker engine error while checking ${image}`);
+      }
+    }
+    try {
+      await this.pull(image);
+      await this.docker.getImage(image).inspect();
+      this.present.set(image, Date.now());
+    } catch (err) {
+      this.present.delete(image);
+      const reason = (err as Error).message?.split("\n")[0] ?? "pull failed";
+      throw new HostError(
+        503,
+        "image_unavailable",
+        `Image ${image} is not available on the sandbox host and could not be pulled (${reason}); build or load it first`,
+      );
+    }
+  }
+
+  /** Forgets a positive check (e.g. after a create failed with "no such image"). */
+  forget(image: string): void {
+    this.present.delete(image);
+  }
+
+  private async pull(image: string): Promise<void> {
+    const signal = AbortSignal.timeout(this.pullTimeoutMs);
+    const stream = (await this.docker.pull(image, { abortSignal: signal })) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) => {
+      this.docker.modem.followProgress(stream, (err: Error | null, events: Array<{ error?: string }>) => {
+        const failed = events?.find((e) => e.error);
+        if (err) reject(err);
+        else if (failed) reject(new Error(failed.error));
+        else resolve();
+      });
+    });
+  }
+}

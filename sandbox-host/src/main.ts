@@ -1,0 +1,42 @@
+/**
+ * Entry of the sandbox host (`npm run start:sandbox`): configuration from the environment
+ * (config.ts; refuses to start without `SANDBOX_SECRET`), then {@link startSandboxHost}.
+ * SIGTERM / SIGINT kill every run and remove every container before the process exits.
+ */
+import { HostConfigError, parseHostConfig } from "./config.js";
+import { startSandboxHost } from "./server.js";
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof parseHostConfig>;
+  try {
+    config = parseHostConfig(process.env);
+  } catch (err) {
+    if (err instanceof HostConfigError) {
+      process.stderr.write(`[sandbox-host] ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const host = await startSandboxHost(config);
+  process.stderr.write(
+    `[sandbox-host] listening on ${host.url} (instance ${config.instance}, key ids ${[...config.keys.keys()].join(", ")}, ` +
+      `concurrency ${config.maxConcurrency}, queue ${config.maxQueue}, pool ${config.poolSize})\n`,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`[sandbox-host] ${signal}: killing runs and removing containers\n`);
+    host.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`[sandbox-host] failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

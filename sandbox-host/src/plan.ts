@@ -1,0 +1,103 @@
+/**
+ * Turns a structurally valid run request into what the runner executes, applying the host's
+ * policy (SPEC §6): image allowlist, time limit capped at 60 s, network only when the master gate
+ * and the request both say so, CPU/memory within the host's bounds, env names on the allowlist.
+ */
+import { randomUUID } from "node:crypto";
+import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
+import type { SandboxLanguage, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import type { HostConfig } from "./config.js";
+import { HostError } from "./errors.js";
+import type { ContainerSpec } from "./container.js";
+import { BASE_ENV, commandFor, resolveImage } from "./images.js";
+
+/** SPEC §6 defaults: 0.1 CPU, 256 MB. */
+export const DEFAULT_CPU_LIMIT = 100;
+export const DEFAULT_MEMORY_MB = 256;
+
+/** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */
+export interface RunPlan {
+  runId: string;
+  language: SandboxLanguage;
+  image: string;
+  cmd: string[];
+  env: Record<string, string>;
+  network: "none" | "bridge";
+  cpuLimit: number;
+  memoryMb: number;
+  timeoutMs: number;
+  /** Program text for stdin (node/python); undefined for shell. */
+  input: Buffer | undefined;
+  /** Whether a pre-started pooled container is equivalent to a fresh one for this run. */
+  poolable: boolean;
+}
+
+/**
+ * Applies the host's policy to a request (already checked by `sandboxRunRequestSchema`).
+ * @throws HostError 400 `invalid_input` (env name not allowed, CPU/memory out of bounds),
+ *   422 `image_not_allowed`.
+ */
+export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
+  const image = resolveImage(req.language, req.image, config.images, config.allowedImages);
+  const userEnv = req.env ?? {};
+  const refused = Object.keys(userEnv).filter((k) => !config.envAllowlist.has(k));
+  if (refused.length > 0) {
+    throw new HostError(400, "invalid_input", `Environment variables not allowed: ${refused.join(", ")}`);
+  }
+  const cpuLimit = req.cpuLimit ?? DEFAULT_CPU_LIMIT;
+  if (cpuLimit < 10 || cpuLimit > config.maxCpuLimit) {
+    throw new HostError(400, "invalid_input", `cpuLimit must be between 10 and ${config.maxCpuLimit}`);
+  }
+  const memoryMb = req.memoryLimit ?? DEFAULT_MEMORY_MB;
+  if (memoryMb < 16 || memoryMb > config.maxMemoryMb) {
+    throw new HostError(400, "invalid_input", `memoryLimit must be between 16 and ${config.maxMemoryMb} MB`);
+  }
+  const network = config.networkEnabled && req.networkEnabled === true ? "bridge" : "none";
+  const timeoutMs = Math.min(Math.max(req.timeoutMs ?? config.defaultTimeoutMs, 1), MAX_SANDBOX_TIMEOUT_MS);
+  const env = { ...BASE_ENV, ...userEnv };
+  const poolable =
+    req.language !== "shell" &&
+    image === config.images[req.language] &&
+    Object.keys(userEnv).length === 0 &&
+    network === "none" &&
+    cpuLimit === DEFAULT_CPU_LIMIT &&
+    memoryMb === DEFAULT_MEMORY_MB;
+  return {
+    runId: req.runId ?? randomUUID(),
+    language: req.language,
+    image,
+    cmd: commandFor(req.language, req.command, req.args),
+    env,
+    network,
+    cpuLimit,
+    memoryMb,
+    timeoutMs,
+    input: req.language === "shell" ? undefined : Buffer.from(req.code ?? "", "utf8"),
+    poolable,
+  };
+}
+
+/**
+ * The container spec of a plan. The host's instance name labels the container as this host's,
+ * `slot` marks it as owned by this process, `runLabel` is the run id (or `pool`).
+ */
+export function containerSpec(
+  plan: RunPlan,
+  config: HostConfig,
+  slot: string,
+  runLabel: string,
+): ContainerSpec {
+  return {
+    image: plan.image,
+    cmd: plan.cmd,
+    env: plan.env,
+    network: plan.network,
+    cpuLimit: plan.cpuLimit,
+    memoryMb: plan.memoryMb,
+    instance: config.instance,
+    slot,
+    runLabel,
+    user: config.user,
+    shmBytes: config.shmBytes,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Warm pool (issue 3 "Warm pool"): per node/python image, a configured number of containers
+ * created and started ahead of time with exactly the HostConfig of a default run (built by the
+ * same `planRun`), the interpreter already waiting on stdin. Each serves one run, is then removed
+ * by the runner, and is replaced in the background. A run that differs from the defaults in any
+ * way (image, env, network, CPU, memory) never uses the pool, so the pool never changes what a
+ * run can see or do. Size 0 turns it off.
+ */
+import { randomUUID } from "node:crypto";
+import type Docker from "dockerode";
+import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
+import type { HostConfig } from "./config.js";
+import { SandboxContainer } from "./container.js";
+import { containerSpec, planRun } from "./plan.js";
+
+const POOLED_LANGUAGES: SandboxLanguage[] = ["node", "python"];
+const RETRY_MS = 10_000;
+
+/** Ready pre-started containers per language. */
+export class WarmPool {
+  private readonly ready = new Map<SandboxLanguage, SandboxContainer[]>();
+  private readonly filling = new Set<SandboxLanguage>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  /**
+   * @param owned slot ids this process owns (the leftover sweep spares them); shared with the runner.
+   * @param log receives one line per failure to fill (no secrets).
+   */
+  constructor(
+    private readonly docker: Docker,
+    private readonly config: HostConfig,
+    private readonly owned: Set<string>,
+    private readonly log: (line: string) => void,
+  ) {
+    for (const language of POOLED_LANGUAGES) this.ready.set(language, []);
+  }
+
+  /** Starts filling every language's pool in the background (no-op when the size is 0). */
+  start(): void {
+    for (const language of POOLED_LANGUAGES) void this.refill(language);
+  }
+
+  /**
+   * Takes a ready container for `language` whose image is `image`, or undefined. The caller owns
+   * it from then on (sends the program, removes it). Triggers a background refill.
+   */
+  take(language: SandboxLanguage, image: string): SandboxContainer | undefined {
+    const list = this.ready.get(language);
+    if (!list) return undefined;
+    let found: SandboxContainer | undefined;
+    while (list.length > 0 && !found) {
+      const candidate = list.shift()!;
+      if (candidate.alive() && candidate.spec.image === image) found = candidate;
+      else void this.discard(candidate);
+    }
+    void this.refill(language);
+    return found;
+  }
+
+  /** Ready containers per image. */
+  sizes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [language, list] of this.ready) out[this.config.images[language]] = list.length;
+    return out;
+  }
+
+  /** Stops refilling and removes every ready container. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+    const all = [...this.ready.values()].flat();
+    for (const list of this.ready.values()) list.length = 0;
+    await Promise.all(all.map((c) => this.discard(c)));
+  }
+
+  private async refill(language: SandboxLanguage): Promise<void> {
+    if (this.closed || this.config.poolSize === 0 || this.filling.has(language)) return;
+    this.filling.add(language);
+    const list = this.ready.get(language)!;
+    try {
+      while (!this.closed && list.length < this.config.poolSize) {
+        const container = await this.createOne(language);
+        if (this.closed) {
+          await this.discard(container);
+          return;
+        }
+        list.push(container);
+      }
+    } catch (err) {
+      this.log(`warm pool: cannot pre-start a ${language} container (${(err as Error).message}); retrying`);
+      const timer = setTimeout(() => {
+        this.retryTimers.delete(timer);
+        void this.refill(language);
+      }, RETRY_MS);
+      timer.unref();
+      this.retryTimers.add(timer);
+    } finally {
+      this.filling.delete(language);
+    }
+  }
+
+  private async createOne(language: SandboxLanguage): Promise<SandboxContainer> {
+    const plan = planRun({ language, code: "" }, this.config);
+    const slot = randomUUID();
+    this.owned.add(slot);
+    try {
+      const spec = containerSpec(plan, this.config, slot, "pool");
+      const container = await SandboxContainer.create(this.docker, spec, this.config.maxOutputChars);
+      try {
+        await container.start();
+      } catch (err) {
+        await container.remove().catch(() => {});
+        throw err;
+      }
+      return container;
+    } catch (err) {
+      this.owned.delete(slot);
+      throw err;
+    }
+  }
+
+  private async discard(container: SandboxContainer): Promise<void> {
+    await container.remove().catch(() => {});
+    this.owned.delete(container.spec.slot);
+  }
+}

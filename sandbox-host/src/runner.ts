@@ -1,0 +1,211 @@
+/**
+ * Runs programs in hardened containers (SPEC §5 "Outcomes", §6; issue 3 "Runner" and "Outcomes"):
+ * concurrency limit + queue, fresh or pooled container, program on stdin, time limit with SIGTERM
+ * then SIGKILL after a grace, output caps (the run is stopped once past them), OOM from the
+ * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
+ */
+import { randomUUID } from "node:crypto";
+import type Docker from "dockerode";
+import type { SandboxRunRequest, SandboxRunResult } from "../../workers/src/sandbox/types.js";
+import type { HostConfig } from "./config.js";
+import { LABEL_SANDBOX, LABEL_SLOT, SandboxContainer, signalOf } from "./container.js";
+import { HostError } from "./errors.js";
+import type { ImageStore } from "./images.js";
+import type { Limiter } from "./limiter.js";
+import { containerSpec, planRun, type RunPlan } from "./plan.js";
+import type { WarmPool } from "./pool.js";
+
+/** Extra time after the hard kill before the runner stops waiting for the engine, in ms. */
+const ENGINE_SLACK_MS = 10_000;
+/** Time allowed for late output after the exit, in ms. */
+const DRAIN_MS = 2_000;
+
+interface ActiveRun {
+  killed: boolean;
+  /** Aborts the queue wait when the run is killed before it starts. */
+  abort: AbortController;
+  container?: SandboxContainer;
+}
+
+/** Everything the runner works with. `owned` holds the slot ids of this process's containers. */
+export interface RunnerDeps {
+  docker: Docker;
+  config: HostConfig;
+  images: ImageStore;
+  limiter: Limiter;
+  pool: WarmPool;
+  owned: Set<string>;
+}
+
+/** Executes runs and tracks them by run id. */
+export class Runner {
+  private readonly runs = new Map<string, ActiveRun>();
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Runs in flight (queued or executing). */
+  get active(): number {
+    return this.runs.size;
+  }
+
+  /**
+   * Runs one request to completion. `signal` (the HTTP request's) kills the run when it aborts.
+   * Output: the result (SPEC §5 "Outcomes").
+   * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy`,
+   *   503 `image_unavailable` / `docker_unavailable`.
+   */
+  async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+    const plan = planRun(req, this.deps.config);
+    if (this.runs.has(plan.runId)) throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
+    const active: ActiveRun = { killed: false, abort: new AbortController() };
+    this.runs.set(plan.runId, active);
+    const onAbort = () => this.kill(plan.runId);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (signal?.aborted) throw new HostError(409, "killed", "Run was cancelled before it started");
+      await this.deps.images.ensure(plan.image);
+      const release = await this.deps.limiter.acquire(active.abort.signal);
+      try {
+        return await this.execute(plan, active);
+      } finally {
+        release();
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      this.runs.delete(plan.runId);
+    }
+  }
+
+  /** Kills a queued or running run with SIGKILL. Output: whether the run was known. */
+  kill(runId: string): boolean {
+    const active = this.runs.get(runId);
+    if (!active) return false;
+    active.killed = true;
+    active.abort.abort();
+    void active.container?.kill("SIGKILL").catch(() => {});
+    return true;
+  }
+
+  /** Kills every run (queued and executing) and waits until their containers are gone. */
+  async killAll(): Promise<void> {
+    this.deps.limiter.rejectAll();
+    for (const runId of [...this.runs.keys()]) this.kill(runId);
+    const deadline = Date.now() + ENGINE_SLACK_MS;
+    while (this.runs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  }
+
+  /**
+   * Removes this instance's labelled containers that no live run or pool slot of this process
+   * owns (leftovers of a crash or restart). Output: how many were removed.
+   * @throws the engine error when Docker cannot be listed.
+   */
+  async sweep(): Promise<number> {
+    const { docker, config, owned } = this.deps;
+    const list = await docker.listContainers({
+      all: true,
+      filters: JSON.stringify({ label: [`${LABEL_SANDBOX}=${config.instance}`] }),
+    });
+    const stale = list.filter((c) => !owned.has(c.Labels?.[LABEL_SLOT] ?? ""));
+    await Promise.all(
+      stale.map((c) =>
+        docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => {}),
+      ),
+    );
+    return stale.length;
+  }
+
+  private async acquireContainer(plan: RunPlan): Promise<{ container: SandboxContainer; pooled: boolean }> {
+    const { docker, config, pool, owned, images } = this.deps;
+    if (plan.poolable) {
+      const container = pool.take(plan.language, plan.image);
+      if (container) return { container, pooled: true };
+    }
+    const slot = randomUUID();
+    owned.add(slot);
+    let container: SandboxContainer;
+    try {
+      container = await SandboxContainer.create(
+        docker,
+        containerSpec(plan, config, slot, plan.runId),
+        config.maxOutputChars,
+      );
+    } catch (err) {
+      owned.delete(slot);
+      if ((err as { statusCode?: number }).statusCode === 404) {
+        images.forget(plan.image);
+        throw new HostError(503, "image_unavailable", `Image ${plan.image} is not available on the sandbox host`);
+      }
+      throw new HostError(503, "docker_unavailable", "Docker engine refused to create the container");
+    }
+    try {
+      await container.start();
+    } catch {
+      await this.dispose(container);
+      throw new HostError(503, "docker_unavailable", "Docker engine refused to start the container");
+    }
+    return { container, pooled: false };
+  }
+
+  private async execute(plan: RunPlan, active: ActiveRun): Promise<SandboxRunResult> {
+    if (active.killed) throw new HostError(409, "killed", "Run was killed before it started");
+    const { container, pooled } = await this.acquireContainer(plan);
+    active.container = container;
+    const grace = this.deps.config.killGraceMs;
+    let timedOut = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const hardKill = () => void container.kill("SIGKILL").catch(() => {});
+    container.stdout.onOverflow = hardKill;
+    container.stderr.onOverflow = hardKill;
+    try {
+      if (active.killed) hardKill();
+      const started = performance.now();
+      container.send(plan.input);
+      const limitTimer = setTimeout(() => {
+        timedOut = true;
+        void container.kill("SIGTERM").catch(() => {});
+        graceTimer = setTimeout(hardKill, grace);
+      }, plan.timeoutMs);
+      let slackTimer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        container.exited,
+        new Promise<"slack">((r) => (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS))),
+      ]);
+      const durationMs = Math.round(performance.now() - started);
+      clearTimeout(limitTimer);
+      clearTimeout(graceTimer);
+      clearTimeout(slackTimer);
+      await container.drain(DRAIN_MS);
+      const state = await container.inspectState();
+      const exitCode = waited === "slack" ? null : (waited ?? state.exitCode);
+      const stdout = container.stdout.text();
+      const stderr = container.stderr.text();
+      return {
+        runId: plan.runId,
+        exitCode,
+        signal: signalOf(exitCode),
+        stdout,
+        stderr,
+        stdoutTruncated: container.stdout.truncated,
+        stderrTruncated: container.stderr.truncated,
+        truncated: container.stdout.truncated || container.stderr.truncated,
+        timedOut,
+        oomKilled: state.oomKilled,
+        durationMs,
+        image: plan.image,
+        pooled,
+      };
+    } finally {
+      clearTimeout(graceTimer);
+      await this.dispose(container);
+    }
+  }
+
+  /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
+  private async dispose(container: SandboxContainer): Promise<void> {
+    await container.remove().catch(() => {});
+    this.deps.owned.delete(container.spec.slot);
+  }
+}

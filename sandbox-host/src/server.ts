@@ -1,0 +1,180 @@
+/**
+ * HTTP API of the sandbox host (Hono on @hono/node-server; SPEC §6, DESIGN.md "Protocol").
+ *
+ * Every route requires a signed request (auth.ts; headers `X-Skillgate-Key-Id`,
+ * `X-Skillgate-Timestamp` (ms), `X-Skillgate-Nonce`, `X-Skillgate-Signature`); failures answer
+ * 401 before anything is parsed or run, unknown paths included.
+ *
+ * - `POST /v1/run` — body `SandboxRunRequest` JSON → 200 `SandboxRunResult` JSON for every run
+ *   that started (whatever its exit code, timeout or OOM). Errors: 400 `invalid_json` /
+ *   `invalid_input`, 409 `run_exists` / `killed` (killed while queued), 413 `body_too_large`,
+ *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds), 503 `image_unavailable` /
+ *   `docker_unavailable` / `shutting_down`.
+ * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
+ *   (false: unknown or already finished).
+ * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer).
+ *
+ * Error body: `{ error: { code, message } }`.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import Docker from "dockerode";
+import { Hono } from "hono";
+import { sandboxRunRequestSchema } from "../../workers/src/sandbox/protocol.js";
+import type { SandboxHealth, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
+import type { HostConfig } from "./config.js";
+import { HostError } from "./errors.js";
+import { ImageStore } from "./images.js";
+import { Limiter } from "./limiter.js";
+import { WarmPool } from "./pool.js";
+import { Runner } from "./runner.js";
+
+/** Optional collaborators, for tests and embedding. */
+export interface SandboxHostOptions {
+  /** Docker client; default from `SANDBOX_DOCKER_SOCKET` or the engine's defaults. */
+  docker?: Docker;
+  /** Log sink (one line per event; never receives secrets). Default: stderr. */
+  log?: (line: string) => void;
+  /** Clock for signature checks, ms since the epoch. */
+  now?: () => number;
+}
+
+/** A started host. */
+export interface SandboxHost {
+  /** Base URL, e.g. `http://127.0.0.1:20129`. */
+  url: string;
+  port: number;
+  runner: Runner;
+  /** Current health (same as `GET /v1/health`). */
+  health(): Promise<SandboxHealth>;
+  /** Stops listening, kills every run, removes pooled containers and leftovers. */
+  close(): Promise<void>;
+}
+
+async function dockerReachable(docker: Docker): Promise<boolean> {
+  try {
+    await Promise.race([
+      docker.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000).unref()),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the Hono app over a runner (no listening, no timers). */
+export function createHostApp(
+  config: HostConfig,
+  runner: Runner,
+  health: () => Promise<SandboxHealth>,
+  opts: { now?: () => number; log: (line: string) => void },
+): Hono<{ Variables: AuthVariables }> {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.use(
+    "*",
+    signatureAuth({ keys: config.keys, maxBodyBytes: config.maxBodyBytes, nonces: new NonceStore(), now: opts.now }),
+  );
+  app.post("/v1/run", async (c) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(c.var.body));
+    } catch {
+      throw new HostError(400, "invalid_json", "Request body is not valid JSON");
+    }
+    const parsed = sandboxRunRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+      throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
+    }
+    const result = await runner.run(parsed.data as SandboxRunRequest, c.req.raw.signal);
+    return c.json(result);
+  });
+  app.post("/v1/kill/:runId", (c) => {
+    const runId = c.req.param("runId");
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
+    return c.json({ killed: runner.kill(runId) });
+  });
+  app.get("/v1/health", async (c) => c.json(await health()));
+  app.notFound((c) => c.json({ error: { code: "not_found", message: "No such route" } }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HostError) {
+      if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
+      return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
+    }
+    opts.log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+    return c.json({ error: { code: "internal_error", message: "Internal sandbox host error" } }, 500);
+  });
+  return app;
+}
+
+/**
+ * Starts the host: removes this instance's leftover containers, fills the warm pool, listens on
+ * `config.host:config.port` (port 0 picks a free one), sweeps leftovers every
+ * `config.sweepIntervalMs`. Output: {@link SandboxHost}.
+ * @throws Error when the port cannot be bound. A Docker engine that is down at start-up is logged
+ * and reported by health; runs then fail with 503.
+ */
+export async function startSandboxHost(config: HostConfig, opts: SandboxHostOptions = {}): Promise<SandboxHost> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
+  const docker = opts.docker ?? new Docker(config.dockerSocket ? { socketPath: config.dockerSocket } : undefined);
+  const owned = new Set<string>();
+  const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
+  const pool = new WarmPool(docker, config, owned, log);
+  const images = new ImageStore(docker, config.pullTimeoutMs);
+  const runner = new Runner({ docker, config, images, limiter, pool, owned });
+
+  const health = async (): Promise<SandboxHealth> => {
+    const reachable = await dockerReachable(docker);
+    return {
+      ok: reachable,
+      docker: reachable,
+      running: limiter.running,
+      queued: limiter.queued,
+      maxConcurrency: limiter.maxConcurrency,
+      maxQueue: limiter.maxQueue,
+      pool: pool.sizes(),
+      images: { ...config.images },
+    };
+  };
+
+  const sweep = async (when: string) => {
+    try {
+      const removed = await runner.sweep();
+      if (removed > 0) log(`removed ${removed} leftover container(s) (${when})`);
+    } catch (err) {
+      log(`leftover sweep failed (${when}): ${(err as Error).message}`);
+    }
+  };
+  if (!(await dockerReachable(docker))) log("Docker engine is not reachable; runs will fail until it is");
+  await sweep("start-up");
+  pool.start();
+
+  const app = createHostApp(config, runner, health, { now: opts.now, log });
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve, reject) => {
+    if (server.listening) resolve();
+    server.once("listening", () => resolve());
+    server.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const timer = setInterval(() => void sweep("periodic"), config.sweepIntervalMs);
+  timer.unref();
+  const hostPart = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      clearInterval(timer);
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await runner.killAll();
+      await pool.close();
+      await sweep("shutdown");
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await stopped;
+    })();
+    return closing;
+  };
+  return { url: `http://${hostPart}:${port}`, port, runner, health, close };
+}
