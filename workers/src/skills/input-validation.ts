@@ -31,11 +31,21 @@ export function validateSkillInput(skill: Skill, input: unknown): void {
   // The deepest errors are the useful ones; the validator lists the wrapping ones as well.
   const details = result.errors
     .filter((e) => !["properties", "allOf", "anyOf", "oneOf", "$ref"].includes(e.keyword) || result.errors.length === 1)
-    .map((e) => ({ field: `input${e.instanceLocation.replace(/^#/, "")}`, message: e.error }));
+    .map((e) => ({ field: pointerToField(e.instanceLocation), message: e.error }));
   const first = details[0] ?? { field: "input", message: "does not match the skill's input schema" };
   throw new InvalidInputError(
     `Input for ${skill.name}@${skill.version} is invalid: ${first.field} ${first.message}`,
     details,
     "invalid_skill_input",
   );
+}
+
+/** `#/a/0/b` → `input.a.0.b` (JSON pointer unescaping per RFC 6901). */
+function pointerToField(pointer: string): string {
+  const parts = pointer
+    .replace(/^#/, "")
+    .split("/")
+    .filter(Boolean)
+    .map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~"));
+  return ["input", ...parts].join(".");
 }

@@ -1,0 +1,140 @@
+/**
+ * Test harness: a real app on a real embedded libSQL database (in memory or a temp file), with
+ * migrations applied, served over real HTTP on 127.0.0.1 when a test needs the wire.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { type Client, createClient } from "@libsql/client";
+import { createApp } from "../../workers/src/app.js";
+import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
+import { parseConfig } from "../../workers/src/config.js";
+import { createDb } from "../../workers/src/db/client.js";
+import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import type { AppDeps } from "../../workers/src/deps.js";
+import type { ServiceOptions, Services } from "../../workers/src/services.js";
+
+export const MGMT_TOKEN = "test-management-token-0123456789";
+
+/** A running test app. */
+export interface TestApp {
+  /** Base URL (`http://127.0.0.1:<port>`). */
+  url: string;
+  services: Services;
+  client: Client;
+  deps: AppDeps;
+  /** fetch against the app over HTTP with JSON helpers. */
+  api: ApiClient;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startTestApp}. */
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** libSQL URL; default a fresh temp file. */
+  libsqlUrl?: string;
+  deps?: Partial<AppDeps>;
+  services?: ServiceOptions;
+}
+
+/** Opens a migrated database at `url`. */
+export async function openDb(url: string): Promise<{ client: Client; db: ReturnType<typeof createDb> }> {
+  const client = createClient({ url });
+  await client.execute("PRAGMA foreign_keys = ON");
+  const db = createDb(client);
+  await applyMigrations(db);
+  return { client, db };
+}
+
+/** Creates a temp folder; returns its path and a cleanup function. */
+export function tempDir(prefix = "skillgate-test-"): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts the app on a real HTTP port with a migrated embedded database. */
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const tmp = opts.libsqlUrl ? null : tempDir();
+  const url = opts.libsqlUrl ?? `file:${join(tmp!.dir, "test.db")}`;
+  const { client, db } = await openDb(url);
+  const config = parseConfig({ MGMT_TOKEN, ...opts.env });
+  const deps: AppDeps = { db, cache: new MemoryCache(), config, runtime: "node", ...opts.deps };
+  const { app, services } = createApp(deps, { retryBackoffMs: 20, ...opts.services });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    services,
+    client,
+    deps,
+    api: new ApiClient(base, MGMT_TOKEN),
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      client.close();
+      tmp?.cleanup();
+    },
+  };
+}
+
+/** A JSON response. */
+export interface JsonResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** Minimal JSON client for the REST API. */
+export class ApiClient {
+  constructor(
+    readonly base: string,
+    readonly token: string | undefined,
+  ) {}
+
+  /** The same client with another bearer token (an API key, or none). */
+  as(token: string | undefined): ApiClient {
+    return new ApiClient(this.base, token);
+  }
+
+  /** Sends a request; `body` is JSON-encoded unless it is a string. */
+  async request<T = any>(method: string, path: string, body?: unknown): Promise<JsonResponse<T>> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(this.base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // Non-JSON bodies stay text.
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>("GET", path);
+  }
+  post<T = any>(path: string, body?: unknown) {
+    return this.request<T>("POST", path, body ?? {});
+  }
+  put<T = any>(path: string, body?: unknown) {
+    return this.request<T>("PUT", path, body);
+  }
+  delete<T = any>(path: string) {
+    return this.request<T>("DELETE", path);
+  }
+
+  /** Creates an API key through the API. @returns the key and its id. */
+  async createKey(name: string): Promise<{ key: string; id: string }> {
+    const res = await this.post("/api/keys", { name });
+    if (res.status !== 201) throw new Error(`createKey failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { key: res.body.key, id: res.body.apiKey.id };
+  }
+}

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Client } from "@libsql/client";
+import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
+import { SkillRegistry } from "../../workers/src/skills/registry.js";
+import { openDb } from "../support/app.js";
+
+const builtins = [
+  { name: "web_search", description: "Search the web", inputSchema: { type: "object" }, policy: "auto" as const, mode: "auto" as const, tags: ["search"], aliases: ["omniroute_web_search"] },
+];
+
+let client: Client | undefined;
+afterEach(() => client?.close());
+
+async function setup(now: { t: number }) {
+  const opened = await openDb(":memory:");
+  client = opened.client;
+  let selects = 0;
+  const registry = new SkillRegistry({ db: opened.db, cache: new MemoryCache(() => now.t), builtins, clock: () => now.t });
+  // Count database loads through the libSQL client.
+  const original = opened.client.execute.bind(opened.client);
+  opened.client.execute = ((stmt: any, args?: any) => {
+    const sql = typeof stmt === "string" ? stmt : stmt.sql;
+    if (/^select .* from "skills"$/i.test(sql.trim())) selects++;
+    return original(stmt, args);
+  }) as typeof opened.client.execute;
+  return { registry, db: opened.db, selects: () => selects };
+}
+
+const row = (name: string, version: string, now: number) => ({
+  id: `${name}-${version}`,
+  name,
+  version,
+  schema: JSON.stringify({ input: { type: "object" } }),
+  handlerCode: "echo-handler",
+  createdAt: now,
+  updatedAt: now,
+});
+
+describe("registry cache (SPEC 2)", () => {
+  it("seeds builtins and reserves their names and aliases", async () => {
+    const { registry } = await setup({ t: 1_000 });
+    const snap = await registry.snapshot();
+    expect(snap.resolve("web_search", null, null)?.sourceProvider).toBe("builtin");
+    expect(registry.isReservedName("omniroute_web_search")).toBe(true);
+  });
+
+  it("de-duplicates concurrent cold loads into one query", async () => {
+    const now = { t: 1_000 };
+    const { registry, selects } = await setup(now);
+    const snaps = await Promise.all(Array.from({ length: 10 }, () => registry.snapshot()));
+    expect(new Set(snaps).size).toBe(1);
+    expect(selects()).toBe(1);
+  });
+
+  it("serves from memory within 60 s, reloads after, and every write invalidates", async () => {
+    const now = { t: 1_000 };
+    const { registry, selects } = await setup(now);
+    await registry.snapshot();
+    now.t += 59_000;
+    await registry.snapshot();
+    expect(selects()).toBe(1);
+    now.t += 2_000;
+    await registry.snapshot();
+    expect(selects()).toBe(2);
+
+    await registry.insert(row("fmt", "1.0.0", now.t));
+    expect((await registry.snapshot()).resolve("fmt", null, null)?.version).toBe("1.0.0");
+    await registry.insert(row("fmt", "2.0.0", now.t));
+    expect(await registry.getSkillVersions("fmt", null)).toEqual(["2.0.0", "1.0.0"]);
+    await registry.unregister("fmt", "2.0.0", null);
+    expect(await registry.resolveVersion("fmt", ">=1.0.0", null)).toBe("1.0.0");
+  });
+
+  it("C3 through the registry: every constraint form resolves to the highest match", async () => {
+    const { registry } = await setup({ t: 1_000 });
+    for (const v of ["1.0.0", "1.2.0", "2.0.0"]) await registry.insert(row("fmt", v, 1_000));
+    expect(await registry.resolveVersion("fmt", ">=1.1.0", null)).toBe("2.0.0");
+    expect(await registry.resolveVersion("fmt", "<2.0.0", null)).toBe("1.2.0");
+    expect(await registry.resolveVersion("fmt", "==1.0.0", null)).toBe("1.0.0");
+    expect(await registry.resolveVersion("fmt", "^1.0.0", null)).toBe("1.2.0");
+    expect(await registry.resolveVersion("fmt", "~1.0.0", null)).toBe("1.0.0");
+    expect(await registry.resolveVersion("fmt", "3.0.0", null)).toBeNull();
+  });
+
+  it("sees a hand edit only after invalidateCache()", async () => {
+    const now = { t: 1_000 };
+    const { registry, db } = await setup(now);
+    await registry.snapshot();
+    await db.$client.execute({ sql: "insert into skills (id, name, version, schema, handler_code, created_at, updated_at) values ('h', 'hand', '1.0.0', '{}', 'echo-handler', 1, 1)", args: [] });
+    expect((await registry.snapshot()).resolve("hand", null, null)).toBeUndefined();
+    await registry.invalidateCache();
+    expect((await registry.snapshot()).resolve("hand", null, null)?.id).toBe("h");
+  });
+});
