@@ -11,6 +11,7 @@ import { type Config, parseConfig } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
 import { applyMigrations } from "./db/migrate-node.js";
 import type { AppDeps } from "./deps.js";
+import { sandboxClientFromConfig } from "./sandbox/client.js";
 
 /** Local-only settings (not part of the Worker's configuration). */
 export interface NodeSettings {
@@ -58,7 +59,7 @@ export async function createNodeDeps(
   }
   const db = createDb(client);
   await applyMigrations(db);
-  const sandbox = undefined;
+  const sandbox = sandboxClientFromConfig(config);
   const deps: AppDeps = {
     db,
     cache: new MemoryCache(),
