@@ -6,7 +6,11 @@
  * and nothing runs.
  */
 import type { MiddlewareHandler } from "hono";
-import { SIGNATURE_HEADERS, SIGNATURE_WINDOW_MS, verifyRequest } from "../../workers/src/sandbox/protocol.js";
+import {
+  SIGNATURE_HEADERS,
+  SIGNATURE_WINDOW_MS,
+  verifyRequest,
+} from "../../workers/src/sandbox/protocol.js";
 import { HostError } from "./errors.js";
 
 /** Nonces seen within the signature window; bounded in size. */
@@ -24,7 +28,8 @@ export class NonceStore {
   remember(nonce: string, timestamp: number, now: number): boolean {
     if (this.seen.has(nonce)) return false;
     if (this.seen.size >= this.maxEntries) this.prune(now);
-    if (this.seen.size >= this.maxEntries) throw new HostError(503, "busy", "Too many requests in the signature window");
+    if (this.seen.size >= this.maxEntries)
+      throw new HostError(503, "busy", "Too many requests in the signature window");
     this.seen.set(nonce, Math.max(timestamp, now) + SIGNATURE_WINDOW_MS);
     if (this.seen.size % 1024 === 0) this.prune(now);
     return true;
@@ -42,7 +47,8 @@ export class NonceStore {
  */
 export async function readBody(req: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new HostError(413, "body_too_large", `Request body exceeds ${maxBytes} bytes`);
+  if (declared > maxBytes)
+    throw new HostError(413, "body_too_large", `Request body exceeds ${maxBytes} bytes`);
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -8,9 +8,12 @@ import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from 
 
 const bool = z
   .union([z.boolean(), z.string()])
-  .transform((v) => (typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase())));
+  .transform((v) =>
+    typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase()),
+  );
 
-const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+const int = (def: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(def);
 
 const optionalString = z
   .string()
@@ -153,7 +156,9 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
   let images: HostConfig["images"];
   let allowedImages: Set<string>;
   try {
-    allowedImages = new Set([...DEFAULT_ALLOWED_IMAGES, ...env.SKILLS_ALLOWED_SANDBOX_IMAGES].map(normalizeImage));
+    allowedImages = new Set(
+      [...DEFAULT_ALLOWED_IMAGES, ...env.SKILLS_ALLOWED_SANDBOX_IMAGES].map(normalizeImage),
+    );
     images = {
       node: normalizeImage(env.SANDBOX_IMAGE_NODE),
       python: normalizeImage(env.SANDBOX_IMAGE_PYTHON),

@@ -79,7 +79,9 @@ export function createOptions(spec: ContainerSpec): Docker.ContainerCreateOption
   };
 }
 
-const SIGNALS = new Map<number, string>(Object.entries(constants.signals).map(([name, num]) => [num, name]));
+const SIGNALS = new Map<number, string>(
+  Object.entries(constants.signals).map(([name, num]) => [num, name]),
+);
 
 /** Signal name for an exit code above 128 (128 + signal number), else null. */
 export function signalOf(exitCode: number | null): string | null {
@@ -132,7 +134,11 @@ export class SandboxContainer {
    * @param maxChars per-stream output cap in characters.
    * @throws the engine error (statusCode 404 "no such image" when the image is missing).
    */
-  static async create(docker: Docker, spec: ContainerSpec, maxChars: number): Promise<SandboxContainer> {
+  static async create(
+    docker: Docker,
+    spec: ContainerSpec,
+    maxChars: number,
+  ): Promise<SandboxContainer> {
     const container = await docker.createContainer(createOptions(spec));
     try {
       const stream = (await container.attach({

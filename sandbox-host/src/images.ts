@@ -15,7 +15,11 @@ export const DEFAULT_LANGUAGE_IMAGES: Readonly<Record<SandboxLanguage, string>> 
 };
 
 /** Product default allowlist (SPEC §6); `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it. */
-export const DEFAULT_ALLOWED_IMAGES: readonly string[] = ["alpine:3.20", "node:22-alpine", "python:3.12-alpine"];
+export const DEFAULT_ALLOWED_IMAGES: readonly string[] = [
+  "alpine:3.20",
+  "node:22-alpine",
+  "python:3.12-alpine",
+];
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const DOMAIN = /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(?::\d{1,5})?$/;
@@ -137,7 +141,11 @@ export class ImageStore {
       return;
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) {
-        throw new HostError(503, "docker_unavailable", `Docker engine error while checking ${image}`);
+        throw new HostError(
+          503,
+          "docker_unavailable",
+          `Docker engine error while checking ${image}`,
+        );
       }
     }
     try {
@@ -162,14 +170,19 @@ export class ImageStore {
 
   private async pull(image: string): Promise<void> {
     const signal = AbortSignal.timeout(this.pullTimeoutMs);
-    const stream = (await this.docker.pull(image, { abortSignal: signal })) as NodeJS.ReadableStream;
+    const stream = (await this.docker.pull(image, {
+      abortSignal: signal,
+    })) as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
-      this.docker.modem.followProgress(stream, (err: Error | null, events: Array<{ error?: string }>) => {
-        const failed = events?.find((e) => e.error);
-        if (err) reject(err);
-        else if (failed) reject(new Error(failed.error));
-        else resolve();
-      });
+      this.docker.modem.followProgress(
+        stream,
+        (err: Error | null, events: Array<{ error?: string }>) => {
+          const failed = events?.find((e) => e.error);
+          if (err) reject(err);
+          else if (failed) reject(new Error(failed.error));
+          else resolve();
+        },
+      );
     });
   }
 }

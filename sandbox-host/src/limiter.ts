@@ -44,7 +44,12 @@ export class Limiter {
     if (signal?.aborted) throw new HostError(409, "killed", "Run was killed before it started");
     if (this.active < this.maxConcurrency && this.waiters.length === 0) return this.take();
     if (this.waiters.length >= this.maxQueue) {
-      throw new HostError(429, "busy", "Sandbox host is at capacity; retry later", this.retryAfterS());
+      throw new HostError(
+        429,
+        "busy",
+        "Sandbox host is at capacity; retry later",
+        this.retryAfterS(),
+      );
     }
     return new Promise<() => void>((resolve, reject) => {
       const cleanup = () => {
@@ -63,9 +68,13 @@ export class Limiter {
           reject(err);
         },
       };
-      const onAbort = () => waiter.fail(new HostError(409, "killed", "Run was killed before it started"));
+      const onAbort = () =>
+        waiter.fail(new HostError(409, "killed", "Run was killed before it started"));
       const timer = setTimeout(
-        () => waiter.fail(new HostError(429, "busy", "Timed out waiting for a sandbox slot", this.retryAfterS())),
+        () =>
+          waiter.fail(
+            new HostError(429, "busy", "Timed out waiting for a sandbox slot", this.retryAfterS()),
+          ),
         this.queueTimeoutMs,
       );
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -75,7 +84,8 @@ export class Limiter {
 
   /** Fails every waiting caller (host shutting down). */
   rejectAll(): void {
-    for (const w of [...this.waiters]) w.fail(new HostError(503, "shutting_down", "Sandbox host is shutting down"));
+    for (const w of [...this.waiters])
+      w.fail(new HostError(503, "shutting_down", "Sandbox host is shutting down"));
   }
 
   private take(): () => void {

@@ -28,7 +28,11 @@ export class OutputSink extends Writable {
     super({ decodeStrings: true });
   }
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  override _write(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    callback: (error?: Error | null) => void,
+  ): void {
     this.bytes += chunk.length;
     if (!this.truncated) this.append(this.decoder.decode(chunk, { stream: true }));
     callback();

@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
 import type { SandboxLanguage, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
 import type { HostConfig } from "./config.js";
-import { HostError } from "./errors.js";
 import type { ContainerSpec } from "./container.js";
+import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
 /** SPEC §6 defaults: 0.1 CPU, 256 MB. */
@@ -42,18 +42,33 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
   const userEnv = req.env ?? {};
   const refused = Object.keys(userEnv).filter((k) => !config.envAllowlist.has(k));
   if (refused.length > 0) {
-    throw new HostError(400, "invalid_input", `Environment variables not allowed: ${refused.join(", ")}`);
+    throw new HostError(
+      400,
+      "invalid_input",
+      `Environment variables not allowed: ${refused.join(", ")}`,
+    );
   }
   const cpuLimit = req.cpuLimit ?? DEFAULT_CPU_LIMIT;
   if (cpuLimit < 10 || cpuLimit > config.maxCpuLimit) {
-    throw new HostError(400, "invalid_input", `cpuLimit must be between 10 and ${config.maxCpuLimit}`);
+    throw new HostError(
+      400,
+      "invalid_input",
+      `cpuLimit must be between 10 and ${config.maxCpuLimit}`,
+    );
   }
   const memoryMb = req.memoryLimit ?? DEFAULT_MEMORY_MB;
   if (memoryMb < 16 || memoryMb > config.maxMemoryMb) {
-    throw new HostError(400, "invalid_input", `memoryLimit must be between 16 and ${config.maxMemoryMb} MB`);
+    throw new HostError(
+      400,
+      "invalid_input",
+      `memoryLimit must be between 16 and ${config.maxMemoryMb} MB`,
+    );
   }
   const network = config.networkEnabled && req.networkEnabled === true ? "bridge" : "none";
-  const timeoutMs = Math.min(Math.max(req.timeoutMs ?? config.defaultTimeoutMs, 1), MAX_SANDBOX_TIMEOUT_MS);
+  const timeoutMs = Math.min(
+    Math.max(req.timeoutMs ?? config.defaultTimeoutMs, 1),
+    MAX_SANDBOX_TIMEOUT_MS,
+  );
   const env = { ...BASE_ENV, ...userEnv };
   const poolable =
     req.language !== "shell" &&

@@ -89,7 +89,9 @@ export class WarmPool {
         list.push(container);
       }
     } catch (err) {
-      this.log(`warm pool: cannot pre-start a ${language} container (${(err as Error).message}); retrying`);
+      this.log(
+        `warm pool: cannot pre-start a ${language} container (${(err as Error).message}); retrying`,
+      );
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);
         void this.refill(language);
@@ -107,7 +109,11 @@ export class WarmPool {
     this.owned.add(slot);
     try {
       const spec = containerSpec(plan, this.config, slot, "pool");
-      const container = await SandboxContainer.create(this.docker, spec, this.config.maxOutputChars);
+      const container = await SandboxContainer.create(
+        this.docker,
+        spec,
+        this.config.maxOutputChars,
+      );
       try {
         await container.start();
       } catch (err) {

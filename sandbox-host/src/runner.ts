@@ -56,13 +56,15 @@ export class Runner {
    */
   async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
     const plan = planRun(req, this.deps.config);
-    if (this.runs.has(plan.runId)) throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
+    if (this.runs.has(plan.runId))
+      throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
     const active: ActiveRun = { killed: false, abort: new AbortController() };
     this.runs.set(plan.runId, active);
     const onAbort = () => this.kill(plan.runId);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      if (signal?.aborted) throw new HostError(409, "killed", "Run was cancelled before it started");
+      if (signal?.aborted)
+        throw new HostError(409, "killed", "Run was cancelled before it started");
       await this.deps.images.ensure(plan.image);
       const release = await this.deps.limiter.acquire(active.abort.signal);
       try {
@@ -117,7 +119,9 @@ export class Runner {
     return stale.length;
   }
 
-  private async acquireContainer(plan: RunPlan): Promise<{ container: SandboxContainer; pooled: boolean }> {
+  private async acquireContainer(
+    plan: RunPlan,
+  ): Promise<{ container: SandboxContainer; pooled: boolean }> {
     const { docker, config, pool, owned, images } = this.deps;
     if (plan.poolable) {
       const container = pool.take(plan.language, plan.image);
@@ -136,15 +140,27 @@ export class Runner {
       owned.delete(slot);
       if ((err as { statusCode?: number }).statusCode === 404) {
         images.forget(plan.image);
-        throw new HostError(503, "image_unavailable", `Image ${plan.image} is not available on the sandbox host`);
+        throw new HostError(
+          503,
+          "image_unavailable",
+          `Image ${plan.image} is not available on the sandbox host`,
+        );
       }
-      throw new HostError(503, "docker_unavailable", "Docker engine refused to create the container");
+      throw new HostError(
+        503,
+        "docker_unavailable",
+        "Docker engine refused to create the container",
+      );
     }
     try {
       await container.start();
     } catch {
       await this.dispose(container);
-      throw new HostError(503, "docker_unavailable", "Docker engine refused to start the container");
+      throw new HostError(
+        503,
+        "docker_unavailable",
+        "Docker engine refused to start the container",
+      );
     }
     return { container, pooled: false };
   }
@@ -171,7 +187,10 @@ export class Runner {
       let slackTimer: NodeJS.Timeout | undefined;
       const waited = await Promise.race([
         container.exited,
-        new Promise<"slack">((r) => (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS))),
+        new Promise<"slack">(
+          (r) =>
+            (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS)),
+        ),
       ]);
       const durationMs = Math.round(performance.now() - started);
       clearTimeout(limitTimer);

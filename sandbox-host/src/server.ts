@@ -74,7 +74,12 @@ export function createHostApp(
   const app = new Hono<{ Variables: AuthVariables }>();
   app.use(
     "*",
-    signatureAuth({ keys: config.keys, maxBodyBytes: config.maxBodyBytes, nonces: new NonceStore(), now: opts.now }),
+    signatureAuth({
+      keys: config.keys,
+      maxBodyBytes: config.maxBodyBytes,
+      nonces: new NonceStore(),
+      now: opts.now,
+    }),
   );
   app.post("/v1/run", async (c) => {
     let json: unknown;
@@ -85,7 +90,9 @@ export function createHostApp(
     }
     const parsed = sandboxRunRequestSchema.safeParse(json);
     if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+      const fields = parsed.error.issues.map(
+        (i) => `${i.path.join(".") || "(body)"}: ${i.message}`,
+      );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
     const result = await runner.run(parsed.data as SandboxRunRequest, c.req.raw.signal);
@@ -93,7 +100,8 @@ export function createHostApp(
   });
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(runId))
+      throw new HostError(400, "invalid_input", "Invalid run id");
     return c.json({ killed: runner.kill(runId) });
   });
   app.get("/v1/health", async (c) => c.json(await health()));
@@ -104,7 +112,10 @@ export function createHostApp(
       return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
     }
     opts.log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-    return c.json({ error: { code: "internal_error", message: "Internal sandbox host error" } }, 500);
+    return c.json(
+      { error: { code: "internal_error", message: "Internal sandbox host error" } },
+      500,
+    );
   });
   return app;
 }
@@ -116,9 +127,14 @@ export function createHostApp(
  * @throws Error when the port cannot be bound. A Docker engine that is down at start-up is logged
  * and reported by health; runs then fail with 503.
  */
-export async function startSandboxHost(config: HostConfig, opts: SandboxHostOptions = {}): Promise<SandboxHost> {
+export async function startSandboxHost(
+  config: HostConfig,
+  opts: SandboxHostOptions = {},
+): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
-  const docker = opts.docker ?? new Docker(config.dockerSocket ? { socketPath: config.dockerSocket } : undefined);
+  const docker =
+    opts.docker ??
+    new Docker(config.dockerSocket ? { socketPath: config.dockerSocket } : undefined);
   const owned = new Set<string>();
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
   const pool = new WarmPool(docker, config, owned, log);
@@ -147,7 +163,8 @@ export async function startSandboxHost(config: HostConfig, opts: SandboxHostOpti
       log(`leftover sweep failed (${when}): ${(err as Error).message}`);
     }
   };
-  if (!(await dockerReachable(docker))) log("Docker engine is not reachable; runs will fail until it is");
+  if (!(await dockerReachable(docker)))
+    log("Docker engine is not reachable; runs will fail until it is");
   await sweep("start-up");
   pool.start();
 

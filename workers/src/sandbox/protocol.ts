@@ -148,7 +148,8 @@ export interface SignInput {
  */
 export async function signRequest(input: SignInput): Promise<Record<string, string>> {
   if (!input.secret) throw new Error("Sandbox signing secret is empty");
-  if (!KEY_ID_RE.test(input.keyId)) throw new Error("Sandbox key id must match [A-Za-z0-9_.-]{1,64}");
+  if (!KEY_ID_RE.test(input.keyId))
+    throw new Error("Sandbox key id must match [A-Za-z0-9_.-]{1,64}");
   const url = new URL(input.url, "http://signing.invalid");
   const timestamp = String(Math.floor(input.timestamp ?? Date.now()));
   const nonce = input.nonce ?? newNonce();
@@ -162,7 +163,11 @@ export async function signRequest(input: SignInput): Promise<Record<string, stri
     keyId: input.keyId,
     bodySha256: await sha256Hex(body),
   });
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(input.secret), encoder.encode(canonical));
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(input.secret),
+    encoder.encode(canonical),
+  );
   return {
     [SIGNATURE_HEADERS.keyId]: input.keyId,
     [SIGNATURE_HEADERS.timestamp]: timestamp,
@@ -200,7 +205,8 @@ export async function verifyRequest(input: VerifyInput): Promise<VerifyOutcome> 
   const timestamp = input.header(SIGNATURE_HEADERS.timestamp) ?? "";
   const nonce = input.header(SIGNATURE_HEADERS.nonce) ?? "";
   const signature = (input.header(SIGNATURE_HEADERS.signature) ?? "").toLowerCase();
-  if (!keyId || !timestamp || !nonce || !signature) return { ok: false, reason: "Request is not signed" };
+  if (!keyId || !timestamp || !nonce || !signature)
+    return { ok: false, reason: "Request is not signed" };
   if (!TIMESTAMP_RE.test(timestamp) || !NONCE_RE.test(nonce) || !SIGNATURE_RE.test(signature)) {
     return { ok: false, reason: "Malformed signature headers" };
   }
@@ -254,16 +260,26 @@ export const sandboxRunRequestSchema = z
   .strict()
   .superRefine((req, ctx) => {
     if (req.language === "shell") {
-      if (req.command === undefined) ctx.addIssue({ code: "custom", path: ["command"], message: "Required for shell" });
-      if (req.code !== undefined) ctx.addIssue({ code: "custom", path: ["code"], message: "Not allowed for shell" });
+      if (req.command === undefined)
+        ctx.addIssue({ code: "custom", path: ["command"], message: "Required for shell" });
+      if (req.code !== undefined)
+        ctx.addIssue({ code: "custom", path: ["code"], message: "Not allowed for shell" });
     } else {
-      if (req.code === undefined) ctx.addIssue({ code: "custom", path: ["code"], message: `Required for ${req.language}` });
+      if (req.code === undefined)
+        ctx.addIssue({ code: "custom", path: ["code"], message: `Required for ${req.language}` });
       if (req.command !== undefined || req.args !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["command"], message: `Not allowed for ${req.language}` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["command"],
+          message: `Not allowed for ${req.language}`,
+        });
       }
     }
-    const nul = [req.command, ...(req.args ?? []), ...Object.values(req.env ?? {})].some((s) => s?.includes("\0"));
-    if (nul) ctx.addIssue({ code: "custom", path: ["args"], message: "NUL characters are not allowed" });
+    const nul = [req.command, ...(req.args ?? []), ...Object.values(req.env ?? {})].some((s) =>
+      s?.includes("\0"),
+    );
+    if (nul)
+      ctx.addIssue({ code: "custom", path: ["args"], message: "NUL characters are not allowed" });
   });
 
 /** Error body of the host: `{ error: { code, message } }`. */

@@ -1,0 +1,185 @@
+/**
+ * Signing HTTP client for the sandbox host (SPEC §6; DESIGN.md "Protocol"; issue 3 "API side").
+ * Uses the global `fetch` and WebCrypto only, so it runs in workerd and Node. Every call is bounded
+ * by an AbortSignal, so a silent host never hangs a handler.
+ */
+import type { Config } from "../config.js";
+import { ExecutionFailure } from "../errors.js";
+import { MAX_SANDBOX_TIMEOUT_MS, signRequest } from "./protocol.js";
+import type { SandboxClient, SandboxHealth, SandboxRunRequest, SandboxRunResult } from "./types.js";
+
+/** Options of {@link createSandboxClient}. */
+export interface SandboxClientOptions {
+  /** Host base URL, e.g. `http://127.0.0.1:20129`. */
+  baseUrl: string;
+  /** Shared HMAC secret (never sent, never logged). */
+  secret: string;
+  /** Key id the host knows the secret under (default `k1`). */
+  keyId?: string;
+  /** fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+  /**
+   * Time a run may take beyond its own limit before the client gives up on the host, in ms
+   * (queue wait, container start, kill grace, removal). Default 45 000.
+   */
+  runOverheadMs?: number;
+  /** Time limit of `kill` and `health` calls, in ms. Default 5 000. */
+  controlTimeoutMs?: number;
+  /** Limit assumed for a run without `timeoutMs` (the host's default), in ms. Default 10 000. */
+  defaultRunTimeoutMs?: number;
+}
+
+/** Failure codes the client produces besides the host's own error codes. */
+export type SandboxFailureCode =
+  | "sandbox_unavailable"
+  | "sandbox_busy"
+  | "sandbox_auth_failed"
+  | "sandbox_error"
+  | "aborted";
+
+function unavailable(message: string): ExecutionFailure {
+  return new ExecutionFailure(message, { code: "sandbox_unavailable", retryable: true });
+}
+
+/** Maps a non-2xx answer of the host to an ExecutionFailure (429/502/503/504 retryable). */
+function hostFailure(status: number, body: unknown, retryAfter: string | null): ExecutionFailure {
+  const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const code = typeof err?.code === "string" ? err.code : "";
+  const detail = typeof err?.message === "string" ? err.message : `HTTP ${status}`;
+  if (status === 429) {
+    const after = retryAfter ? ` (retry after ${retryAfter} s)` : "";
+    return new ExecutionFailure(`Sandbox host is busy${after}`, {
+      code: "sandbox_busy",
+      retryable: true,
+    });
+  }
+  if (status === 401) {
+    return new ExecutionFailure(
+      `Sandbox host rejected the request signature (${detail}); check SANDBOX_SECRET and SANDBOX_KEY_ID`,
+      { code: "sandbox_auth_failed" },
+    );
+  }
+  if (status === 503 && code === "image_unavailable") {
+    return new ExecutionFailure(detail, { code: "image_unavailable" });
+  }
+  if (status === 502 || status === 503 || status === 504) {
+    return unavailable(`Sandbox host unavailable: ${detail}`);
+  }
+  return new ExecutionFailure(`Sandbox host error: ${detail}`, { code: code || "sandbox_error" });
+}
+
+function isRunResult(v: unknown): v is SandboxRunResult {
+  const r = v as Partial<SandboxRunResult> | null;
+  return (
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.stdout === "string" &&
+    typeof r.stderr === "string" &&
+    typeof r.timedOut === "boolean" &&
+    typeof r.oomKilled === "boolean" &&
+    typeof r.truncated === "boolean" &&
+    (typeof r.exitCode === "number" || r.exitCode === null)
+  );
+}
+
+/**
+ * Creates a {@link SandboxClient}. Every request is signed (protocol.ts). Errors (all
+ * `ExecutionFailure`): `sandbox_unavailable` (retryable) when the host is unreachable, does not
+ * answer within its bound, or answers 502/503/504; `sandbox_busy` (retryable) on 429;
+ * `sandbox_auth_failed` on 401; `image_unavailable`; `aborted` when the caller's signal fired;
+ * otherwise the host's error code (`invalid_input`, `image_not_allowed`, ...).
+ */
+export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
+  const base = opts.baseUrl.replace(/\/+$/, "");
+  const keyId = opts.keyId ?? "k1";
+  const doFetch =
+    opts.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const runOverheadMs = opts.runOverheadMs ?? 45_000;
+  const controlTimeoutMs = opts.controlTimeoutMs ?? 5_000;
+  const defaultRunTimeoutMs = opts.defaultRunTimeoutMs ?? 10_000;
+
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    boundMs: number,
+    callerSignal?: AbortSignal,
+  ): Promise<unknown> {
+    if (callerSignal?.aborted)
+      throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
+    const text = body === undefined ? "" : JSON.stringify(body);
+    const url = `${base}${path}`;
+    const headers: Record<string, string> = await signRequest({
+      secret: opts.secret,
+      keyId,
+      method,
+      url,
+      body: text,
+    });
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const timeout = AbortSignal.timeout(boundMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+    let res: Response;
+    let parsed: unknown;
+    try {
+      res = await doFetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : text,
+        signal,
+      });
+      const raw = await res.text();
+      try {
+        parsed = raw === "" ? null : JSON.parse(raw);
+      } catch {
+        parsed = null;
+      }
+    } catch (err) {
+      if (callerSignal?.aborted)
+        throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
+      if (timeout.aborted) throw unavailable(`Sandbox host did not answer within ${boundMs} ms`);
+      const reason = err instanceof Error ? err.message : String(err);
+      throw unavailable(`Sandbox host unreachable at ${new URL(base).origin}: ${reason}`);
+    }
+    if (!res.ok) throw hostFailure(res.status, parsed, res.headers.get("retry-after"));
+    return parsed;
+  }
+
+  return {
+    async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+      const limit = Math.min(req.timeoutMs ?? defaultRunTimeoutMs, MAX_SANDBOX_TIMEOUT_MS);
+      const out = await call("POST", "/v1/run", req, limit + runOverheadMs, signal);
+      if (!isRunResult(out)) {
+        throw new ExecutionFailure("Sandbox host sent a malformed run result", {
+          code: "sandbox_error",
+        });
+      }
+      return out;
+    },
+    async kill(runId: string): Promise<void> {
+      await call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs);
+    },
+    async health(): Promise<SandboxHealth> {
+      return (await call("GET", "/v1/health", undefined, controlTimeoutMs)) as SandboxHealth;
+    },
+  };
+}
+
+/**
+ * Builds the client from the API configuration (`SANDBOX_URL`, `SANDBOX_SECRET`, `SANDBOX_KEY_ID`,
+ * `SKILLS_SANDBOX_TIMEOUT_MS`). Output: undefined when the URL or the secret is missing (the
+ * sandbox builtins then fail with `sandbox_unavailable`: fail closed).
+ */
+export function sandboxClientFromConfig(
+  config: Config,
+  fetchImpl?: typeof fetch,
+): SandboxClient | undefined {
+  if (!config.SANDBOX_URL || !config.SANDBOX_SECRET) return undefined;
+  return createSandboxClient({
+    baseUrl: config.SANDBOX_URL,
+    secret: config.SANDBOX_SECRET,
+    keyId: config.SANDBOX_KEY_ID,
+    fetch: fetchImpl,
+    defaultRunTimeoutMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
+  });
+}

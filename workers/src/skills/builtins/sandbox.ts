@@ -1,0 +1,243 @@
+/**
+ * Builtins `eval_code` (node, python) and `execute_command` (shell argv) delegated to the sandbox
+ * host (SPEC §1, §2 "Builtins", §5 "Outcomes", §6; issue 3 "API side").
+ */
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import type { AppDeps } from "../../deps.js";
+import { ExecutionFailure } from "../../errors.js";
+import { MAX_SANDBOX_TIMEOUT_MS } from "../../sandbox/protocol.js";
+import type { SandboxRunRequest, SandboxRunResult } from "../../sandbox/types.js";
+import type { HandlerContext, SkillHandler } from "../types.js";
+import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+
+/**
+ * Time the executor allows beyond the sandbox limit, in ms: kill grace, container start and
+ * removal, the HTTP round trip (issue 3: "the executor's own timeout ... is that plus a grace").
+ */
+export const SANDBOX_EXECUTOR_GRACE_MS = 5_000;
+
+/** Input of `eval_code`. */
+export const evalCodeInput = z.object({
+  language: z.enum(["javascript", "node", "python"]),
+  code: z.string().min(1),
+  timeoutMs: z.number().int().min(100).optional(),
+  networkEnabled: z.boolean().optional(),
+});
+
+/** Input of `execute_command`: argv, never a shell string. */
+export const executeCommandInput = z.object({
+  command: z.string().min(1).max(4096),
+  args: z
+    .array(z.union([z.string(), z.number(), z.boolean()]))
+    .max(1024)
+    .optional(),
+  timeoutMs: z.number().int().min(100).optional(),
+});
+
+const timeoutProperty = {
+  type: "integer",
+  minimum: 100,
+  description: "Time limit in milliseconds (default from the server, at most 60000).",
+};
+
+/**
+ * Sandbox time limit of a call in ms: the call's `timeoutMs`, else `SKILLS_SANDBOX_TIMEOUT_MS`,
+ * never above 60 000 (SPEC §6).
+ */
+export function sandboxTimeoutFor(input: unknown, config: Config): number {
+  const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
+  const ms =
+    typeof asked === "number" && Number.isFinite(asked) && asked > 0
+      ? asked
+      : config.SKILLS_SANDBOX_TIMEOUT_MS;
+  return Math.min(Math.floor(ms), MAX_SANDBOX_TIMEOUT_MS);
+}
+
+/** Executor budget of a sandbox call in ms: the sandbox limit plus {@link SANDBOX_EXECUTOR_GRACE_MS}. */
+function executorTimeoutFor(input: unknown, config: Config): number {
+  return sandboxTimeoutFor(input, config) + SANDBOX_EXECUTOR_GRACE_MS;
+}
+
+/** Declarations of the sandbox builtins (SPEC §2: eval_code `hybrid`, execute_command `manual`). */
+export const sandboxDefinitions: BuiltinDefinition[] = [
+  {
+    name: "eval_code",
+    description:
+      "Run a JavaScript (Node.js) or Python program in an isolated sandbox without network access and return its stdout, stderr and exit code. The program reads nothing from the caller; print results to stdout.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        language: {
+          type: "string",
+          enum: ["javascript", "node", "python"],
+          description: "Program language.",
+        },
+        code: { type: "string", description: "Complete program source." },
+        timeoutMs: timeoutProperty,
+        networkEnabled: {
+          type: "boolean",
+          description: "Ask for network access (granted only when the server allows it).",
+        },
+      },
+      required: ["language", "code"],
+      additionalProperties: false,
+    },
+    policy: "hybrid",
+    mode: "auto",
+    tags: [
+      "code",
+      "eval",
+      "run",
+      "execute",
+      "python",
+      "javascript",
+      "node",
+      "script",
+      "calculate",
+      "sandbox",
+    ],
+    timeoutFor: executorTimeoutFor,
+  },
+  {
+    name: "execute_command",
+    description:
+      "Run one command with arguments (argv, no shell) in an isolated sandbox without network access and return its stdout, stderr and exit code.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        command: { type: "string", description: "Executable name or path, e.g. `ls`." },
+        args: {
+          type: "array",
+          items: { type: ["string", "number", "boolean"] },
+          description: "Arguments, each passed as one argv entry.",
+        },
+        timeoutMs: timeoutProperty,
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    policy: "manual",
+    mode: "auto",
+    tags: ["shell", "command", "execute", "run", "cli", "terminal", "sandbox"],
+    timeoutFor: executorTimeoutFor,
+  },
+];
+
+function parseInput<T>(schema: z.ZodType<T>, input: unknown, tool: string): T {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((i) => i.path.join(".") || "input").join(", ");
+    throw new ExecutionFailure(`Invalid ${tool} input: ${where}`, { code: "invalid_input" });
+  }
+  return parsed.data;
+}
+
+/**
+ * Maps a run result to the execution outcome (SPEC §5 "Outcomes"): exit 0 without OOM → the
+ * result is returned (success); a timeout → ExecutionFailure `timeout` with the partial result;
+ * OOM or a non-zero exit → ExecutionFailure `error` with the whole result as output.
+ */
+export function outcomeOf(result: SandboxRunResult, timeoutMs: number): SandboxRunResult {
+  if (result.timedOut) {
+    throw new ExecutionFailure(`Sandbox run timed out after ${timeoutMs} ms`, {
+      status: "timeout",
+      code: "timeout",
+      output: result,
+    });
+  }
+  if (result.oomKilled) {
+    throw new ExecutionFailure(
+      "Sandbox run was killed for exceeding its memory limit (oomKilled)",
+      {
+        code: "oom_killed",
+        output: result,
+      },
+    );
+  }
+  if (result.exitCode !== 0) {
+    const how =
+      result.exitCode === null
+        ? "ended without an exit code"
+        : `exited with code ${result.exitCode}`;
+    const signal = result.signal ? ` (${result.signal})` : "";
+    const cut =
+      result.truncated && result.signal
+        ? "; output exceeded the limit and the run was stopped"
+        : "";
+    throw new ExecutionFailure(`Program ${how}${signal}${cut}`, {
+      code: "nonzero_exit",
+      output: result,
+    });
+  }
+  return result;
+}
+
+/** Runs a request on the host, killing the run through the host when the execution aborts. */
+async function runOnHost(
+  deps: AppDeps,
+  req: SandboxRunRequest,
+  ctx: HandlerContext,
+): Promise<SandboxRunResult> {
+  const sandbox = deps.sandbox;
+  if (!sandbox) {
+    throw new ExecutionFailure("Sandbox host is not configured (SANDBOX_URL and SANDBOX_SECRET)", {
+      code: "sandbox_unavailable",
+      retryable: true,
+    });
+  }
+  const runId = crypto.randomUUID();
+  const onAbort = () => void sandbox.kill(runId).catch(() => {});
+  if (ctx.signal.aborted)
+    throw new ExecutionFailure("Execution was cancelled", { code: "aborted" });
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await sandbox.run({ ...req, runId }, ctx.signal);
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Sandbox limit of one attempt: the call's limit, shortened to fit the attempt's remaining budget. */
+function attemptTimeout(input: unknown, deps: AppDeps, ctx: HandlerContext): number {
+  const wanted = sandboxTimeoutFor(input, deps.config);
+  const room = ctx.timeoutMs > 0 ? ctx.timeoutMs - SANDBOX_EXECUTOR_GRACE_MS : wanted;
+  return Math.max(100, Math.min(wanted, room));
+}
+
+/**
+ * Builds the `eval_code` and `execute_command` handlers over `deps.sandbox`. Errors
+ * (ExecutionFailure): `invalid_input`; `sandbox_unavailable` (retryable) when no host is configured
+ * or it cannot be reached; `sandbox_busy` (retryable); `timeout`, `oom_killed`, `nonzero_exit`
+ * with the run result as output; the host's codes (`image_unavailable`, ...).
+ */
+export const createSandboxHandlers: BuiltinHandlerFactory = (deps) => {
+  const evalCode: SkillHandler = async (input, ctx) => {
+    const args = parseInput(evalCodeInput, input, "eval_code");
+    const timeoutMs = attemptTimeout(args, deps, ctx);
+    const result = await runOnHost(
+      deps,
+      {
+        language: args.language === "python" ? "python" : "node",
+        code: args.code,
+        timeoutMs,
+        networkEnabled: args.networkEnabled === true,
+      },
+      ctx,
+    );
+    return outcomeOf(result, timeoutMs);
+  };
+
+  const executeCommand: SkillHandler = async (input, ctx) => {
+    const args = parseInput(executeCommandInput, input, "execute_command");
+    const timeoutMs = attemptTimeout(args, deps, ctx);
+    const result = await runOnHost(
+      deps,
+      { language: "shell", command: args.command, args: (args.args ?? []).map(String), timeoutMs },
+      ctx,
+    );
+    return outcomeOf(result, timeoutMs);
+  };
+
+  return { eval_code: evalCode, execute_command: executeCommand };
+};
