@@ -1,0 +1,211 @@
+/**
+ * Google Gemini `generateContent` wire format (SPEC §3, §4, §11; Gemini API docs "Function
+ * calling"). Requests come in the REST shape (`contents`, `systemInstruction`, `tools`,
+ * `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same fields
+ * under `config`). Tools are `functionDeclarations` of `{ name, description, parameters }`; calls
+ * are read from `candidates[].content.parts[].functionCall`, and from the SDK's `functionCalls`
+ * field only when no candidates exist, so no call is counted twice. Results go back as one `user`
+ * turn of `functionResponse` parts in call order, names echoed and ids echoed when present. The
+ * response is not spliced (no documented splice); a replayed model turn keeps every part as it
+ * came, `thoughtSignature` included.
+ */
+import type { JsonSchema } from "../skills/types.js";
+import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
+import { asArray, isObject, outcomeValue } from "./wire.js";
+
+/** A function declaration (`FunctionDeclaration`); `parameters` is in Gemini's schema subset. */
+export interface GeminiFunctionDeclaration {
+  name: string;
+  description: string;
+  parameters?: JsonSchema;
+}
+
+/** A `Tool` holding function declarations. */
+export interface GeminiTool {
+  functionDeclarations: GeminiFunctionDeclaration[];
+}
+
+/** One `functionResponse` part (`Part`). */
+export interface GeminiFunctionResponsePart {
+  functionResponse: { name: string; response: JsonObject; id?: string };
+}
+
+/** The follow-up user turn (`Content`). */
+export interface GeminiFunctionResponseContent {
+  role: "user";
+  parts: GeminiFunctionResponsePart[];
+}
+
+/** Declaration for one spec; parameters are omitted for a tool that takes none. */
+export function geminiDeclaration(spec: ToolSpec): GeminiFunctionDeclaration {
+  const decl: GeminiFunctionDeclaration = { name: spec.name, description: spec.description };
+  if (spec.parameters) decl.parameters = spec.parameters;
+  return decl;
+}
+
+/**
+ * The `response` object of a `functionResponse` (Gemini docs: an `output` key for the result, an
+ * `error` key for failures).
+ */
+export function geminiResponseValue(outcome: CallOutcome): JsonObject {
+  if (outcome.status === "error" || outcome.status === "timeout") {
+    const body: JsonObject = { error: outcome.error ?? "Tool call failed", status: outcome.status };
+    if (outcome.output !== undefined && outcome.output !== null) body.output = outcome.output;
+    return body;
+  }
+  return { output: outcomeValue(outcome) };
+}
+
+/** One user turn with one `functionResponse` part per outcome, in call order (CASES C10). */
+export function geminiFollowUp(outcomes: readonly CallOutcome[]): GeminiFunctionResponseContent[] {
+  if (outcomes.length === 0) return [];
+  const parts = outcomes.map((o): GeminiFunctionResponsePart => {
+    const fr: GeminiFunctionResponsePart["functionResponse"] = {
+      name: o.call.name,
+      response: geminiResponseValue(o),
+    };
+    if (o.call.providerId !== undefined) fr.id = o.call.providerId;
+    return { functionResponse: fr };
+  });
+  return [{ role: "user", parts }];
+}
+
+/** The object holding tools/toolConfig: `config` in the SDK shape, the request itself in REST. */
+function toolHolder(request: JsonObject): JsonObject {
+  return isObject(request.config) ? request.config : request;
+}
+
+function partsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (isObject(value)) {
+    if (Array.isArray(value.parts)) return partsText(value.parts);
+    return typeof value.text === "string" && value.thought !== true ? value.text : "";
+  }
+  const out: string[] = [];
+  for (const item of asArray(value)) {
+    const text = partsText(item);
+    if (text) out.push(text);
+  }
+  return out.join("\n");
+}
+
+function contextText(request: JsonObject): string {
+  const parts: string[] = [];
+  const holder = toolHolder(request);
+  const systems = [request.systemInstruction, request.system_instruction];
+  if (holder !== request) systems.push(holder.systemInstruction, holder.system_instruction);
+  for (const sys of systems) {
+    const text = partsText(sys);
+    if (text) parts.push(text);
+  }
+  const contents = request.contents;
+  for (const item of Array.isArray(contents) ? contents : [contents]) {
+    if (isObject(item) && Array.isArray(item.parts)) {
+      const role = item.role ?? "user";
+      if (role !== "user" && role !== "model") continue;
+    }
+    const text = partsText(item);
+    if (text) parts.push(text);
+  }
+  return parts.join("\n");
+}
+
+function calls(response: JsonObject): ExtractedCall[] {
+  const out: ExtractedCall[] = [];
+  const push = (fc: JsonObject) => {
+    if (typeof fc.name !== "string") return;
+    const id = typeof fc.id === "string" && fc.id !== "" ? fc.id : undefined;
+    out.push({
+      callId: id ?? `fc_${out.length}`,
+      providerId: id,
+      name: fc.name,
+      input: fc.args ?? {},
+      index: out.length,
+    });
+  };
+  const candidates = asArray(response.candidates);
+  if (candidates.length > 0) {
+    for (const cand of candidates) {
+      if (!isObject(cand) || !isObject(cand.content)) continue;
+      for (const part of asArray(cand.content.parts)) {
+        if (isObject(part) && isObject(part.functionCall)) push(part.functionCall);
+      }
+    }
+    return out;
+  }
+  for (const fc of asArray(response.functionCalls)) if (isObject(fc)) push(fc);
+  return out;
+}
+
+function declaredNames(tools: unknown): Set<string> {
+  const names = new Set<string>();
+  for (const t of asArray(tools)) {
+    if (!isObject(t)) continue;
+    for (const d of [...asArray(t.functionDeclarations), ...asArray(t.function_declarations)]) {
+      if (isObject(d) && typeof d.name === "string") names.add(d.name);
+    }
+  }
+  return names;
+}
+
+function addTools(request: JsonObject, specs: readonly ToolSpec[]): JsonObject {
+  if (specs.length === 0) return request;
+  const decls = specs.map(geminiDeclaration);
+  const holder = toolHolder(request);
+  const tools = [...asArray(holder.tools)];
+  const at = tools.findIndex(
+    (t) =>
+      isObject(t) &&
+      (Array.isArray(t.functionDeclarations) || Array.isArray(t.function_declarations)),
+  );
+  if (at >= 0) {
+    const tool = tools[at] as JsonObject;
+    const key = Array.isArray(tool.functionDeclarations)
+      ? "functionDeclarations"
+      : "function_declarations";
+    tools[at] = { ...tool, [key]: [...asArray(tool[key]), ...decls] };
+  } else {
+    const added: GeminiTool = { functionDeclarations: decls };
+    tools.push(added);
+  }
+  return holder === request ? { ...request, tools } : { ...request, config: { ...holder, tools } };
+}
+
+function modeNone(config: unknown): boolean {
+  if (!isObject(config)) return false;
+  const fcc = config.functionCallingConfig ?? config.function_calling_config;
+  return isObject(fcc) && typeof fcc.mode === "string" && fcc.mode.toUpperCase() === "NONE";
+}
+
+/** The Gemini adapter. */
+export const gemini: ProviderAdapter = {
+  format: "gemini",
+  provider: "google",
+  schemaDialect: "gemini",
+  contextText,
+  toolsDisabled(request) {
+    const holder = toolHolder(request);
+    return (
+      modeNone(holder.toolConfig) || modeNone(holder.tool_config) || modeNone(request.toolConfig)
+    );
+  },
+  clientToolNames(request) {
+    const names = declaredNames(toolHolder(request).tools);
+    for (const n of declaredNames(request.tools)) names.add(n);
+    return names;
+  },
+  addTools,
+  extractCalls: calls,
+  followUp: geminiFollowUp,
+  splice(response) {
+    return response;
+  },
+  replayTurn(response) {
+    const cand = asArray(response.candidates).find(isObject);
+    if (cand && isObject(cand.content)) return [cand.content];
+    const fcs = asArray(response.functionCalls).filter(isObject);
+    return fcs.length > 0
+      ? [{ role: "model", parts: fcs.map((fc) => ({ functionCall: fc })) }]
+      : [];
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * Shared shapes of the provider wire-format modules (SPEC §3 injection, §4 interception).
+ * Requests and responses arrive as parsed JSON, so every reader is defensive: a field of the wrong
+ * shape is ignored rather than trusted. Builders return narrow wire types that the test suite
+ * checks against the official SDK types (`openai`, `@anthropic-ai/sdk`, `@google/genai`).
+ */
+import type { JsonSchema } from "../skills/types.js";
+
+/** The four wire formats Skillgate speaks (issue 4 scope). */
+export type ProviderFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+
+/** The requesting provider used by AUTO scoring's provider hints (SPEC §3). */
+export type RequestProvider = "openai" | "anthropic" | "google";
+
+/** Which JSON Schema dialect a format's tool declarations take (SPEC §3 "Schemas are adapted"). */
+export type SchemaDialect = "json-schema" | "gemini";
+
+/** A parsed JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** A tool to inject, provider-neutral: emitted name, description and adapted parameters. */
+export interface ToolSpec {
+  /** Provider-safe emitted name (see skills/tool-names.ts). */
+  name: string;
+  description: string;
+  /** Parameters already adapted to the format's {@link SchemaDialect}; null = no parameters. */
+  parameters: JsonSchema | null;
+}
+
+/** One tool call read from a provider response, in response order. */
+export interface ExtractedCall {
+  /**
+   * Stable id of the call: `tool_calls[].id` (Chat), `call_id` (Responses), `tool_use.id`
+   * (Anthropic), `functionCall.id` (Gemini) or, for a Gemini call without id, `fc_<index>`.
+   */
+  callId: string;
+  /** The id exactly as the provider sent it; undefined for a Gemini call without id. */
+  providerId: string | undefined;
+  /** Tool name as the model wrote it. */
+  name: string;
+  /** Parsed arguments (an object for well-formed calls). */
+  input: unknown;
+  /** Set when the arguments could not be parsed (malformed JSON string). */
+  inputError?: string;
+  /** 0-based position among the response's calls. */
+  index: number;
+}
+
+/** Outcome status of an intercepted call (issue 4 `toolResults[].status`). */
+export type OutcomeStatus = "success" | "error" | "timeout" | "pending_approval";
+
+/** The result of one owned call, to be sent back in the provider's shape. */
+export interface CallOutcome {
+  call: ExtractedCall;
+  status: OutcomeStatus;
+  /** Handler output (success), partial output (error/timeout) or an approval note. */
+  output?: unknown;
+  /** Error message for `error` / `timeout`. */
+  error?: string;
+  executionId: string | null;
+}
+
+/**
+ * What each wire-format module knows (issue 4 scope 1): where tools go, the context text, the
+ * "no tools" choice, the client's own tool names, where calls sit in a response, the follow-up a
+ * client sends as is, the documented splice, and the replayed assistant/model turn.
+ */
+export interface ProviderAdapter {
+  readonly format: ProviderFormat;
+  readonly provider: RequestProvider;
+  readonly schemaDialect: SchemaDialect;
+  /** System prompt and text parts of user/assistant messages, newline-joined (not tool results). */
+  contextText(request: JsonObject): string;
+  /** True when the request itself asks for no tools (`tool_choice: "none"`, Gemini mode NONE). */
+  toolsDisabled(request: JsonObject): boolean;
+  /** Names of the tools the client declared itself (its tools win name clashes). */
+  clientToolNames(request: JsonObject): Set<string>;
+  /** A copy of `request` with `tools` appended in the format's shape; the input is not mutated. */
+  addTools(request: JsonObject, tools: readonly ToolSpec[]): JsonObject;
+  /** Every tool call in `response`, in order, each exactly once. */
+  extractCalls(response: JsonObject): ExtractedCall[];
+  /** Provider-native items the client appends after the assistant turn, for `outcomes` in call order. */
+  followUp(outcomes: readonly CallOutcome[]): object[];
+  /** A copy of `response` with the documented splice where the format admits it (SPEC §4). */
+  splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject;
+  /** The assistant/model turn(s) of `response` as request items, for replaying history. */
+  replayTurn(response: JsonObject): JsonObject[];
+}
