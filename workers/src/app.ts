@@ -10,6 +10,7 @@ import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
 import { adminRoutes } from "./routes/admin.js";
+import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
   app.route("/", executionsRoutes());
+  app.route("/", catalogsRoutes());
   app.route("/", skillsRoutes());
 
   app.doc31("/openapi.json", {

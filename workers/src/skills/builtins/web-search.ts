@@ -1,0 +1,115 @@
+/**
+ * Builtin `web_search` (SPEC §2, §7 "a pluggable search provider with cached results"; alias
+ * `omniroute_web_search`, SPEC §4). Results are cached in the KV-style cache for
+ * `WEB_SEARCH_CACHE_TTL_S` seconds; failures are tool errors, never empty results.
+ */
+import { z } from "zod";
+import type { Cache } from "../../cache/types.js";
+import { ExecutionFailure } from "../../errors.js";
+import type { HandlerContext, SkillHandler } from "../types.js";
+import { sha256Hex } from "./bytes.js";
+import { createSearchProvider, type SearchProvider, type SearchResult } from "./search-providers.js";
+import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+
+/** Default and largest number of results per call. */
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
+
+/** Input of `web_search`. */
+export const webSearchInput = z.object({
+  query: z.string().trim().min(1).max(1000),
+  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
+});
+
+/** Result of `web_search`. */
+export interface WebSearchResult {
+  query: string;
+  provider: string;
+  results: SearchResult[];
+  /** True when the results came from the cache. */
+  cached: boolean;
+}
+
+/** Declaration of `web_search` (SPEC §2: policy `auto`). */
+export const webSearchDefinitions: BuiltinDefinition[] = [
+  {
+    name: "web_search",
+    description: "Search the web and return the top results as title, url and snippet.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What to search for." },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_SEARCH_LIMIT,
+          description: `Number of results (default ${DEFAULT_SEARCH_LIMIT}).`,
+        },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+    policy: "auto",
+    mode: "auto",
+    tags: ["search", "web", "internet", "lookup", "news"],
+    aliases: ["omniroute_web_search"],
+  },
+];
+
+/**
+ * Cache key of one search: provider, limit and a hash of the normalised query (trimmed, single
+ * spaces, lower case), so the key stays short (KV keys are at most 512 bytes).
+ */
+export async function searchCacheKey(provider: string, query: string, limit: number): Promise<string> {
+  const normalised = query.trim().replace(/\s+/g, " ").toLowerCase();
+  return `web_search:v1:${provider}:${limit}:${await sha256Hex(normalised)}`;
+}
+
+/**
+ * Runs one search through the cache.
+ * @returns results and whether they were cached.
+ * @throws ExecutionFailure from the provider (`search_*` codes).
+ */
+export async function cachedSearch(
+  provider: SearchProvider,
+  cache: Cache,
+  ttlSeconds: number,
+  query: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<{ results: SearchResult[]; cached: boolean }> {
+  const key = await searchCacheKey(provider.name, query, limit);
+  const hit = await cache.get<SearchResult[]>(key);
+  if (hit) return { results: hit, cached: true };
+  const results = await provider.search(query.trim(), limit, signal);
+  await cache.put(key, results, ttlSeconds);
+  return { results, cached: false };
+}
+
+/**
+ * Builds the `web_search` handler (also registered as `omniroute_web_search`). The provider comes
+ * from `WEB_SEARCH_PROVIDER` and is called with `deps.fetch` (operator upstream, not guarded).
+ * Errors (ExecutionFailure): `invalid_input`, `search_not_configured`, and the provider's
+ * `search_unavailable`, `search_rate_limited` (both retryable), `search_auth_failed`,
+ * `search_failed`, `search_invalid_response`.
+ */
+export const createWebSearchHandlers: BuiltinHandlerFactory = (deps) => {
+  const provider = createSearchProvider(deps.config, deps.fetch);
+  const ttl = deps.config.WEB_SEARCH_CACHE_TTL_S;
+
+  const handler: SkillHandler = async (input, ctx: HandlerContext): Promise<WebSearchResult> => {
+    const parsed = webSearchInput.safeParse(input);
+    if (!parsed.success) {
+      const where = parsed.error.issues.map((i) => i.path.join(".") || "input").join(", ");
+      throw new ExecutionFailure(`Invalid web_search input: ${where}`, { code: "invalid_input" });
+    }
+    if (typeof provider === "string") {
+      throw new ExecutionFailure(provider, { code: "search_not_configured" });
+    }
+    const { query, limit } = parsed.data;
+    const { results, cached } = await cachedSearch(provider, deps.cache, ttl, query, limit, ctx.signal);
+    return { query, provider: provider.name, results, cached };
+  };
+
+  return { web_search: handler, omniroute_web_search: handler };
+};
