@@ -1,0 +1,28 @@
+/**
+ * `npm run db:migrate`: applies the migrations in `migrations/` to the libSQL/Turso database at
+ * `LIBSQL_URL` (with `LIBSQL_AUTH_TOKEN`), e.g. before `wrangler deploy`. Without `LIBSQL_URL`
+ * it migrates the local embedded database (`<DATA_DIR>/skillgate.db`).
+ */
+import { mkdirSync } from "node:fs";
+import { createClient } from "@libsql/client";
+import { createDb } from "../workers/src/db/client.js";
+import { applyMigrations } from "../workers/src/db/migrate-node.js";
+import { nodeSettings } from "../workers/src/node-deps.js";
+
+async function main(): Promise<void> {
+  const settings = nodeSettings(process.env);
+  if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
+  const client = createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
+  try {
+    await applyMigrations(createDb(client));
+    const where = settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : new URL(settings.libsqlUrl).host;
+    console.log(`[skillgate] migrations applied to ${where}`);
+  } finally {
+    client.close();
+  }
+}
+
+main().catch((err) => {
+  console.error("[skillgate] migration failed:", err instanceof Error ? err.message : err);
+  process.exit(1);
+});
