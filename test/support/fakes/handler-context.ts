@@ -1,0 +1,44 @@
+/**
+ * A HandlerContext for calling builtin handlers directly in unit tests (the executor builds the
+ * real one): caller identity, an abort signal, the skill and a time budget.
+ */
+import type { HandlerContext, Skill } from "../../../workers/src/skills/types.js";
+
+/** A skill record with defaults; override any field. */
+export function fakeSkill(overrides: Partial<Skill> = {}): Skill {
+  const now = new Date(0).toISOString();
+  return {
+    id: "skill-1",
+    name: "test-skill",
+    version: "1.0.0",
+    description: "",
+    schema: { input: { type: "object", properties: {} } },
+    handlerCode: "test",
+    instructions: null,
+    enabled: true,
+    mode: "on",
+    policy: "auto",
+    sourceProvider: "builtin",
+    sourceRef: null,
+    tags: [],
+    installCount: 0,
+    timeoutMs: null,
+    apiKeyId: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+/** A context for `apiKeyId` with a fresh signal and a 30 s budget. */
+export function fakeContext(apiKeyId: string | null, overrides: Partial<HandlerContext> = {}): HandlerContext {
+  return {
+    apiKeyId,
+    sessionId: null,
+    signal: new AbortController().signal,
+    skill: fakeSkill(),
+    attempt: 1,
+    timeoutMs: 30_000,
+    ...overrides,
+  };
+}
