@@ -9,7 +9,7 @@
  * response is not spliced (no documented splice); a replayed model turn keeps every part as it
  * came, `thoughtSignature` included.
  */
-import type { JsonSchema } from "../skills/types.js";
+import type { GeminiSchema } from "../skills/schema-adapt.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
 import { asArray, isObject, outcomeValue } from "./wire.js";
 
@@ -17,7 +17,7 @@ import { asArray, isObject, outcomeValue } from "./wire.js";
 export interface GeminiFunctionDeclaration {
   name: string;
   description: string;
-  parameters?: JsonSchema;
+  parameters?: GeminiSchema;
 }
 
 /** A `Tool` holding function declarations. */
@@ -39,7 +39,8 @@ export interface GeminiFunctionResponseContent {
 /** Declaration for one spec; parameters are omitted for a tool that takes none. */
 export function geminiDeclaration(spec: ToolSpec): GeminiFunctionDeclaration {
   const decl: GeminiFunctionDeclaration = { name: spec.name, description: spec.description };
-  if (spec.parameters) decl.parameters = spec.parameters;
+  // ToolSpec parameters of the gemini dialect come from toGeminiSchema (see schemaDialect).
+  if (spec.parameters) decl.parameters = spec.parameters as GeminiSchema;
   return decl;
 }
 

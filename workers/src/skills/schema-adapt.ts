@@ -13,6 +13,37 @@
  */
 import type { JsonSchema } from "./types.js";
 
+/** Gemini `Schema.type` values (Gemini API reference "Type"). */
+export type GeminiType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";
+
+/**
+ * A schema in Gemini's subset, as {@link toGeminiSchema} emits it (int64 limits as strings, the
+ * proto JSON form the Gemini API and `@google/genai` use).
+ */
+export type GeminiSchema = {
+  type?: GeminiType;
+  format?: string;
+  title?: string;
+  description?: string;
+  nullable?: boolean;
+  enum?: string[];
+  properties?: Record<string, GeminiSchema>;
+  required?: string[];
+  items?: GeminiSchema;
+  anyOf?: GeminiSchema[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: string;
+  maxLength?: string;
+  minItems?: string;
+  maxItems?: string;
+  minProperties?: string;
+  maxProperties?: string;
+  pattern?: string;
+  default?: unknown;
+  example?: unknown;
+};
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -200,7 +231,7 @@ function convert(
  * object), type arrays and null branches turned into `nullable: true`.
  * @returns null when the schema has no properties (Gemini docs: omit `parameters` then).
  */
-export function toGeminiSchema(schema: JsonSchema): JsonSchema | null {
+export function toGeminiSchema(schema: JsonSchema): GeminiSchema | null {
   const defs: Defs = {
     ...(isObject(schema.definitions) ? schema.definitions : {}),
     ...(isObject(schema.$defs) ? schema.$defs : {}),
@@ -210,7 +241,7 @@ export function toGeminiSchema(schema: JsonSchema): JsonSchema | null {
   out.type = "OBJECT";
   delete out.anyOf;
   delete out.nullable;
-  return out;
+  return out as GeminiSchema;
 }
 
 /** Parameters of one skill for a format's schema dialect (see {@link toJsonSchemaParameters}, {@link toGeminiSchema}). */
