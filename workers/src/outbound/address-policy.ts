@@ -133,6 +133,18 @@ function checkV6(addr: ipaddr.IPv6): AddressVerdict {
 }
 
 /**
+ * Rewrites a dotted IPv4 tail of an IPv6 address as two hex groups. ipaddr.js reads `::a.b.c.d`
+ * as the IPv4-mapped `::ffff:a.b.c.d`; RFC 4291 §2.5.5.1 makes it IPv4-compatible (`::a.b.c.d`
+ * = `::XXXX:XXXX`), which is what a socket would connect to.
+ */
+function hexTail(text: string): string {
+  const m = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (!m || !ipaddr.IPv4.isValidFourPartDecimal(m[2] ?? "")) return text;
+  const [a = 0, b = 0, c = 0, d = 0] = ipaddr.IPv4.parse(m[2] ?? "").octets;
+  return `${m[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/**
  * Decides whether one resolved or literal address is public unicast.
  * @param text an IPv4 address in four-part decimal, or an IPv6 address (brackets and a zone id
  *   are accepted; a zone id always means a non-global address).
@@ -142,7 +154,7 @@ export function checkAddress(text: string): AddressVerdict {
   const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
   if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return checkV4(ipaddr.IPv4.parse(bare));
   if (ipaddr.IPv6.isValid(bare)) {
-    const addr = ipaddr.IPv6.parse(bare);
+    const addr = ipaddr.IPv6.parse(hexTail(bare));
     if (addr.zoneId) return { address: bare, allowed: false, range: "scoped" };
     return checkV6(addr);
   }
