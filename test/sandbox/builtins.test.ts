@@ -1,0 +1,266 @@
+/**
+ * The API side against a real host started in-process on 127.0.0.1: the signing client and the
+ * `eval_code` / `execute_command` handlers, with the outcome mapping of SPEC §5 ("Outcomes"),
+ * abort → kill through the host, and `sandbox_unavailable` / `sandbox_busy` that never hang.
+ */
+import { createServer, type Server } from "node:net";
+import { createClient } from "@libsql/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
+import { parseConfig } from "../../workers/src/config.js";
+import { createDb } from "../../workers/src/db/client.js";
+import type { AppDeps } from "../../workers/src/deps.js";
+import { ExecutionFailure } from "../../workers/src/errors.js";
+import { createSandboxClient, sandboxClientFromConfig } from "../../workers/src/sandbox/client.js";
+import type { SandboxRunResult } from "../../workers/src/sandbox/types.js";
+import {
+  createSandboxHandlers,
+  SANDBOX_EXECUTOR_GRACE_MS,
+  sandboxDefinitions,
+} from "../../workers/src/skills/builtins/sandbox.js";
+import type { HandlerContext, Skill } from "../../workers/src/skills/types.js";
+import {
+  requireDocker,
+  SKIP_DOCKER,
+  signedFetch,
+  startTestHost,
+  type TestHost,
+} from "./helpers.js";
+
+const skill: Skill = {
+  id: "builtin-eval",
+  name: "eval_code",
+  version: "1.0.0",
+  description: "",
+  schema: { input: { type: "object" } },
+  handlerCode: "eval_code",
+  instructions: null,
+  enabled: true,
+  mode: "auto",
+  policy: "hybrid",
+  sourceProvider: "builtin",
+  sourceRef: null,
+  tags: [],
+  installCount: 0,
+  timeoutMs: null,
+  apiKeyId: null,
+  createdAt: new Date(0).toISOString(),
+  updatedAt: new Date(0).toISOString(),
+};
+
+function ctxOf(signal = new AbortController().signal, timeoutMs = 65_000): HandlerContext {
+  return { apiKeyId: null, sessionId: null, signal, skill, attempt: 1, timeoutMs };
+}
+
+function depsOf(env: Record<string, string>): AppDeps {
+  const config = parseConfig(env);
+  return {
+    db: createDb(createClient({ url: ":memory:" })),
+    cache: new MemoryCache(),
+    config,
+    sandbox: sandboxClientFromConfig(config),
+  };
+}
+
+async function failureOf(p: Promise<unknown>): Promise<ExecutionFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ExecutionFailure);
+  return err as ExecutionFailure;
+}
+
+describe("sandbox builtin declarations", () => {
+  it("declare the SPEC §2 policies and a time budget of the sandbox limit plus a grace", () => {
+    const config = parseConfig({});
+    const evalCode = sandboxDefinitions.find((d) => d.name === "eval_code")!;
+    const exec = sandboxDefinitions.find((d) => d.name === "execute_command")!;
+    expect(evalCode).toMatchObject({ policy: "hybrid", mode: "auto" });
+    expect(evalCode.tags).toEqual(expect.arrayContaining(["code", "python", "javascript", "run"]));
+    expect(exec.policy).toBe("manual");
+    expect(evalCode.timeoutFor!({ language: "python", code: "1" }, config)).toBe(
+      10_000 + SANDBOX_EXECUTOR_GRACE_MS,
+    );
+    expect(evalCode.timeoutFor!({ timeoutMs: 2000 }, config)).toBe(
+      2000 + SANDBOX_EXECUTOR_GRACE_MS,
+    );
+    expect(exec.timeoutFor!({ command: "ls", timeoutMs: 120_000 }, config)).toBe(
+      60_000 + SANDBOX_EXECUTOR_GRACE_MS,
+    );
+  });
+
+  it("fail with a retryable sandbox_unavailable when no host is configured", async () => {
+    const handlers = createSandboxHandlers(depsOf({}));
+    const f = await failureOf(
+      handlers.eval_code!({ language: "python", code: "print(1)" }, ctxOf()),
+    );
+    expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true, status: "error" });
+  });
+});
+
+describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", () => {
+  let t: TestHost;
+  let busy: TestHost;
+  let deps: AppDeps;
+  let handlers: ReturnType<typeof createSandboxHandlers>;
+
+  beforeAll(async () => {
+    await requireDocker();
+    t = await startTestHost("builtins");
+    busy = await startTestHost("busy", { SANDBOX_MAX_CONCURRENCY: "1", SANDBOX_MAX_QUEUE: "0" });
+    deps = depsOf({ SANDBOX_URL: t.host.url, SANDBOX_SECRET: t.secret, SANDBOX_KEY_ID: "k1" });
+    handlers = createSandboxHandlers(deps);
+  });
+
+  afterAll(async () => {
+    await Promise.all([t?.close(), busy?.close()]);
+    if (t) expect(await t.containers()).toEqual([]);
+    if (busy) expect(await busy.containers()).toEqual([]);
+  });
+
+  it("eval_code python print(6*7) succeeds with stdout 42", async () => {
+    const out = (await handlers.eval_code!(
+      { language: "python", code: "print(6*7)" },
+      ctxOf(),
+    )) as SandboxRunResult;
+    expect(out).toMatchObject({ exitCode: 0, stdout: "42\n", timedOut: false, oomKilled: false });
+    const js = (await handlers.eval_code!(
+      { language: "javascript", code: "console.log([1, 2].map((x) => x * 21).join(','))" },
+      ctxOf(),
+    )) as SandboxRunResult;
+    expect(js.stdout).toBe("21,42\n");
+  });
+
+  it("execute_command passes mixed arguments as argv", async () => {
+    const out = (await handlers.execute_command!(
+      { command: "echo", args: ["a b", 7, true] },
+      ctxOf(),
+    )) as SandboxRunResult;
+    expect(out).toMatchObject({ exitCode: 0, stdout: "a b 7 true\n" });
+  });
+
+  it("C13: a timed-out run ends as status timeout with its partial output", async () => {
+    const started = Date.now();
+    const f = await failureOf(
+      handlers.eval_code!(
+        {
+          language: "python",
+          code: "print('tick', flush=True)\nwhile True: pass",
+          timeoutMs: 2000,
+        },
+        ctxOf(),
+      ),
+    );
+    expect(f.status).toBe("timeout");
+    expect(f.output).toMatchObject({ timedOut: true, stdout: "tick\n" });
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await t.containers()).toEqual([]);
+  });
+
+  it("C15: a memory bomb ends as error with oomKilled in the output", async () => {
+    const f = await failureOf(
+      handlers.eval_code!({ language: "python", code: "b = bytearray(10**9)" }, ctxOf()),
+    );
+    expect(f).toMatchObject({ status: "error", code: "oom_killed" });
+    expect(f.message).toMatch(/memory/);
+    expect(f.output).toMatchObject({ oomKilled: true });
+  });
+
+  it("a non-zero exit is an error that keeps the whole result", async () => {
+    const f = await failureOf(
+      handlers.eval_code!(
+        { language: "python", code: "import sys\nprint('out')\nsys.exit(3)" },
+        ctxOf(),
+      ),
+    );
+    expect(f).toMatchObject({ status: "error", code: "nonzero_exit", retryable: false });
+    expect(f.message).toContain("exited with code 3");
+    expect(f.output).toMatchObject({ exitCode: 3, stdout: "out\n" });
+  });
+
+  it("aborting the execution kills the run through the host", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = handlers.eval_code!(
+      { language: "python", code: "import time\ntime.sleep(50)", timeoutMs: 55_000 },
+      ctxOf(controller.signal),
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    controller.abort();
+    const f = await failureOf(pending);
+    expect(f.code).toBe("aborted");
+    const gone = async () => (await t.containers()).length === 0 && t.host.runner.active === 0;
+    const deadline = Date.now() + 10_000;
+    while (!(await gone()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await gone()).toBe(true);
+    expect(Date.now() - started).toBeLessThan(12_000);
+  });
+
+  it("an unreachable host fails fast with a retryable sandbox_unavailable", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const down = createSandboxHandlers(
+      depsOf({ SANDBOX_URL: `http://127.0.0.1:${port}`, SANDBOX_SECRET: t.secret }),
+    );
+    const started = Date.now();
+    const f = await failureOf(down.eval_code!({ language: "python", code: "print(1)" }, ctxOf()));
+    expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a host that accepts but never answers does not hang the client", async () => {
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const client = createSandboxClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        secret: t.secret,
+        runOverheadMs: 500,
+        controlTimeoutMs: 500,
+      });
+      const started = Date.now();
+      const f = await failureOf(
+        client.run({ language: "python", code: "print(1)", timeoutMs: 500 }),
+      );
+      expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true });
+      expect(Date.now() - started).toBeLessThan(3000);
+      await expect(client.health()).rejects.toMatchObject({ code: "sandbox_unavailable" });
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("a saturated host answers 429 with Retry-After, a retryable sandbox_busy for the client", async () => {
+    const long = busy.client.run({
+      language: "python",
+      code: "import time\ntime.sleep(20)",
+      timeoutMs: 20_000,
+      runId: "hog",
+    });
+    const deadline = Date.now() + 10_000;
+    while ((await busy.client.health()).running === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const f = await failureOf(
+      busy.client.run({ language: "python", code: "print(1)", timeoutMs: 5000 }),
+    );
+    expect(f).toMatchObject({ code: "sandbox_busy", retryable: true });
+    const raw = await signedFetch(busy.host.url, "/v1/run", {
+      secret: busy.secret,
+      body: JSON.stringify({ language: "python", code: "print(1)", timeoutMs: 5000 }),
+    });
+    expect(raw.status).toBe(429);
+    expect(Number(raw.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    await busy.client.kill("hog");
+    expect((await long).exitCode).toBe(137);
+  });
+
+  it("reports the host's health through the client", async () => {
+    const health = await deps.sandbox!.health();
+    expect(health).toMatchObject({ ok: true, docker: true, running: 0, queued: 0 });
+    expect(health.images.python).toBe("skillgate-local/python:latest");
+  });
+});
