@@ -15,10 +15,13 @@ async function* chunks(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGe
 
 /**
  * Builds a connector over a fetch implementation.
- * @param fetchImpl the platform fetch (default: the global one).
+ * @param fetchImpl the platform fetch (default: the global one, called through a wrapper since
+ *   workerd refuses a detached `fetch`).
  * @returns a connector that rejects on network errors and aborts; its `cancel` cancels the body.
  */
-export function createFetchConnector(fetchImpl: typeof fetch = fetch): OutboundConnector {
+export function createFetchConnector(
+  fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+): OutboundConnector {
   return async (req): Promise<OutboundResponse> => {
     const res = await fetchImpl(req.url.href, {
       method: req.method,
