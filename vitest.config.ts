@@ -11,11 +11,16 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts", "test/sandbox/**/*.test.ts"],
+          include: [
+            "test/unit/**/*.test.ts",
+            "test/integration/**/*.test.ts",
+            "test/sandbox/**/*.test.ts",
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       },
+      "test/workerd/vitest.config.ts",
     ],
   },
 });

@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const client = createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
   try {
     await applyMigrations(createDb(client));
-    const where = settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : new URL(settings.libsqlUrl).host;
+    const where = settings.libsqlUrl.startsWith("file:")
+      ? settings.libsqlUrl
+      : new URL(settings.libsqlUrl).host;
     console.log(`[skillgate] migrations applied to ${where}`);
   } finally {
     client.close();

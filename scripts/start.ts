@@ -25,7 +25,8 @@ function startSandboxHost(env: NodeJS.ProcessEnv): ChildProcess {
 async function waitForHost(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the sandbox host exited with code ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new Error(`the sandbox host exited with code ${child.exitCode}`);
     try {
       await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
       return;
@@ -39,7 +40,8 @@ async function waitForHost(url: string, child: ChildProcess, timeoutMs = 30_000)
 async function main(): Promise<void> {
   const env = { ...process.env };
   const settings = nodeSettings(env);
-  if (!env.SANDBOX_SECRET?.trim()) env.SANDBOX_SECRET = loadOrCreateSecret(settings.dataDir, "sandbox-secret").value;
+  if (!env.SANDBOX_SECRET?.trim())
+    env.SANDBOX_SECRET = loadOrCreateSecret(settings.dataDir, "sandbox-secret").value;
   const sandboxPort = env.SANDBOX_PORT?.trim() || "20129";
   env.SANDBOX_PORT = sandboxPort;
   env.SANDBOX_URL ||= `http://127.0.0.1:${sandboxPort}`;

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetryableError } from "../../workers/src/errors.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
-const install = (t: TestApp, name: string, handlerCode: string, extra: Record<string, unknown> = {}) =>
+const install = (
+  t: TestApp,
+  name: string,
+  handlerCode: string,
+  extra: Record<string, unknown> = {},
+) =>
   t.api.post("/api/skills/install", {
     name,
     version: "1.0.0",
@@ -43,7 +48,11 @@ describe("executor lifecycle (SPEC 5)", () => {
     const started = Date.now();
     const res = await t.api.post("/api/skills/executions", { skillName: "sleeper", input: {} });
     expect(res.status).toBe(200);
-    expect(res.body.execution).toMatchObject({ status: "timeout", errorCode: "timeout", attempts: 1 });
+    expect(res.body.execution).toMatchObject({
+      status: "timeout",
+      errorCode: "timeout",
+      attempts: 1,
+    });
     expect(res.body.execution.errorMessage).toMatch(/timed out after 300 ms/);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(seenSignals.at(-1)?.aborted).toBe(true);
@@ -52,23 +61,42 @@ describe("executor lifecycle (SPEC 5)", () => {
   it("a handler that throws ends as error with its message", async () => {
     await install(t, "thrower", "throw-handler");
     const res = await t.api.post("/api/skills/executions", { skillName: "thrower", input: {} });
-    expect(res.body.execution).toMatchObject({ status: "error", errorMessage: "kaboom: the handler failed", attempts: 1 });
+    expect(res.body.execution).toMatchObject({
+      status: "error",
+      errorMessage: "kaboom: the handler failed",
+      attempts: 1,
+    });
     expect(typeof res.body.execution.durationMs).toBe("number");
   });
 
   it("a retryable error twice then success yields success with attempts 3, in one row", async () => {
     await install(t, "flaky", "flaky-handler");
-    const res = await t.api.post("/api/skills/executions", { skillName: "flaky", input: {}, sessionId: "s-1" });
-    expect(res.body.execution).toMatchObject({ status: "success", attempts: 3, output: { ok: true, calls: 3 }, sessionId: "s-1" });
+    const res = await t.api.post("/api/skills/executions", {
+      skillName: "flaky",
+      input: {},
+      sessionId: "s-1",
+    });
+    expect(res.body.execution).toMatchObject({
+      status: "success",
+      attempts: 3,
+      output: { ok: true, calls: 3 },
+      sessionId: "s-1",
+    });
     expect(res.body.execution.durationMs).toBeGreaterThanOrEqual(50 + 100);
-    const rows = await t.client.execute("select count(*) as n from skill_executions where skill_name = 'flaky'");
+    const rows = await t.client.execute(
+      "select count(*) as n from skill_executions where skill_name = 'flaky'",
+    );
     expect(Number(rows.rows[0]!.n)).toBe(1);
   });
 
   it("stops retrying after maxRetries attempts", async () => {
     await install(t, "down", "always-retryable");
     const res = await t.api.post("/api/skills/executions", { skillName: "down", input: {} });
-    expect(res.body.execution).toMatchObject({ status: "error", attempts: 3, errorMessage: "still down" });
+    expect(res.body.execution).toMatchObject({
+      status: "error",
+      attempts: 3,
+      errorMessage: "still down",
+    });
   });
 
   it("success rows carry durationMs and the history filters by status, skill and session", async () => {
@@ -99,21 +127,41 @@ describe("approval flow and crash recovery", () => {
     });
     const snapshot = await t.services.registry.snapshot();
     const skill = snapshot.getById(body.skill.id)!;
-    const first = await t.services.executor.requestApproval(skill, { v: 1 }, { apiKeyId: key.id, sessionId: "s" });
-    const second = await t.services.executor.requestApproval(skill, { v: 2 }, { apiKeyId: key.id, sessionId: "s" });
+    const first = await t.services.executor.requestApproval(
+      skill,
+      { v: 1 },
+      { apiKeyId: key.id, sessionId: "s" },
+    );
+    const second = await t.services.executor.requestApproval(
+      skill,
+      { v: 2 },
+      { apiKeyId: key.id, sessionId: "s" },
+    );
     expect(first).toMatchObject({ status: "pending", approval: "required" });
 
     const waiting = await t.api.as(key.key).get("/api/skills/executions?approval=required");
     expect(waiting.body.total).toBe(2);
     const other = await t.api.createKey("stranger");
-    expect((await t.api.as(other.key).post(`/api/skills/executions/${first.id}/approve`)).status).toBe(404);
+    expect(
+      (await t.api.as(other.key).post(`/api/skills/executions/${first.id}/approve`)).status,
+    ).toBe(404);
 
     const approved = await t.api.as(key.key).post(`/api/skills/executions/${first.id}/approve`);
-    expect(approved.body.execution).toMatchObject({ status: "success", approval: "approved", output: { v: 1 } });
+    expect(approved.body.execution).toMatchObject({
+      status: "success",
+      approval: "approved",
+      output: { v: 1 },
+    });
     expect((await t.api.post(`/api/skills/executions/${first.id}/approve`)).status).toBe(409);
 
-    const rejected = await t.api.post(`/api/skills/executions/${second.id}/reject`, { reason: "not today" });
-    expect(rejected.body.execution).toMatchObject({ status: "error", approval: "rejected", errorMessage: "rejected: not today" });
+    const rejected = await t.api.post(`/api/skills/executions/${second.id}/reject`, {
+      reason: "not today",
+    });
+    expect(rejected.body.execution).toMatchObject({
+      status: "error",
+      approval: "rejected",
+      errorMessage: "rejected: not today",
+    });
   });
 
   it("recovery ends running and unapproved-pending rows as interrupted, keeping approvals", async () => {
@@ -125,33 +173,75 @@ describe("approval flow and crash recovery", () => {
     });
     const skill = (await t.services.registry.snapshot()).getById(body.skill.id)!;
     const store = t.services.executor.store;
-    const running = await store.create(skill, {}, { apiKeyId: null, sessionId: null }, { timeoutMs: 1000 });
+    const running = await store.create(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: null },
+      { timeoutMs: 1000 },
+    );
     await store.markRunning(running.id, 1000);
-    const pending = await store.create(skill, {}, { apiKeyId: null, sessionId: null }, { timeoutMs: 1000 });
-    const awaiting = await t.services.executor.requestApproval(skill, {}, { apiKeyId: null, sessionId: null });
+    const pending = await store.create(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: null },
+      { timeoutMs: 1000 },
+    );
+    const awaiting = await t.services.executor.requestApproval(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: null },
+    );
 
     expect(await store.recoverInterrupted({ defaultTimeoutMs: 30_000 })).toBe(2);
-    expect(await store.get(running.id)).toMatchObject({ status: "error", errorCode: "interrupted" });
-    expect(await store.get(pending.id)).toMatchObject({ status: "error", errorCode: "interrupted" });
+    expect(await store.get(running.id)).toMatchObject({
+      status: "error",
+      errorCode: "interrupted",
+    });
+    expect(await store.get(pending.id)).toMatchObject({
+      status: "error",
+      errorCode: "interrupted",
+    });
     expect(await store.get(awaiting.id)).toMatchObject({ status: "pending", approval: "required" });
   });
 
   it("cron-style recovery only ends rows older than their budget plus the grace", async () => {
     const skill = (await t.services.registry.snapshot()).resolve("crashy", null, null)!;
     const store = t.services.executor.store;
-    const fresh = await store.create(skill, {}, { apiKeyId: null, sessionId: null }, { timeoutMs: 1000 });
+    const fresh = await store.create(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: null },
+      { timeoutMs: 1000 },
+    );
     await store.markRunning(fresh.id, 1000);
-    expect(await store.recoverInterrupted({ staleAfterMs: 60_000, defaultTimeoutMs: 30_000 })).toBe(0);
-    await t.client.execute("update skill_executions set updated_at = updated_at - 62000 where id = ?", [fresh.id]);
-    expect(await store.recoverInterrupted({ staleAfterMs: 60_000, defaultTimeoutMs: 30_000 })).toBe(1);
+    expect(await store.recoverInterrupted({ staleAfterMs: 60_000, defaultTimeoutMs: 30_000 })).toBe(
+      0,
+    );
+    await t.client.execute(
+      "update skill_executions set updated_at = updated_at - 62000 where id = ?",
+      [fresh.id],
+    );
+    expect(await store.recoverInterrupted({ staleAfterMs: 60_000, defaultTimeoutMs: 30_000 })).toBe(
+      1,
+    );
   });
 
   it("expires approvals nobody decided in time", async () => {
     const skill = (await t.services.registry.snapshot()).resolve("crashy", null, null)!;
-    const awaiting = await t.services.executor.requestApproval(skill, {}, { apiKeyId: null, sessionId: null });
-    await t.client.execute("update skill_executions set created_at = created_at - 100000000 where id = ?", [awaiting.id]);
+    const awaiting = await t.services.executor.requestApproval(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: null },
+    );
+    await t.client.execute(
+      "update skill_executions set created_at = created_at - 100000000 where id = ?",
+      [awaiting.id],
+    );
     const res = await t.api.post(`/api/skills/executions/${awaiting.id}/approve`);
     expect(res.status).toBe(409);
-    expect(await t.services.executor.store.get(awaiting.id)).toMatchObject({ status: "error", approval: "expired" });
+    expect(await t.services.executor.store.get(awaiting.id)).toMatchObject({
+      status: "error",
+      approval: "expired",
+    });
   });
 });

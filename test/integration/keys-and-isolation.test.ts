@@ -18,11 +18,19 @@ describe("API keys, ownership and isolation", () => {
   afterAll(() => t.close());
 
   it("creates a key shown once, stores only its hash, lists and revokes it", async () => {
-    const created = await t.api.post("/api/keys", { name: "ci", expiresAt: "2099-01-01T00:00:00Z" });
+    const created = await t.api.post("/api/keys", {
+      name: "ci",
+      expiresAt: "2099-01-01T00:00:00Z",
+    });
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^sg_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.apiKey).toMatchObject({ name: "ci", expiresAt: "2099-01-01T00:00:00.000Z" });
-    const rows = await t.client.execute("select key_hash from api_keys where id = ?", [created.body.apiKey.id]);
+    expect(created.body.apiKey).toMatchObject({
+      name: "ci",
+      expiresAt: "2099-01-01T00:00:00.000Z",
+    });
+    const rows = await t.client.execute("select key_hash from api_keys where id = ?", [
+      created.body.apiKey.id,
+    ]);
     expect(String(rows.rows[0]!.key_hash)).toMatch(/^[0-9a-f]{64}$/);
     expect(String(rows.rows[0]!.key_hash)).not.toContain(created.body.key);
     const list = await t.api.get("/api/keys");
@@ -37,7 +45,10 @@ describe("API keys, ownership and isolation", () => {
   });
 
   it("refuses an expired key", async () => {
-    const created = await t.api.post("/api/keys", { name: "old", expiresAt: "2001-01-01T00:00:00Z" });
+    const created = await t.api.post("/api/keys", {
+      name: "old",
+      expiresAt: "2001-01-01T00:00:00Z",
+    });
     expect((await t.api.as(created.body.key).get("/api/skills/executions")).status).toBe(401);
   });
 
@@ -45,7 +56,9 @@ describe("API keys, ownership and isolation", () => {
     const a = await t.api.createKey("A");
     const b = await t.api.createKey("B");
     await t.api.post("/api/skills/install", skill("shared-echo"));
-    const run = await t.api.as(a.key).post("/api/skills/executions", { skillName: "shared-echo", input: { v: "a" } });
+    const run = await t.api
+      .as(a.key)
+      .post("/api/skills/executions", { skillName: "shared-echo", input: { v: "a" } });
     expect(run.body.execution.status).toBe("success");
     const id = run.body.execution.id;
 
@@ -64,11 +77,17 @@ describe("API keys, ownership and isolation", () => {
   it("a key cannot act for another key (403); management can", async () => {
     const a = await t.api.createKey("A2");
     const b = await t.api.createKey("B2");
-    const forB = await t.api.as(a.key).post("/api/skills/executions", { skillName: "shared-echo", input: {}, apiKeyId: b.id });
+    const forB = await t.api
+      .as(a.key)
+      .post("/api/skills/executions", { skillName: "shared-echo", input: {}, apiKeyId: b.id });
     expect(forB.status).toBe(403);
     const listB = await t.api.as(a.key).get(`/api/skills/executions?apiKeyId=${b.id}`);
     expect(listB.status).toBe(403);
-    const byMgmt = await t.api.post("/api/skills/executions", { skillName: "shared-echo", input: {}, apiKeyId: b.id });
+    const byMgmt = await t.api.post("/api/skills/executions", {
+      skillName: "shared-echo",
+      input: {},
+      apiKeyId: b.id,
+    });
     expect(byMgmt.body.execution.apiKeyId).toBe(b.id);
   });
 
@@ -76,28 +95,55 @@ describe("API keys, ownership and isolation", () => {
     const a = await t.api.createKey("owner");
     const other = await t.api.createKey("other");
     await t.api.post("/api/skills/install", skill("shadowed", { description: "global" }));
-    const own = await t.api.post("/api/skills/install", skill("shadowed", { description: "own", apiKeyId: a.id }));
+    const own = await t.api.post(
+      "/api/skills/install",
+      skill("shadowed", { description: "own", apiKeyId: a.id }),
+    );
     expect(own.status).toBe(201);
-    const runA = await t.api.as(a.key).post("/api/skills/executions", { skillName: "shadowed@1.0.0", input: {} });
+    const runA = await t.api
+      .as(a.key)
+      .post("/api/skills/executions", { skillName: "shadowed@1.0.0", input: {} });
     expect(runA.body.execution.skillId).toBe(own.body.skill.id);
-    const runOther = await t.api.as(other.key).post("/api/skills/executions", { skillName: "shadowed@1.0.0", input: {} });
+    const runOther = await t.api
+      .as(other.key)
+      .post("/api/skills/executions", { skillName: "shadowed@1.0.0", input: {} });
     expect(runOther.body.execution.skillId).not.toBe(own.body.skill.id);
-    const privateOnly = await t.api.post("/api/skills/install", skill("private-one", { apiKeyId: a.id }));
+    const privateOnly = await t.api.post(
+      "/api/skills/install",
+      skill("private-one", { apiKeyId: a.id }),
+    );
     expect(privateOnly.status).toBe(201);
-    expect((await t.api.as(other.key).post("/api/skills/executions", { skillName: "private-one", input: {} })).status).toBe(404);
-    expect((await t.api.as(other.key).get(`/api/skills/${privateOnly.body.skill.id}`)).status).toBe(404);
-    expect((await t.api.as(a.key).get(`/api/skills/${privateOnly.body.skill.id}`)).status).toBe(200);
+    expect(
+      (
+        await t.api
+          .as(other.key)
+          .post("/api/skills/executions", { skillName: "private-one", input: {} })
+      ).status,
+    ).toBe(404);
+    expect((await t.api.as(other.key).get(`/api/skills/${privateOnly.body.skill.id}`)).status).toBe(
+      404,
+    );
+    expect((await t.api.as(a.key).get(`/api/skills/${privateOnly.body.skill.id}`)).status).toBe(
+      200,
+    );
   });
 
   it("installing for an unknown key is a 400 naming apiKeyId", async () => {
-    const res = await t.api.post("/api/skills/install", skill("orphan", { apiKeyId: "no-such-key" }));
+    const res = await t.api.post(
+      "/api/skills/install",
+      skill("orphan", { apiKeyId: "no-such-key" }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].field).toBe("apiKeyId");
   });
 
   it("the master switch blocks every execution with 503, and the registry still loads", async () => {
     const off = await t.api.put("/api/settings", { skillsEnabled: false });
-    expect(off.body.settings).toMatchObject({ skillsEnabled: false, activeProvider: "skillsmp", skillsmpApiKeySet: false });
+    expect(off.body.settings).toMatchObject({
+      skillsEnabled: false,
+      activeProvider: "skillsmp",
+      skillsmpApiKeySet: false,
+    });
     const before = await t.client.execute("select count(*) as n from skill_executions");
     const run = await t.api.post("/api/skills/executions", { skillName: "shared-echo", input: {} });
     expect(run.status).toBe(503);
@@ -106,13 +152,24 @@ describe("API keys, ownership and isolation", () => {
     expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
     expect((await t.api.get("/api/skills?q=shared-echo")).body.total).toBe(1);
     await t.api.put("/api/settings", { skillsEnabled: true });
-    expect((await t.api.post("/api/skills/executions", { skillName: "shared-echo", input: {} })).status).toBe(200);
+    expect(
+      (await t.api.post("/api/skills/executions", { skillName: "shared-echo", input: {} })).status,
+    ).toBe(200);
   });
 
   it("settings keep the SkillsMP key write-only", async () => {
-    const res = await t.api.put("/api/settings", { skillsmpApiKey: "sk-secret-value", activeProvider: "skillssh" });
-    expect(res.body.settings).toEqual({ skillsEnabled: true, activeProvider: "skillssh", skillsmpApiKeySet: true });
-    expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain("sk-secret-value");
+    const res = await t.api.put("/api/settings", {
+      skillsmpApiKey: "sk-secret-value",
+      activeProvider: "skillssh",
+    });
+    expect(res.body.settings).toEqual({
+      skillsEnabled: true,
+      activeProvider: "skillssh",
+      skillsmpApiKeySet: true,
+    });
+    expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
+      "sk-secret-value",
+    );
     expect((await t.api.put("/api/settings", { activeProvider: "nope" })).status).toBe(400);
     expect((await t.api.put("/api/settings", {})).status).toBe(400);
     await t.api.put("/api/settings", { activeProvider: "skillsmp" });

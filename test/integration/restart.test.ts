@@ -24,7 +24,10 @@ describe("C4: a cold registry after a restart still has every skill", () => {
     const second = await startApiServer(env);
     try {
       const api2 = new ApiClient(second.url, env.MGMT_TOKEN);
-      const run = await api2.post("/api/skills/executions", { skillName: "survivor", input: { a: 1 } });
+      const run = await api2.post("/api/skills/executions", {
+        skillName: "survivor",
+        input: { a: 1 },
+      });
       expect(run.status).toBe(200);
       expect(run.body.execution.output).toEqual({ a: 1 });
     } finally {

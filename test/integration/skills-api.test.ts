@@ -30,14 +30,22 @@ describe("skills REST API", () => {
     const key = await api.createKey("example");
     const installed = await api.post("/api/skills/install", { ...example, apiKeyId: key.id });
     expect(installed.status).toBe(201);
-    expect(installed.body.skill).toMatchObject({ name: "reverse-text", version: "1.0.0", mode: "on", policy: "auto", apiKeyId: key.id });
+    expect(installed.body.skill).toMatchObject({
+      name: "reverse-text",
+      version: "1.0.0",
+      mode: "on",
+      policy: "auto",
+      apiKeyId: key.id,
+    });
 
     const list = await api.get("/api/skills?q=reverse");
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 1, page: 1, limit: 50, totalPages: 1 });
     expect(list.body.data[0].id).toBe(installed.body.skill.id);
 
-    const run = await api.as(key.key).post("/api/skills/executions", { skillName: "reverse-text", input: { text: "hello" } });
+    const run = await api
+      .as(key.key)
+      .post("/api/skills/executions", { skillName: "reverse-text", input: { text: "hello" } });
     expect(run.status).toBe(200);
     expect(run.body.execution).toMatchObject({
       skillName: "reverse-text",
@@ -54,7 +62,10 @@ describe("skills REST API", () => {
     const res = await api.post("/api/skills/install", { ...example, name: "global-echo" });
     expect(res.status).toBe(201);
     expect(res.body.skill.apiKeyId).toBeNull();
-    const run = await api.post("/api/skills/executions", { skillName: "global-echo@1.0.0", input: { text: "x" } });
+    const run = await api.post("/api/skills/executions", {
+      skillName: "global-echo@1.0.0",
+      input: { text: "x" },
+    });
     expect(run.body.execution.output).toEqual({ text: "x" });
   });
 
@@ -74,7 +85,11 @@ describe("skills REST API", () => {
 
   it("C6: a bad version is a 400 naming the field, and nothing is written", async () => {
     const before = await countRows(t, "skills");
-    const res = await api.post("/api/skills/install", { ...example, name: "bad-version", version: "1.0" });
+    const res = await api.post("/api/skills/install", {
+      ...example,
+      name: "bad-version",
+      version: "1.0",
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_input");
     expect(JSON.stringify(res.body.error)).toContain("version");
@@ -103,15 +118,27 @@ describe("skills REST API", () => {
     const badName = await api.post("/api/skills/install", { ...example, name: "has space" });
     expect(badName.status).toBe(400);
     expect(badName.body.error.details[0].field).toBe("name");
-    const noHandler = await api.post("/api/skills/install", { ...example, name: "nohandler", handlerCode: "missing" });
+    const noHandler = await api.post("/api/skills/install", {
+      ...example,
+      name: "nohandler",
+      handlerCode: "missing",
+    });
     expect(noHandler.status).toBe(400);
     expect(noHandler.body.error.details[0].field).toBe("handlerCode");
-    const unknownField = await api.post("/api/skills/install", { ...example, name: "extra", bogus: 1 });
+    const unknownField = await api.post("/api/skills/install", {
+      ...example,
+      name: "extra",
+      bogus: 1,
+    });
     expect(unknownField.status).toBe(400);
   });
 
   it("keeps enabled and mode consistent on update", async () => {
-    const { body } = await api.post("/api/skills/install", { ...example, name: "toggle", mode: "auto" });
+    const { body } = await api.post("/api/skills/install", {
+      ...example,
+      name: "toggle",
+      mode: "auto",
+    });
     const id = body.skill.id;
     const off = await api.put(`/api/skills/${id}`, { enabled: false });
     expect(off.body.skill).toMatchObject({ enabled: false, mode: "off" });
@@ -121,17 +148,37 @@ describe("skills REST API", () => {
     expect(contradictory.status).toBe(400);
     const empty = await api.put(`/api/skills/${id}`, {});
     expect(empty.status).toBe(400);
-    const edit = await api.put(`/api/skills/${id}`, { mode: "auto", policy: "hybrid", tags: ["text"], timeoutMs: 5000, description: "d" });
-    expect(edit.body.skill).toMatchObject({ mode: "auto", enabled: true, policy: "hybrid", tags: ["text"], timeoutMs: 5000, description: "d" });
+    const edit = await api.put(`/api/skills/${id}`, {
+      mode: "auto",
+      policy: "hybrid",
+      tags: ["text"],
+      timeoutMs: 5000,
+      description: "d",
+    });
+    expect(edit.body.skill).toMatchObject({
+      mode: "auto",
+      enabled: true,
+      policy: "hybrid",
+      tags: ["text"],
+      timeoutMs: 5000,
+      description: "d",
+    });
     const read = await api.get(`/api/skills/${id}`);
     expect(read.body.skill.policy).toBe("hybrid");
   });
 
   it("C7: a skill with mode off cannot be executed and writes no execution row", async () => {
-    const { body } = await api.post("/api/skills/install", { ...example, name: "sleepy", mode: "off" });
+    const { body } = await api.post("/api/skills/install", {
+      ...example,
+      name: "sleepy",
+      mode: "off",
+    });
     expect(body.skill.enabled).toBe(false);
     const before = await countRows(t, "skill_executions");
-    const run = await api.post("/api/skills/executions", { skillName: "sleepy", input: { text: "x" } });
+    const run = await api.post("/api/skills/executions", {
+      skillName: "sleepy",
+      input: { text: "x" },
+    });
     expect(run.status).toBe(409);
     expect(run.body.error.code).toBe("skill_disabled");
     expect(run.body.error.message).toMatch(/disabled/);
@@ -140,9 +187,15 @@ describe("skills REST API", () => {
 
   it("answers 404 for an unknown skill and 400 for invalid input, writing nothing", async () => {
     const before = await countRows(t, "skill_executions");
-    const unknown = await api.post("/api/skills/executions", { skillName: "no-such-skill", input: {} });
+    const unknown = await api.post("/api/skills/executions", {
+      skillName: "no-such-skill",
+      input: {},
+    });
     expect(unknown.status).toBe(404);
-    const invalid = await api.post("/api/skills/executions", { skillName: "global-echo", input: { text: 42 } });
+    const invalid = await api.post("/api/skills/executions", {
+      skillName: "global-echo",
+      input: { text: 42 },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe("invalid_skill_input");
     expect(invalid.body.error.details[0].field).toBe("input.text");
@@ -155,12 +208,21 @@ describe("skills REST API", () => {
     expect(del.status).toBe(204);
     const again = await api.delete(`/api/skills/${body.skill.id}`);
     expect(again.status).toBe(404);
-    const run = await api.post("/api/skills/executions", { skillName: "short-lived", input: { text: "x" } });
+    const run = await api.post("/api/skills/executions", {
+      skillName: "short-lived",
+      input: { text: "x" },
+    });
     expect(run.status).toBe(404);
   });
 
   it("filters and paginates the list", async () => {
-    for (let i = 0; i < 5; i++) await api.post("/api/skills/install", { ...example, name: `page-${i}`, mode: i % 2 ? "auto" : "on", tags: ["paging"] });
+    for (let i = 0; i < 5; i++)
+      await api.post("/api/skills/install", {
+        ...example,
+        name: `page-${i}`,
+        mode: i % 2 ? "auto" : "on",
+        tags: ["paging"],
+      });
     const page = await api.get("/api/skills?q=paging&limit=2&page=2");
     expect(page.body).toMatchObject({ total: 5, page: 2, limit: 2, totalPages: 3 });
     expect(page.body.data.map((s: { name: string }) => s.name)).toEqual(["page-2", "page-3"]);
@@ -197,7 +259,14 @@ describe("skills REST API", () => {
     const doc = await api.as(undefined).get("/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/api/skills", "/api/skills/install", "/api/skills/executions", "/api/keys"]));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/skills",
+        "/api/skills/install",
+        "/api/skills/executions",
+        "/api/keys",
+      ]),
+    );
     expect(doc.body.components.schemas.Skill.properties.mode.enum).toEqual(["on", "off", "auto"]);
   });
 });

@@ -40,7 +40,9 @@ export interface TestAppOptions {
 }
 
 /** Opens a migrated database at `url`. */
-export async function openDb(url: string): Promise<{ client: Client; db: ReturnType<typeof createDb> }> {
+export async function openDb(
+  url: string,
+): Promise<{ client: Client; db: ReturnType<typeof createDb> }> {
   const client = createClient({ url });
   await client.execute("PRAGMA foreign_keys = ON");
   const db = createDb(client);
@@ -134,7 +136,8 @@ export class ApiClient {
   /** Creates an API key through the API. @returns the key and its id. */
   async createKey(name: string): Promise<{ key: string; id: string }> {
     const res = await this.post("/api/keys", { name });
-    if (res.status !== 201) throw new Error(`createKey failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`createKey failed: ${res.status} ${JSON.stringify(res.body)}`);
     return { key: res.body.key, id: res.body.apiKey.id };
   }
 }

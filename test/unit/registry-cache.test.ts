@@ -1,11 +1,19 @@
-import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "@libsql/client";
+import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { SkillRegistry } from "../../workers/src/skills/registry.js";
 import { openDb } from "../support/app.js";
 
 const builtins = [
-  { name: "web_search", description: "Search the web", inputSchema: { type: "object" }, policy: "auto" as const, mode: "auto" as const, tags: ["search"], aliases: ["omniroute_web_search"] },
+  {
+    name: "web_search",
+    description: "Search the web",
+    inputSchema: { type: "object" },
+    policy: "auto" as const,
+    mode: "auto" as const,
+    tags: ["search"],
+    aliases: ["omniroute_web_search"],
+  },
 ];
 
 let client: Client | undefined;
@@ -15,7 +23,12 @@ async function setup(now: { t: number }) {
   const opened = await openDb(":memory:");
   client = opened.client;
   let selects = 0;
-  const registry = new SkillRegistry({ db: opened.db, cache: new MemoryCache(() => now.t), builtins, clock: () => now.t });
+  const registry = new SkillRegistry({
+    db: opened.db,
+    cache: new MemoryCache(() => now.t),
+    builtins,
+    clock: () => now.t,
+  });
   // Count database loads through the libSQL client.
   const original = opened.client.execute.bind(opened.client);
   opened.client.execute = ((stmt: any, args?: any) => {
@@ -86,7 +99,10 @@ describe("registry cache (SPEC 2)", () => {
     const now = { t: 1_000 };
     const { registry, db } = await setup(now);
     await registry.snapshot();
-    await db.$client.execute({ sql: "insert into skills (id, name, version, schema, handler_code, created_at, updated_at) values ('h', 'hand', '1.0.0', '{}', 'echo-handler', 1, 1)", args: [] });
+    await db.$client.execute({
+      sql: "insert into skills (id, name, version, schema, handler_code, created_at, updated_at) values ('h', 'hand', '1.0.0', '{}', 'echo-handler', 1, 1)",
+      args: [],
+    });
     expect((await registry.snapshot()).resolve("hand", null, null)).toBeUndefined();
     await registry.invalidateCache();
     expect((await registry.snapshot()).resolve("hand", null, null)?.id).toBe("h");

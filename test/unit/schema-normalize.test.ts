@@ -4,7 +4,9 @@ import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.
 
 describe("normalizeInputSchema (SPEC 11, C2)", () => {
   it("turns the C2 shorthand into JSON Schema", () => {
-    expect(normalizeInputSchema({ city: "string", days: { type: "integer", required: true } })).toEqual({
+    expect(
+      normalizeInputSchema({ city: "string", days: { type: "integer", required: true } }),
+    ).toEqual({
       type: "object",
       properties: { city: { type: "string" }, days: { type: "integer" } },
       required: ["days"],
@@ -22,11 +24,20 @@ describe("normalizeInputSchema (SPEC 11, C2)", () => {
     });
     expect(out.required).toEqual(["opts", "q"]);
     expect((out.properties as any).q).toEqual({ type: "string" });
-    expect((out.properties as any).opts).toEqual({ type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+    expect((out.properties as any).opts).toEqual({
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+    });
   });
 
   it("keeps a proper JSON Schema as it is", () => {
-    const schema = { type: "object", properties: { a: { type: "string", enum: ["x"] } }, required: ["a"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { a: { type: "string", enum: ["x"] } },
+      required: ["a"],
+      additionalProperties: false,
+    };
     expect(normalizeInputSchema(schema)).toEqual(schema);
   });
 
@@ -39,7 +50,9 @@ describe("normalizeInputSchema (SPEC 11, C2)", () => {
     try {
       normalizeInputSchema({ type: "string" });
     } catch (e) {
-      expect((e as InvalidInputError).details).toEqual([{ field: "schema.input.type", message: 'must be "object"' }]);
+      expect((e as InvalidInputError).details).toEqual([
+        { field: "schema.input.type", message: 'must be "object"' },
+      ]);
     }
     expect(() => normalizeInputSchema([1])).toThrow(/must be an object/);
   });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isStrictVersion, parseSkillRef, resolveVersion } from "../../workers/src/skills/versions.js";
+import {
+  isStrictVersion,
+  parseSkillRef,
+  resolveVersion,
+} from "../../workers/src/skills/versions.js";
 
 describe("resolveVersion (C3)", () => {
   const versions = ["1.0.0", "1.2.0", "2.0.0"];

@@ -69,12 +69,18 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     info: {
       title: "Skillgate API",
       version: "0.1.0",
-      description: "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
+      description:
+        "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
     },
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+  });
 
-  app.notFound((c) => c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) =>
+    c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404),
+  );
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
@@ -83,7 +89,9 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     }
     if (err instanceof HTTPException) {
       const status = err.status;
-      const code = err.message.startsWith("Malformed JSON") ? "invalid_json" : (HTTP_CODES[status] ?? "http_error");
+      const code = err.message.startsWith("Malformed JSON")
+        ? "invalid_json"
+        : (HTTP_CODES[status] ?? "http_error");
       return c.json(envelope(code, err.message || "Request failed"), status);
     }
     console.error(`[skillgate] unhandled error on ${c.req.method} ${c.req.path}:`, err);

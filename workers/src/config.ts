@@ -8,7 +8,9 @@ import { InvalidInputError } from "./errors.js";
 
 const bool = z
   .union([z.boolean(), z.string()])
-  .transform((v) => (typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase())));
+  .transform((v) =>
+    typeof v === "boolean" ? v : ["1", "true", "yes", "on"].includes(v.trim().toLowerCase()),
+  );
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -77,11 +79,15 @@ export function parseConfig(source: Record<string, unknown>): Config {
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(configSchema.shape)) {
     const value = source[key];
-    if (typeof value === "string" || typeof value === "boolean" || typeof value === "number") picked[key] = value;
+    if (typeof value === "string" || typeof value === "boolean" || typeof value === "number")
+      picked[key] = value;
   }
   const parsed = configSchema.safeParse(picked);
   if (!parsed.success) {
-    const details = parsed.error.issues.map((i) => ({ variable: i.path.join("."), message: i.message }));
+    const details = parsed.error.issues.map((i) => ({
+      variable: i.path.join("."),
+      message: i.message,
+    }));
     throw new InvalidInputError(
       `Invalid configuration: ${details.map((d) => `${d.variable} (${d.message})`).join(", ")}`,
       details,

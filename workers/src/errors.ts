@@ -61,7 +61,10 @@ export class ConflictError extends AppError {
  * (`skills_disabled`) answers 503 with a message beginning "Skills execution is disabled" (SPEC §5).
  */
 export class DisabledError extends AppError {
-  constructor(message: string, code: "skill_disabled" | "skills_disabled" | string = "skill_disabled") {
+  constructor(
+    message: string,
+    code: "skill_disabled" | "skills_disabled" | string = "skill_disabled",
+  ) {
     super(code === "skills_disabled" ? 503 : 409, code, message);
   }
 }
@@ -86,7 +89,12 @@ export class ExecutionFailure extends Error {
   readonly retryable: boolean;
   constructor(
     message: string,
-    opts: { status?: "error" | "timeout"; code?: string; output?: unknown; retryable?: boolean } = {},
+    opts: {
+      status?: "error" | "timeout";
+      code?: string;
+      output?: unknown;
+      retryable?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = "ExecutionFailure";

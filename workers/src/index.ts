@@ -10,8 +10,8 @@ import { type BuiltApp, createApp } from "./app.js";
 import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
 import { parseConfig } from "./config.js";
 import { createDb } from "./db/client.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
+import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
@@ -41,7 +41,10 @@ export function appFor(env: WorkerEnv): BuiltApp {
   if (!env.LIBSQL_URL) throw new Error("LIBSQL_URL is not configured");
   if (!env.SKILLS_KV) throw new Error("The SKILLS_KV namespace binding is missing");
   const config = parseConfig(env);
-  const client = createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN || undefined });
+  const client = createClient({
+    url: env.LIBSQL_URL,
+    authToken: env.LIBSQL_AUTH_TOKEN || undefined,
+  });
   const app = createApp({
     db: createDb(client),
     cache: new KvCache(env.SKILLS_KV),
@@ -76,8 +79,11 @@ export default {
         staleAfterMs: CRON_STALE_GRACE_MS,
         defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
       });
-      const expired = await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
-      if (recovered || expired) console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
+      const expired = await services.executor.store.expireApprovals(
+        services.deps.config.APPROVAL_TTL_MS,
+      );
+      if (recovered || expired)
+        console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
     })();
     ctx.waitUntil(work);
     await work;

@@ -30,7 +30,8 @@ export interface NodeSettings {
 export function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
   const dataDir = resolve(env.DATA_DIR?.trim() || ".data");
   const port = Number(env.PORT ?? 20128);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got "${env.PORT}"`);
   return {
     port,
     host: env.HOST?.trim() || "127.0.0.1",

@@ -10,14 +10,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 import { createNodeDeps, nodeSettings } from "./node-deps.js";
+import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
  * @returns the secret and whether it was created now.
  */
-export function loadOrCreateSecret(dataDir: string, file: string, prefix = ""): { value: string; created: boolean } {
+export function loadOrCreateSecret(
+  dataDir: string,
+  file: string,
+  prefix = "",
+): { value: string; created: boolean } {
   const path = join(dataDir, file);
   if (existsSync(path)) return { value: readFileSync(path, "utf8").trim(), created: false };
   mkdirSync(dataDir, { recursive: true });
@@ -27,14 +31,18 @@ export function loadOrCreateSecret(dataDir: string, file: string, prefix = ""): 
 }
 
 /** Starts the local API server. @returns a function that stops it. */
-export async function startApiServer(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close(): Promise<void> }> {
+export async function startApiServer(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; close(): Promise<void> }> {
   const settings = nodeSettings(env);
   const runtimeEnv = { ...env };
   if (!runtimeEnv.MGMT_TOKEN?.trim()) {
     const token = loadOrCreateSecret(settings.dataDir, "mgmt-token", "mgmt_");
     runtimeEnv.MGMT_TOKEN = token.value;
     if (token.created) {
-      console.log(`[skillgate] management token (shown once, stored in ${join(settings.dataDir, "mgmt-token")}):`);
+      console.log(
+        `[skillgate] management token (shown once, stored in ${join(settings.dataDir, "mgmt-token")}):`,
+      );
       console.log(`[skillgate]   ${token.value}`);
     } else {
       console.log(`[skillgate] management token: see ${join(settings.dataDir, "mgmt-token")}`);
@@ -42,8 +50,11 @@ export async function startApiServer(env: NodeJS.ProcessEnv = process.env): Prom
   }
   const { deps, client } = await createNodeDeps(runtimeEnv, settings);
   const { app, services } = createApp(deps);
-  const recovered = await services.executor.store.recoverInterrupted({ defaultTimeoutMs: DEFAULT_TIMEOUT_MS });
-  if (recovered > 0) console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);
+  const recovered = await services.executor.store.recoverInterrupted({
+    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+  });
+  if (recovered > 0)
+    console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);
   await services.registry.snapshot();
   const sweep = setInterval(() => {
     services.executor.store.expireApprovals(deps.config.APPROVAL_TTL_MS).catch((err) => {
@@ -52,12 +63,16 @@ export async function startApiServer(env: NodeJS.ProcessEnv = process.env): Prom
   }, 60_000);
   sweep.unref();
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>
+      resolve(s),
+    );
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   const url = `http://${settings.host}:${port}`;
-  console.log(`[skillgate] API listening on ${url} (database ${settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : "libSQL server"})`);
+  console.log(
+    `[skillgate] API listening on ${url} (database ${settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : "libSQL server"})`,
+  );
   return {
     url,
     close: async () => {

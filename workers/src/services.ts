@@ -5,13 +5,13 @@
  */
 import { ApiKeyService } from "./auth/api-keys.js";
 import type { AppDeps } from "./deps.js";
+import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
 import { ExecutionStore } from "./skills/execution-store.js";
 import { Executor } from "./skills/executor.js";
 import { SkillRegistry } from "./skills/registry.js";
 import { SkillService } from "./skills/skill-service.js";
-import { SettingsService } from "./settings/settings-service.js";
 
 /** Everything the routes use. */
 export interface Services {
@@ -49,7 +49,11 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const timeoutPolicies = new Map(builtins.map((b) => [b.name, b.timeoutFor]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
     const timeoutFor = timeoutPolicies.get(name);
-    executor.registerHandler(name, handler, timeoutFor ? (input) => timeoutFor(input, deps.config) : undefined);
+    executor.registerHandler(
+      name,
+      handler,
+      timeoutFor ? (input) => timeoutFor(input, deps.config) : undefined,
+    );
   }
   const skills = new SkillService(
     registry,

@@ -51,7 +51,10 @@ export class ApiKeyService {
    * Creates a key. @param expiresAt optional expiry, ms since the epoch.
    * @returns the key (shown only here) and its public view.
    */
-  async create(name: string, expiresAt: number | null): Promise<{ key: string; apiKey: ApiKeyInfo }> {
+  async create(
+    name: string,
+    expiresAt: number | null,
+  ): Promise<{ key: string; apiKey: ApiKeyInfo }> {
     const key = KEY_PREFIX + randomToken(32);
     const now = this.clock();
     const [row] = await this.db
@@ -105,7 +108,11 @@ export class ApiKeyService {
    */
   async authenticate(key: string): Promise<{ id: string; name: string } | null> {
     if (!key.startsWith(KEY_PREFIX)) return null;
-    const hash = await sha256Hex(key);
+    return this.authenticateHash(await sha256Hex(key));
+  }
+
+  /** Like {@link authenticate}, given the SHA-256 (hex) of the presented key. */
+  async authenticateHash(hash: string): Promise<{ id: string; name: string } | null> {
     const cacheKey = `apikey:${hash}`;
     let row = await this.cache.get<ApiKeyRow | null>(cacheKey);
     if (row === undefined) {
@@ -114,7 +121,8 @@ export class ApiKeyService {
       await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
     }
     const now = this.clock();
-    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) return null;
+    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now))
+      return null;
     if (row.lastUsedAt === null || now - row.lastUsedAt > LAST_USED_RESOLUTION_MS) {
       row.lastUsedAt = now;
       await this.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));

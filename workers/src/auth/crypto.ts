@@ -26,17 +26,13 @@ export function randomToken(n = 32): string {
 }
 
 /**
- * Constant-time string comparison: compares HMAC-free SHA-256 digests of both inputs byte by
- * byte, so neither the content nor the length of the secret leaks through timing.
+ * Constant-time comparison of two equal-length hex digests (e.g. SHA-256 of a presented token
+ * and of the expected one): the time depends only on the length, never on the content. Digests
+ * of different lengths compare unequal.
  */
-export async function timingSafeEqualStrings(a: string, b: string): Promise<boolean> {
-  const [da, db] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
-  const x = new Uint8Array(da);
-  const y = new Uint8Array(db);
+export function timingSafeEqualHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }

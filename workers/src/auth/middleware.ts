@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
-import { timingSafeEqualStrings } from "./crypto.js";
+import { sha256Hex, timingSafeEqualHex } from "./crypto.js";
 import type { Principal } from "./principal.js";
 
 function bearer(header: string | undefined): string | undefined {
@@ -14,14 +14,32 @@ function bearer(header: string | undefined): string | undefined {
   return m?.[1]?.trim() || undefined;
 }
 
-/** Resolves the principal of a bearer token, or undefined when it matches nothing. */
+const mgmtDigests = new Map<string, Promise<string>>();
+
+/** SHA-256 (hex) of the configured management token, computed once per token. */
+function mgmtDigest(token: string): Promise<string> {
+  let d = mgmtDigests.get(token);
+  if (!d) {
+    d = sha256Hex(token);
+    mgmtDigests.set(token, d);
+  }
+  return d;
+}
+
+/**
+ * Resolves the principal of a bearer token, or undefined when it matches nothing. The token is
+ * hashed once: its SHA-256 is compared in constant time with the management token's, then used
+ * to look the API key up by hash.
+ */
 export async function authenticate(
   token: string,
   mgmtToken: string | undefined,
-  apiKeys: { authenticate(key: string): Promise<{ id: string; name: string } | null> },
+  apiKeys: { authenticateHash(hash: string): Promise<{ id: string; name: string } | null> },
 ): Promise<Principal | undefined> {
-  if (mgmtToken && (await timingSafeEqualStrings(token, mgmtToken))) return { kind: "management" };
-  const key = await apiKeys.authenticate(token);
+  const hash = await sha256Hex(token);
+  if (mgmtToken && timingSafeEqualHex(hash, await mgmtDigest(mgmtToken)))
+    return { kind: "management" };
+  const key = await apiKeys.authenticateHash(hash);
   return key ? { kind: "key", apiKeyId: key.id, name: key.name } : undefined;
 }
 

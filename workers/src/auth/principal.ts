@@ -13,7 +13,10 @@ export type Principal = { kind: "management" } | { kind: "key"; apiKeyId: string
  * @returns the caller's own key for a key caller; for management, `requested` or null (global).
  * @throws ForbiddenError when a key names another key's id.
  */
-export function actingKey(principal: Principal, requested: string | null | undefined): string | null {
+export function actingKey(
+  principal: Principal,
+  requested: string | null | undefined,
+): string | null {
   if (principal.kind === "key") {
     if (requested !== undefined && requested !== null && requested !== principal.apiKeyId) {
       throw new ForbiddenError("An API key cannot act for another key", "forbidden_api_key");

@@ -45,7 +45,9 @@ export class KvCache implements Cache {
 
   async put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     await this.memory.put(key, value, Math.min(ttlSeconds, this.memoryTtlSeconds));
-    await this.kv.put(key, JSON.stringify(value), { expirationTtl: Math.max(KV_MIN_TTL_S, Math.ceil(ttlSeconds)) });
+    await this.kv.put(key, JSON.stringify(value), {
+      expirationTtl: Math.max(KV_MIN_TTL_S, Math.ceil(ttlSeconds)),
+    });
   }
 
   async delete(key: string): Promise<void> {

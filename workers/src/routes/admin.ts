@@ -23,7 +23,10 @@ const ApiKeySchema = z
 const CreateKeyBody = z
   .object({
     name: z.string().min(1).max(200),
-    expiresAt: z.iso.datetime({ offset: true }).optional().openapi({ description: "ISO-8601 expiry" }),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .openapi({ description: "ISO-8601 expiry" }),
   })
   .strict();
 
@@ -58,27 +61,39 @@ const listKeysRoute = createRoute({
   method: "get",
   path: "/api/keys",
   summary: "List API keys (never the keys themselves)",
-  responses: { 200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"), ...errorResponses(401) },
+  responses: {
+    200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"),
+    ...errorResponses(401),
+  },
 });
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/api/keys/{id}",
   summary: "Revoke an API key",
   request: { params: IdParam },
-  responses: { 200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Revoked"), ...errorResponses(401, 404) },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Revoked"),
+    ...errorResponses(401, 404),
+  },
 });
 const getSettingsRoute = createRoute({
   method: "get",
   path: "/api/settings",
   summary: "Read settings",
-  responses: { 200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"), ...errorResponses(401) },
+  responses: {
+    200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
+    ...errorResponses(401),
+  },
 });
 const putSettingsRoute = createRoute({
   method: "put",
   path: "/api/settings",
   summary: "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey)",
   request: { body: jsonBody(SettingsBody) },
-  responses: { 200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"), ...errorResponses(400, 401) },
+  responses: {
+    200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
+    ...errorResponses(400, 401),
+  },
 });
 
 /** Builds the keys and settings route group. */
@@ -99,10 +114,14 @@ export function adminRoutes() {
 
   app.openapi(createKeyRoute, async (c) => {
     const body = c.req.valid("json");
-    const created = await c.get("services").apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null);
+    const created = await c
+      .get("services")
+      .apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null);
     return c.json(created, 201);
   });
-  app.openapi(listKeysRoute, async (c) => c.json({ data: await c.get("services").apiKeys.list() }, 200));
+  app.openapi(listKeysRoute, async (c) =>
+    c.json({ data: await c.get("services").apiKeys.list() }, 200),
+  );
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").apiKeys.revoke(c.req.valid("param").id);
     return c.json({ apiKey }, 200);

@@ -26,10 +26,17 @@ const ExecutionEnvelope = z.object({ execution: ExecutionSchema });
 
 const ExecuteBody = z
   .object({
-    skillName: z.string().min(1).openapi({ example: "reverse-text@^1.0.0", description: "name, name@version or name@<constraint>" }),
+    skillName: z.string().min(1).openapi({
+      example: "reverse-text@^1.0.0",
+      description: "name, name@version or name@<constraint>",
+    }),
     input: z.unknown().default({}),
     sessionId: z.string().min(1).max(200).optional(),
-    apiKeyId: z.string().min(1).optional().openapi({ description: "management only: act for this key" }),
+    apiKeyId: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: "management only: act for this key" }),
   })
   .strict()
   .openapi("ExecuteSkill");
@@ -47,7 +54,10 @@ const listRoute = createRoute({
       approval: ApprovalSchema.optional(),
     }),
   },
-  responses: { 200: jsonResponse(pageSchema(ExecutionSchema, "ExecutionPage"), "A page of executions"), ...errorResponses(400, 401, 403) },
+  responses: {
+    200: jsonResponse(pageSchema(ExecutionSchema, "ExecutionPage"), "A page of executions"),
+    ...errorResponses(400, 401, 403),
+  },
 });
 
 const getRoute = createRoute({
@@ -65,7 +75,10 @@ const executeRoute = createRoute({
   description:
     "Answers 200 with the execution for every terminal status (success, error, timeout). 4xx/503 only when nothing could run.",
   request: { body: jsonBody(ExecuteBody) },
-  responses: { 200: jsonResponse(ExecutionEnvelope, "The terminal execution"), ...errorResponses(400, 401, 403, 404, 409, 503) },
+  responses: {
+    200: jsonResponse(ExecutionEnvelope, "The terminal execution"),
+    ...errorResponses(400, 401, 403, 404, 409, 503),
+  },
 });
 
 const decideBody = z.object({ reason: z.string().max(1000).optional() }).strict();
@@ -74,18 +87,28 @@ const approveRoute = createRoute({
   path: "/api/skills/executions/{id}/approve",
   summary: "Approve a pending hybrid execution; it runs now",
   request: { params: IdParam },
-  responses: { 200: jsonResponse(ExecutionEnvelope, "The terminal execution"), ...errorResponses(401, 404, 409, 503) },
+  responses: {
+    200: jsonResponse(ExecutionEnvelope, "The terminal execution"),
+    ...errorResponses(401, 404, 409, 503),
+  },
 });
 const rejectRoute = createRoute({
   method: "post",
   path: "/api/skills/executions/{id}/reject",
   summary: "Reject a pending hybrid execution; it ends as error",
   request: { params: IdParam, body: { ...jsonBody(decideBody), required: false } },
-  responses: { 200: jsonResponse(ExecutionEnvelope, "The rejected execution"), ...errorResponses(401, 404, 409) },
+  responses: {
+    200: jsonResponse(ExecutionEnvelope, "The rejected execution"),
+    ...errorResponses(401, 404, 409),
+  },
 });
 
 /** Loads an execution the principal may see. @throws NotFoundError otherwise (no existence leak). */
-async function visibleExecution(services: Services, principal: Principal, id: string): Promise<Execution> {
+async function visibleExecution(
+  services: Services,
+  principal: Principal,
+  id: string,
+): Promise<Execution> {
   const execution = await services.executor.getExecution(id);
   if (!execution || !canAccessOwned(principal, execution.apiKeyId)) {
     throw new NotFoundError(`Execution ${id} not found`, "execution_not_found");
@@ -97,7 +120,11 @@ async function visibleExecution(services: Services, principal: Principal, id: st
  * Resolves `name`, `name@version` or `name@<constraint>` for a caller.
  * @throws NotFoundError `skill_not_found`.
  */
-export async function resolveSkillRef(services: Services, ref: string, apiKeyId: string | null): Promise<Skill> {
+export async function resolveSkillRef(
+  services: Services,
+  ref: string,
+  apiKeyId: string | null,
+): Promise<Skill> {
   const { name, constraint } = parseSkillRef(ref);
   const skill = (await services.registry.snapshot()).resolve(name, constraint, apiKeyId);
   if (!skill) throw new NotFoundError(`Skill ${ref} not found`, "skill_not_found");
@@ -107,9 +134,14 @@ export async function resolveSkillRef(services: Services, ref: string, apiKeyId:
 /** SPEC §5: an unreachable sandbox host is a 503, with the recorded execution in `details`. */
 function answerFor(execution: Execution): Execution {
   if (execution.status === "error" && execution.errorCode === "sandbox_unavailable") {
-    throw new UpstreamError(execution.errorMessage ?? "The sandbox host is unavailable", "sandbox_unavailable", 503, {
-      execution,
-    });
+    throw new UpstreamError(
+      execution.errorMessage ?? "The sandbox host is unavailable",
+      "sandbox_unavailable",
+      503,
+      {
+        execution,
+      },
+    );
   }
   return execution;
 }
@@ -124,16 +156,28 @@ export function executionsRoutes() {
     const q = c.req.valid("query");
     const apiKeyId = principal.kind === "key" ? actingKey(principal, q.apiKeyId) : q.apiKeyId;
     await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
-    const filter = { status: q.status, skill: q.skill, sessionId: q.sessionId, approval: q.approval };
+    const filter = {
+      status: q.status,
+      skill: q.skill,
+      sessionId: q.sessionId,
+      approval: q.approval,
+    };
     const [data, total] = await Promise.all([
       services.executor.listExecutions(apiKeyId, q.limit, (q.page - 1) * q.limit, filter),
       services.executor.countExecutions(apiKeyId, filter),
     ]);
-    return c.json({ data, total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) }, 200);
+    return c.json(
+      { data, total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
+      200,
+    );
   });
 
   app.openapi(getRoute, async (c) => {
-    const execution = await visibleExecution(c.get("services"), principalOf(c), c.req.valid("param").id);
+    const execution = await visibleExecution(
+      c.get("services"),
+      principalOf(c),
+      c.req.valid("param").id,
+    );
     return c.json({ execution }, 200);
   });
 
@@ -153,8 +197,14 @@ export function executionsRoutes() {
     const services = c.get("services");
     await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
     const pending = await visibleExecution(services, principalOf(c), c.req.valid("param").id);
-    const skill = (await services.registry.snapshot()).getById(pending.skillId) ?? (await services.registry.getFresh(pending.skillId));
-    if (!skill) throw new NotFoundError(`Skill of execution ${pending.id} no longer exists`, "skill_not_found");
+    const skill =
+      (await services.registry.snapshot()).getById(pending.skillId) ??
+      (await services.registry.getFresh(pending.skillId));
+    if (!skill)
+      throw new NotFoundError(
+        `Skill of execution ${pending.id} no longer exists`,
+        "skill_not_found",
+      );
     const execution = await services.executor.approve(pending, skill);
     return c.json({ execution: answerFor(execution) }, 200);
   });

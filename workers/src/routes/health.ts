@@ -12,7 +12,13 @@ const healthRoute = createRoute({
   path: "/api/health",
   summary: "Liveness; details for management",
   responses: {
-    200: jsonResponse(z.object({ status: z.enum(["ok", "degraded"]), details: z.record(z.string(), z.unknown()).optional() }), "Health"),
+    200: jsonResponse(
+      z.object({
+        status: z.enum(["ok", "degraded"]),
+        details: z.record(z.string(), z.unknown()).optional(),
+      }),
+      "Health",
+    ),
     503: jsonResponse(z.object({ status: z.literal("down") }), "Database unreachable"),
   },
 });
@@ -30,7 +36,8 @@ export function healthRoutes() {
       dbOk = false;
       dbError = (err as Error).message;
     }
-    if (!dbOk && c.get("principal")?.kind !== "management") return c.json({ status: "down" as const }, 503);
+    if (!dbOk && c.get("principal")?.kind !== "management")
+      return c.json({ status: "down" as const }, 503);
     if (c.get("principal")?.kind !== "management") return c.json({ status: "ok" as const }, 200);
     const details: Record<string, unknown> = {
       runtime: services.deps.runtime ?? "unknown",

@@ -17,7 +17,10 @@ export const ErrorSchema = z
 
 /** Standard error responses of a route, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]) {
-  const out: Record<number, { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }> = {};
+  const out: Record<
+    number,
+    { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
+  > = {};
   const names: Record<number, string> = {
     400: "Invalid input",
     401: "Missing or invalid credentials",
@@ -28,7 +31,11 @@ export function errorResponses(...statuses: number[]) {
     502: "Upstream failed",
     503: "Unavailable",
   };
-  for (const s of statuses) out[s] = { description: names[s] ?? "Error", content: { "application/json": { schema: ErrorSchema } } };
+  for (const s of statuses)
+    out[s] = {
+      description: names[s] ?? "Error",
+      content: { "application/json": { schema: ErrorSchema } },
+    };
   return out;
 }
 
@@ -124,4 +131,9 @@ export function jsonResponse<T extends z.ZodTypeAny>(schema: T, description: str
 export const ApiKeyIdQuery = z.object({ apiKeyId: z.string().min(1).optional() });
 
 /** A path `{id}` parameter. */
-export const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
+export const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" } }),
+});

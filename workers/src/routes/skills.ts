@@ -6,6 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { canAccessOwned, requireManagement } from "../auth/principal.js";
 import { NotFoundError } from "../errors.js";
+import { skillJson } from "../skills/mappers.js";
 import { type AppEnv, createRouter, principalOf } from "./context.js";
 import {
   errorResponses,
@@ -68,7 +69,10 @@ const listRoute = createRoute({
       apiKeyId: z.string().optional().openapi({ description: "only skills owned by this key" }),
     }),
   },
-  responses: { 200: jsonResponse(pageSchema(SkillSchema, "SkillPage"), "A page of skills"), ...errorResponses(400, 401) },
+  responses: {
+    200: jsonResponse(pageSchema(SkillSchema, "SkillPage"), "A page of skills"),
+    ...errorResponses(400, 401),
+  },
 });
 
 const getRoute = createRoute({
@@ -107,7 +111,10 @@ const invalidateRoute = createRoute({
   method: "post",
   path: "/api/skills/cache/invalidate",
   summary: "Drop the registry cache (after editing the database by hand)",
-  responses: { 200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"), ...errorResponses(401) },
+  responses: {
+    200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"),
+    ...errorResponses(401),
+  },
 });
 
 /** Builds the `/api/skills` route group. */
@@ -132,13 +139,17 @@ export function skillsRoutes() {
       page: q.page,
       limit: q.limit,
     });
-    return c.json(page, 200);
+    // Skills are serialised once per registry load (see skillJson); the envelope is assembled here.
+    const body = `{"data":[${page.data.map(skillJson).join(",")}],"total":${page.total},"page":${page.page},"limit":${page.limit},"totalPages":${page.totalPages}}`;
+    return c.body(body, 200, { "content-type": "application/json" }) as never;
   });
 
   app.openapi(installRoute, async (c) => {
     requireManagement(c.get("principal"));
     const body = c.req.valid("json");
-    const skill = await c.get("services").skills.install({ ...body, apiKeyId: body.apiKeyId ?? null });
+    const skill = await c
+      .get("services")
+      .skills.install({ ...body, apiKeyId: body.apiKeyId ?? null });
     return c.json({ skill }, 201);
   });
 

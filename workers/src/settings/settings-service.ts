@@ -76,7 +76,10 @@ export class SettingsService {
       await this.db
         .insert(settings)
         .values({ key, value: JSON.stringify(value), updatedAt: now })
-        .onConflictDoUpdate({ target: settings.key, set: { value: JSON.stringify(value), updatedAt: now } });
+        .onConflictDoUpdate({
+          target: settings.key,
+          set: { value: JSON.stringify(value), updatedAt: now },
+        });
     }
     await this.invalidate();
     return this.get();
@@ -90,7 +93,11 @@ export class SettingsService {
 
   /** The API view of `s`. */
   static toPublic(s: Settings): PublicSettings {
-    return { skillsEnabled: s.skillsEnabled, activeProvider: s.activeProvider, skillsmpApiKeySet: !!s.skillsmpApiKey };
+    return {
+      skillsEnabled: s.skillsEnabled,
+      activeProvider: s.activeProvider,
+      skillsmpApiKeySet: !!s.skillsmpApiKey,
+    };
   }
 }
 

@@ -71,7 +71,13 @@ export class ExecutionStore {
     const now = this.clock();
     await this.db
       .update(skillExecutions)
-      .set({ status: "running", startedAt: now, updatedAt: now, timeoutMs, ...(approval ? { approval } : {}) })
+      .set({
+        status: "running",
+        startedAt: now,
+        updatedAt: now,
+        timeoutMs,
+        ...(approval ? { approval } : {}),
+      })
       .where(eq(skillExecutions.id, id));
   }
 
@@ -112,14 +118,24 @@ export class ExecutionStore {
     const res = await this.db
       .update(skillExecutions)
       .set({ approval: to, updatedAt: this.clock() })
-      .where(and(eq(skillExecutions.id, id), eq(skillExecutions.status, "pending"), eq(skillExecutions.approval, "required")))
+      .where(
+        and(
+          eq(skillExecutions.id, id),
+          eq(skillExecutions.status, "pending"),
+          eq(skillExecutions.approval, "required"),
+        ),
+      )
       .returning({ id: skillExecutions.id });
     return res.length === 1;
   }
 
   /** One execution by id, or undefined. */
   async get(id: string): Promise<Execution | undefined> {
-    const [row] = await this.db.select().from(skillExecutions).where(eq(skillExecutions.id, id)).limit(1);
+    const [row] = await this.db
+      .select()
+      .from(skillExecutions)
+      .where(eq(skillExecutions.id, id))
+      .limit(1);
     return row ? executionFromRow(row) : undefined;
   }
 
@@ -137,7 +153,10 @@ export class ExecutionStore {
 
   /** Number of executions matching `filter`. */
   async count(filter: ExecutionFilter): Promise<number> {
-    const [row] = await this.db.select({ n: count() }).from(skillExecutions).where(this.where(filter));
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(skillExecutions)
+      .where(this.where(filter));
     return row?.n ?? 0;
   }
 
@@ -147,7 +166,10 @@ export class ExecutionStore {
    * `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last touched (Worker cron).
    * @returns the number of rows ended.
    */
-  async recoverInterrupted(opts: { staleAfterMs?: number; defaultTimeoutMs: number }): Promise<number> {
+  async recoverInterrupted(opts: {
+    staleAfterMs?: number;
+    defaultTimeoutMs: number;
+  }): Promise<number> {
     const now = this.clock();
     const conds: SQL[] = [
       or(
@@ -205,7 +227,8 @@ export class ExecutionStore {
   private where(filter: ExecutionFilter): SQL | undefined {
     const conds: SQL[] = [];
     if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
-    else if (filter.apiKeyId !== undefined) conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
+    else if (filter.apiKeyId !== undefined)
+      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
     if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
     if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
     if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));

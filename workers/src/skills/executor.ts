@@ -5,7 +5,13 @@
  * (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is never
  * evaluated.
  */
-import { ConflictError, DisabledError, ExecutionFailure, InvalidInputError, NotFoundError } from "../errors.js";
+import {
+  ConflictError,
+  DisabledError,
+  ExecutionFailure,
+  InvalidInputError,
+  NotFoundError,
+} from "../errors.js";
 import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "./types.js";
@@ -75,13 +81,15 @@ export class Executor {
 
   /** Default handler timeout in ms (SPEC §5 `setTimeout`; 30 000 by default). */
   setTimeout(ms: number): void {
-    if (!Number.isInteger(ms) || ms <= 0) throw new InvalidInputError("timeout must be a positive integer (ms)");
+    if (!Number.isInteger(ms) || ms <= 0)
+      throw new InvalidInputError("timeout must be a positive integer (ms)");
     this.timeoutMs = ms;
   }
 
   /** Total number of attempts for retryable errors (SPEC §5 `setMaxRetries`; 3 by default). */
   setMaxRetries(n: number): void {
-    if (!Number.isInteger(n) || n < 1) throw new InvalidInputError("maxRetries must be an integer >= 1");
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidInputError("maxRetries must be an integer >= 1");
     this.maxRetries = n;
   }
 
@@ -99,13 +107,22 @@ export class Executor {
    */
   async preflight(skill: Skill, input: unknown): Promise<void> {
     if (!(await this.isSkillsEnabled())) {
-      throw new DisabledError("Skills execution is disabled (skillsEnabled = false)", "skills_disabled");
+      throw new DisabledError(
+        "Skills execution is disabled (skillsEnabled = false)",
+        "skills_disabled",
+      );
     }
     if (skill.mode === "off" || !skill.enabled) {
-      throw new DisabledError(`Skill ${skill.name}@${skill.version} is disabled (mode "off")`, "skill_disabled");
+      throw new DisabledError(
+        `Skill ${skill.name}@${skill.version} is disabled (mode "off")`,
+        "skill_disabled",
+      );
     }
     if (!this.handlers.has(skill.handlerCode)) {
-      throw new NotFoundError(`No handler "${skill.handlerCode}" is registered for ${skill.name}@${skill.version}`, "handler_not_found");
+      throw new NotFoundError(
+        `No handler "${skill.handlerCode}" is registered for ${skill.name}@${skill.version}`,
+        "handler_not_found",
+      );
     }
     validateSkillInput(skill, input);
   }
@@ -128,7 +145,10 @@ export class Executor {
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
-    return this.store.create(skill, input, ctx, { approval: "required", timeoutMs: this.budgetFor(skill, input) });
+    return this.store.create(skill, input, ctx, {
+      approval: "required",
+      timeoutMs: this.budgetFor(skill, input),
+    });
   }
 
   /**
@@ -138,7 +158,10 @@ export class Executor {
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
     if (!(await this.store.claimApproval(execution.id, "approved"))) {
-      throw new ConflictError(`Execution ${execution.id} is not awaiting approval`, "not_awaiting_approval");
+      throw new ConflictError(
+        `Execution ${execution.id} is not awaiting approval`,
+        "not_awaiting_approval",
+      );
     }
     const budget = this.budgetFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
@@ -148,7 +171,10 @@ export class Executor {
   /** Rejects a pending execution: it ends as `error` "rejected". */
   async reject(execution: Execution, reason?: string): Promise<Execution> {
     if (!(await this.store.claimApproval(execution.id, "rejected"))) {
-      throw new ConflictError(`Execution ${execution.id} is not awaiting approval`, "not_awaiting_approval");
+      throw new ConflictError(
+        `Execution ${execution.id} is not awaiting approval`,
+        "not_awaiting_approval",
+      );
     }
     return this.store.finish(execution.id, {
       status: "error",
@@ -165,7 +191,12 @@ export class Executor {
   }
 
   /** Executions of a key, newest first (SPEC §5 `listExecutions`). */
-  listExecutions(apiKeyId: string | null | undefined, limit: number, offset: number, filter: ExecutionFilter = {}) {
+  listExecutions(
+    apiKeyId: string | null | undefined,
+    limit: number,
+    offset: number,
+    filter: ExecutionFilter = {},
+  ) {
     return this.store.list({ ...filter, apiKeyId }, limit, offset);
   }
 
@@ -175,13 +206,22 @@ export class Executor {
   }
 
   /** Runs the attempts of a created row and writes the outcome. Never throws for handler failures. */
-  private async run(id: string, skill: Skill, input: unknown, ctx: CallerContext, budget: number): Promise<Execution> {
+  private async run(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    budget: number,
+  ): Promise<Execution> {
     const handler = this.handlers.get(skill.handlerCode)!;
     await this.store.markRunning(id, budget);
     const started = this.clock();
     const deadline = started + budget;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new ExecutionFailure("timed out", { status: "timeout" })), budget);
+    const timer = setTimeout(
+      () => controller.abort(new ExecutionFailure("timed out", { status: "timeout" })),
+      budget,
+    );
     let attempt = 0;
     try {
       for (;;) {
@@ -196,7 +236,12 @@ export class Executor {
         });
         const durationMs = this.clock() - started;
         if (outcome.ok) {
-          return await this.store.finish(id, { status: "success", output: outcome.output, durationMs, attempts: attempt });
+          return await this.store.finish(id, {
+            status: "success",
+            output: outcome.output,
+            durationMs,
+            attempts: attempt,
+          });
         }
         const failure = outcome.failure;
         if (controller.signal.aborted || failure.status === "timeout") {
@@ -217,7 +262,9 @@ export class Executor {
         return await this.store.finish(id, {
           status: controller.signal.aborted ? "timeout" : "error",
           output: failure.output,
-          errorMessage: controller.signal.aborted ? `Skill execution timed out after ${budget} ms` : failure.message,
+          errorMessage: controller.signal.aborted
+            ? `Skill execution timed out after ${budget} ms`
+            : failure.message,
           errorCode: controller.signal.aborted ? "timeout" : failure.code,
           durationMs: this.clock() - started,
           attempts: attempt,
@@ -253,7 +300,8 @@ async function runAttempt(
   const { signal } = ctx;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<AttemptOutcome>((resolve) => {
-    onAbort = () => resolve({ ok: false, failure: new ExecutionFailure("timed out", { status: "timeout" }) });
+    onAbort = () =>
+      resolve({ ok: false, failure: new ExecutionFailure("timed out", { status: "timeout" }) });
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });

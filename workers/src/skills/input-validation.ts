@@ -30,9 +30,16 @@ export function validateSkillInput(skill: Skill, input: unknown): void {
   if (result.valid) return;
   // The deepest errors are the useful ones; the validator lists the wrapping ones as well.
   const details = result.errors
-    .filter((e) => !["properties", "allOf", "anyOf", "oneOf", "$ref"].includes(e.keyword) || result.errors.length === 1)
+    .filter(
+      (e) =>
+        !["properties", "allOf", "anyOf", "oneOf", "$ref"].includes(e.keyword) ||
+        result.errors.length === 1,
+    )
     .map((e) => ({ field: pointerToField(e.instanceLocation), message: e.error }));
-  const first = details[0] ?? { field: "input", message: "does not match the skill's input schema" };
+  const first = details[0] ?? {
+    field: "input",
+    message: "does not match the skill's input schema",
+  };
   throw new InvalidInputError(
     `Input for ${skill.name}@${skill.version} is invalid: ${first.field} ${first.message}`,
     details,

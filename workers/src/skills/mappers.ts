@@ -64,3 +64,18 @@ export function executionFromRow(row: ExecutionRow): Execution {
     updatedAt: iso(row.updatedAt),
   };
 }
+
+const skillJsonCache = new WeakMap<Skill, string>();
+
+/**
+ * JSON text of a skill, memoised per (immutable) skill object: snapshot skills are serialised
+ * once per registry load, which keeps large list pages cheap.
+ */
+export function skillJson(skill: Skill): string {
+  let json = skillJsonCache.get(skill);
+  if (json === undefined) {
+    json = JSON.stringify(skill);
+    skillJsonCache.set(skill, json);
+  }
+  return json;
+}

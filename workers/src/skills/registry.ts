@@ -135,7 +135,10 @@ export class SkillRegistry {
       name: b.name,
       version: BUILTIN_VERSION,
       description: b.description,
-      schema: JSON.stringify({ input: b.inputSchema, ...(b.outputSchema ? { output: b.outputSchema } : {}) }),
+      schema: JSON.stringify({
+        input: b.inputSchema,
+        ...(b.outputSchema ? { output: b.outputSchema } : {}),
+      }),
       handlerCode: b.name,
       instructions: null,
       enabled: b.enabled ?? true,
@@ -211,7 +214,10 @@ export class SkillRegistry {
    * @throws NotFoundError when the id does not exist.
    */
   async unregisterById(id: string): Promise<void> {
-    const deleted = await this.db.delete(skills).where(eq(skills.id, id)).returning({ id: skills.id });
+    const deleted = await this.db
+      .delete(skills)
+      .where(eq(skills.id, id))
+      .returning({ id: skills.id });
     if (deleted.length === 0) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
     await this.invalidateCache();
   }
@@ -226,7 +232,8 @@ export class SkillRegistry {
       .delete(skills)
       .where(and(eq(skills.name, name), eq(skills.version, version), owner))
       .returning({ id: skills.id });
-    if (deleted.length === 0) throw new NotFoundError(`Skill ${name}@${version} not found`, "skill_not_found");
+    if (deleted.length === 0)
+      throw new NotFoundError(`Skill ${name}@${version} not found`, "skill_not_found");
     await this.invalidateCache();
   }
 
@@ -245,7 +252,11 @@ export class SkillRegistry {
   }
 
   /** Highest visible version of `name` matching `constraint` (SPEC §2 `resolveVersion`), or null. */
-  async resolveVersion(name: string, constraint: string, apiKeyId: string | null): Promise<string | null> {
+  async resolveVersion(
+    name: string,
+    constraint: string,
+    apiKeyId: string | null,
+  ): Promise<string | null> {
     return (await this.snapshot()).resolve(name, constraint, apiKeyId)?.version ?? null;
   }
 }
@@ -255,7 +266,11 @@ export function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     const msg = String((e as { message?: unknown }).message ?? "");
     const code = String((e as { code?: unknown }).code ?? "");
-    if (/UNIQUE constraint failed|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)/.test(msg) || code === "SQLITE_CONSTRAINT_UNIQUE") return true;
+    if (
+      /UNIQUE constraint failed|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)/.test(msg) ||
+      code === "SQLITE_CONSTRAINT_UNIQUE"
+    )
+      return true;
     if (e === (e as { cause?: unknown }).cause) break;
   }
   return false;

@@ -28,11 +28,16 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Normalises one property schema; `path` names it in errors. */
-function normaliseProperty(value: unknown, path: string): { schema: JsonSchema; required: boolean } {
+function normaliseProperty(
+  value: unknown,
+  path: string,
+): { schema: JsonSchema; required: boolean } {
   if (typeof value === "string") {
     const type = value.trim().toLowerCase();
     if (!TYPE_NAMES.has(type)) {
-      throw new InvalidInputError(`Unknown type "${value}" for ${path}`, [{ field: path, message: "unknown type" }]);
+      throw new InvalidInputError(`Unknown type "${value}" for ${path}`, [
+        { field: path, message: "unknown type" },
+      ]);
     }
     return { schema: { type }, required: false };
   }
@@ -49,15 +54,22 @@ function normaliseProperty(value: unknown, path: string): { schema: JsonSchema; 
   if (isPlainObject(schema.properties)) {
     const nested = normaliseObject(schema.properties, `${path}.properties`);
     schema.properties = nested.properties;
-    const collected = new Set<string>([...(Array.isArray(schema.required) ? (schema.required as string[]) : []), ...nested.required]);
+    const collected = new Set<string>([
+      ...(Array.isArray(schema.required) ? (schema.required as string[]) : []),
+      ...nested.required,
+    ]);
     if (collected.size > 0) schema.required = [...collected];
     if (schema.type === undefined) schema.type = "object";
   }
-  if (isPlainObject(schema.items)) schema.items = normaliseProperty(schema.items, `${path}.items`).schema;
+  if (isPlainObject(schema.items))
+    schema.items = normaliseProperty(schema.items, `${path}.items`).schema;
   return { schema, required: isRequired };
 }
 
-function normaliseObject(props: Record<string, unknown>, path: string): { properties: Record<string, JsonSchema>; required: string[] } {
+function normaliseObject(
+  props: Record<string, unknown>,
+  path: string,
+): { properties: Record<string, JsonSchema>; required: string[] } {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [key, value] of Object.entries(props)) {
@@ -77,12 +89,18 @@ function normaliseObject(props: Record<string, unknown>, path: string): { proper
 export function normalizeInputSchema(input: unknown): JsonSchema {
   if (input === undefined || input === null) return { type: "object", properties: {} };
   if (!isPlainObject(input)) {
-    throw new InvalidInputError("schema.input must be an object", [{ field: "schema.input", message: "must be an object" }]);
+    throw new InvalidInputError("schema.input must be an object", [
+      { field: "schema.input", message: "must be an object" },
+    ]);
   }
-  const looksLikeSchema = SCHEMA_ROOT_KEYWORDS.some((k) => k in input) && (input.type === undefined || typeof input.type === "string" || Array.isArray(input.type));
+  const looksLikeSchema =
+    SCHEMA_ROOT_KEYWORDS.some((k) => k in input) &&
+    (input.type === undefined || typeof input.type === "string" || Array.isArray(input.type));
   if (!looksLikeSchema) {
     const { properties, required } = normaliseObject(input, "schema.input");
-    return required.length > 0 ? { type: "object", properties, required } : { type: "object", properties };
+    return required.length > 0
+      ? { type: "object", properties, required }
+      : { type: "object", properties };
   }
   if (input.type !== undefined && input.type !== "object") {
     throw new InvalidInputError('schema.input must describe an object (type "object")', [

@@ -99,7 +99,10 @@ export class SkillService {
       ]);
     }
     if (this.registry.isReservedName(input.name)) {
-      throw new ConflictError(`"${input.name}" is a builtin skill name and is reserved`, "reserved_name");
+      throw new ConflictError(
+        `"${input.name}" is a builtin skill name and is reserved`,
+        "reserved_name",
+      );
     }
     if (!this.hasHandler(input.handlerCode)) {
       throw new InvalidInputError(`No handler named "${input.handlerCode}" is registered`, [
@@ -119,7 +122,10 @@ export class SkillService {
       name: input.name,
       version: input.version,
       description: input.description ?? "",
-      schema: JSON.stringify({ input: inputSchema, ...(input.schema?.output ? { output: input.schema.output } : {}) }),
+      schema: JSON.stringify({
+        input: inputSchema,
+        ...(input.schema?.output ? { output: input.schema.output } : {}),
+      }),
       handlerCode: input.handlerCode,
       instructions: input.instructions ?? null,
       enabled: mode !== "off",
@@ -143,9 +149,15 @@ export class SkillService {
    */
   async update(id: string, patch: UpdateSkillInput): Promise<Skill> {
     if (Object.keys(patch).length === 0) {
-      throw new InvalidInputError("The body must set at least one editable field", [{ field: "body", message: "empty" }]);
+      throw new InvalidInputError("The body must set at least one editable field", [
+        { field: "body", message: "empty" },
+      ]);
     }
-    if (patch.enabled !== undefined && patch.mode !== undefined && patch.enabled !== (patch.mode !== "off")) {
+    if (
+      patch.enabled !== undefined &&
+      patch.mode !== undefined &&
+      patch.enabled !== (patch.mode !== "off")
+    ) {
       throw new InvalidInputError(`enabled: ${patch.enabled} contradicts mode: "${patch.mode}"`, [
         { field: "enabled", message: "contradicts mode" },
       ]);
@@ -163,7 +175,10 @@ export class SkillService {
     if (patch.tags !== undefined) row.tags = JSON.stringify(patch.tags);
     if (patch.timeoutMs !== undefined) row.timeoutMs = patch.timeoutMs;
     if (patch.schema !== undefined) {
-      const input = patch.schema.input !== undefined ? normalizeInputSchema(patch.schema.input) : current.schema.input;
+      const input =
+        patch.schema.input !== undefined
+          ? normalizeInputSchema(patch.schema.input)
+          : current.schema.input;
       const output = patch.schema.output ?? current.schema.output;
       row.schema = JSON.stringify({ input, ...(output ? { output } : {}) });
     }
@@ -184,7 +199,12 @@ export class SkillService {
       matches.push(skill);
     }
     const start = (query.page - 1) * query.limit;
-    return pageOf(matches.slice(start, start + query.limit), matches.length, query.page, query.limit);
+    return pageOf(
+      matches.slice(start, start + query.limit),
+      matches.length,
+      query.page,
+      query.limit,
+    );
   }
 }
 

@@ -77,7 +77,9 @@ export class RegistrySnapshot {
   isVisible(skill: Skill, apiKeyId: string | null): boolean {
     if (skill.apiKeyId !== null) return skill.apiKeyId === apiKeyId;
     if (apiKeyId === null) return true;
-    const own = this.byName.get(skill.name)?.find((s) => s.apiKeyId === apiKeyId && s.version === skill.version);
+    const own = this.byName
+      .get(skill.name)
+      ?.find((s) => s.apiKeyId === apiKeyId && s.version === skill.version);
     return own === undefined;
   }
 
