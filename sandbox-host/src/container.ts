@@ -188,13 +188,21 @@ export class SandboxContainer {
     clearTimeout(timer);
   }
 
-  /** Exit code and OOM flag from the engine (null/false when the container is already gone). */
-  async inspectState(): Promise<{ exitCode: number | null; oomKilled: boolean }> {
+  /**
+   * Exit code and OOM flag from the engine; `exitCode` is null while the container still runs or
+   * when it is already gone.
+   */
+  async inspectState(): Promise<{ exitCode: number | null; oomKilled: boolean; running: boolean }> {
     try {
-      const info = await this.container.inspect();
-      return { exitCode: info.State.ExitCode ?? null, oomKilled: info.State.OOMKilled === true };
+      const { State } = await this.container.inspect();
+      const running = State.Running === true;
+      return {
+        exitCode: running ? null : (State.ExitCode ?? null),
+        oomKilled: State.OOMKilled === true,
+        running,
+      };
     } catch {
-      return { exitCode: null, oomKilled: false };
+      return { exitCode: null, oomKilled: false, running: false };
     }
   }
 

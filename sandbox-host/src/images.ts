@@ -116,6 +116,7 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
 /** Remembers which images are present so that a run does not inspect its image every time. */
 export class ImageStore {
   private readonly present = new Map<string, number>();
+  private readonly inflight = new Map<string, Promise<void>>();
 
   /**
    * @param docker Docker engine client.
@@ -129,12 +130,23 @@ export class ImageStore {
   ) {}
 
   /**
-   * Makes sure `image` (normalised, allowlisted) exists locally, pulling it when it is missing.
-   * @throws HostError 503 `image_unavailable` naming the image when it is absent and cannot be pulled.
+   * Makes sure `image` (normalised, allowlisted) exists locally, pulling it when it is missing
+   * (one pull per image at a time).
+   * @throws HostError 503 `image_unavailable` naming the image when it is absent and cannot be
+   *   pulled; 503 `docker_unavailable` when the engine does not answer.
    */
   async ensure(image: string): Promise<void> {
     const seen = this.present.get(image);
     if (seen !== undefined && Date.now() - seen < this.ttlMs) return;
+    let pending = this.inflight.get(image);
+    if (!pending) {
+      pending = this.check(image).finally(() => this.inflight.delete(image));
+      this.inflight.set(image, pending);
+    }
+    await pending;
+  }
+
+  private async check(image: string): Promise<void> {
     try {
       await this.docker.getImage(image).inspect();
       this.present.set(image, Date.now());
@@ -168,15 +180,24 @@ export class ImageStore {
     this.present.delete(image);
   }
 
+  /** Pulls an image, bounded by the pull timeout (the progress stream is destroyed on expiry). */
   private async pull(image: string): Promise<void> {
     const signal = AbortSignal.timeout(this.pullTimeoutMs);
     const stream = (await this.docker.pull(image, {
       abortSignal: signal,
-    })) as NodeJS.ReadableStream;
+    })) as NodeJS.ReadableStream & {
+      destroy?: () => void;
+    };
     await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        stream.destroy?.();
+        reject(new Error(`pull timed out after ${this.pullTimeoutMs} ms`));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
       this.docker.modem.followProgress(
         stream,
         (err: Error | null, events: Array<{ error?: string }>) => {
+          signal.removeEventListener("abort", onAbort);
           const failed = events?.find((e) => e.error);
           if (err) reject(err);
           else if (failed) reject(new Error(failed.error));

@@ -1,0 +1,203 @@
+/**
+ * Sandbox benchmark (issue 3): median wall time of an `eval_code`-equivalent python `print(6*7)`
+ * run through the sandbox host's signed HTTP API, with the warm pool off and on, beside a bare
+ * `docker run --rm` of the same image, flags and code, measured interleaved in one run; their
+ * ratios; and executions per second with 8 concurrent callers.
+ * Uses the local images (`npm run sandbox:images`). Run: `npx tsx bench/sandbox.ts`.
+ * Environment: BENCH_SANDBOX_ROUNDS (default 15), BENCH_SANDBOX_CONCURRENT_RUNS (default 48).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { pathToFileURL } from "node:url";
+import { type HostConfig, parseHostConfig } from "../sandbox-host/src/config.js";
+import { createOptions } from "../sandbox-host/src/container.js";
+import { containerSpec, planRun } from "../sandbox-host/src/plan.js";
+import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.js";
+import { createSandboxClient } from "../workers/src/sandbox/client.js";
+import type { SandboxClient, SandboxRunRequest } from "../workers/src/sandbox/types.js";
+import { fmt, interleave, median, row } from "./stats.js";
+
+const CODE = "print(6*7)";
+const REQUEST: SandboxRunRequest = { language: "python", code: CODE, timeoutMs: 10_000 };
+const CONCURRENCY = 8;
+
+const LOCAL_ENV: Record<string, string> = {
+  SANDBOX_IMAGE_NODE: "skillgate-local/node:latest",
+  SANDBOX_IMAGE_PYTHON: "skillgate-local/python:latest",
+  SANDBOX_IMAGE_SHELL: "skillgate-local/busybox:latest",
+  SKILLS_ALLOWED_SANDBOX_IMAGES:
+    "skillgate-local/node:latest,skillgate-local/python:latest,skillgate-local/busybox:latest",
+};
+
+/** Results of {@link runSandboxBench}; times in ms, throughput in executions per second. */
+export interface SandboxBenchResult {
+  medianMs: { bareDockerRun: number; hostPoolOff: number; hostPoolOn: number };
+  ratio: { poolOffVsBare: number; poolOnVsBare: number };
+  /** Share of pool-on runs a pre-started container served (0..1). */
+  poolHitRate: number;
+  executionsPerSecond: { poolOff: number; poolOn: number };
+  rounds: number;
+}
+
+/** `docker run` CLI arguments equivalent to the host's HostConfig for a default python run. */
+function dockerRunArgs(config: HostConfig): string[] {
+  const opts = createOptions(containerSpec(planRun(REQUEST, config), config, "bench", "bench"));
+  const hc = opts.HostConfig!;
+  const args = ["run", "--rm", "-i", "--network", String(hc.NetworkMode)];
+  for (const cap of hc.CapDrop as string[]) args.push("--cap-drop", cap);
+  for (const opt of hc.SecurityOpt as string[]) args.push("--security-opt", opt);
+  args.push("--pids-limit", String(hc.PidsLimit), "--cpus", String(hc.NanoCpus! / 1e9));
+  args.push("--memory", `${hc.Memory}b`, "--memory-swap", `${hc.MemorySwap}b`);
+  for (const [path, o] of Object.entries(hc.Tmpfs ?? {})) args.push("--tmpfs", `${path}:${o}`);
+  if (hc.ReadonlyRootfs) args.push("--read-only");
+  if (hc.Init) args.push("--init");
+  args.push("--shm-size", `${hc.ShmSize}b`, "--ipc", String(hc.IpcMode), "--log-driver", "none");
+  args.push("--user", String(opts.User), "--workdir", String(opts.WorkingDir), "--entrypoint", "");
+  for (const e of opts.Env ?? []) args.push("-e", e);
+  args.push(String(opts.Image), ...(opts.Cmd as string[]));
+  return args;
+}
+
+/** One bare `docker run`; rejects unless it prints 42. */
+function bareRun(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("docker", args, { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 && out === "42\n"
+        ? resolve()
+        : reject(new Error(`docker run failed (${code}): ${err.trim()}`)),
+    );
+    child.stdin.end(CODE);
+  });
+}
+
+async function hostRun(
+  client: SandboxClient,
+  pooledHits?: { hits: number; total: number },
+): Promise<void> {
+  const r = await client.run(REQUEST);
+  if (r.exitCode !== 0 || r.stdout !== "42\n")
+    throw new Error(`sandbox run failed: ${JSON.stringify(r)}`);
+  if (pooledHits) {
+    pooledHits.total++;
+    if (r.pooled) pooledHits.hits++;
+  }
+}
+
+async function startHost(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ host: SandboxHost; client: SandboxClient; config: HostConfig }> {
+  const secret = randomBytes(32).toString("hex");
+  const config = parseHostConfig({
+    ...LOCAL_ENV,
+    SANDBOX_PORT: "0",
+    SANDBOX_INSTANCE: `bench-${name}-${process.pid}`,
+    SANDBOX_MAX_CONCURRENCY: String(CONCURRENCY),
+    SANDBOX_MAX_QUEUE: "64",
+    ...env,
+    SANDBOX_SECRET: secret,
+  });
+  const host = await startSandboxHost(config, { log: () => {} });
+  return { host, client: createSandboxClient({ baseUrl: host.url, secret }), config };
+}
+
+async function waitForPool(host: SandboxHost, image: string, size: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await host.health()).pool[image] !== size && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Executions per second of `total` runs issued by {@link CONCURRENCY} concurrent callers. */
+async function throughput(client: SandboxClient, total: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        next++;
+        await hostRun(client);
+      }
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Runs the sandbox benchmark and prints its table. Needs Docker and the local images.
+ * @param rounds interleaved rounds (one bare run, one pool-off run, one pool-on run each).
+ * @param concurrentRuns runs issued for each throughput figure.
+ * @returns medians, ratios, pool hit rate and throughput.
+ */
+export async function runSandboxBench(
+  rounds = 15,
+  concurrentRuns = 48,
+): Promise<SandboxBenchResult> {
+  const off = await startHost("off", { SANDBOX_POOL_SIZE: "0" });
+  const on = await startHost("on", { SANDBOX_POOL_SIZE: String(CONCURRENCY) });
+  try {
+    const image = on.config.images.python;
+    const args = dockerRunArgs(off.config);
+    await waitForPool(on.host, image, CONCURRENCY);
+    for (let i = 0; i < 2; i++) {
+      await bareRun(args);
+      await hostRun(off.client);
+      await hostRun(on.client);
+    }
+    await waitForPool(on.host, image, CONCURRENCY);
+    const hits = { hits: 0, total: 0 };
+    const samples = await interleave(
+      {
+        bare: () => bareRun(args),
+        off: () => hostRun(off.client),
+        on: () => hostRun(on.client, hits),
+      },
+      rounds,
+      1,
+    );
+    const bare = median(samples.bare!);
+    const poolOff = median(samples.off!);
+    const poolOn = median(samples.on!);
+    const offRate = await throughput(off.client, concurrentRuns);
+    await waitForPool(on.host, image, CONCURRENCY);
+    const onRate = await throughput(on.client, concurrentRuns);
+    const result: SandboxBenchResult = {
+      medianMs: { bareDockerRun: bare, hostPoolOff: poolOff, hostPoolOn: poolOn },
+      ratio: { poolOffVsBare: poolOff / bare, poolOnVsBare: poolOn / bare },
+      poolHitRate: hits.total ? hits.hits / hits.total : 0,
+      executionsPerSecond: { poolOff: offRate, poolOn: onRate },
+      rounds,
+    };
+    console.log(
+      `\nSandbox: python print(6*7), image ${image}, ${rounds} interleaved rounds (median wall time)`,
+    );
+    row("bare `docker run --rm -i` (same flags)", fmt(bare), "1.00x");
+    row("host HTTP API, pool off", fmt(poolOff), `${result.ratio.poolOffVsBare.toFixed(2)}x`);
+    row(
+      "host HTTP API, pool on",
+      fmt(poolOn),
+      `${result.ratio.poolOnVsBare.toFixed(2)}x`,
+      `hits ${(result.poolHitRate * 100).toFixed(0)}%`,
+    );
+    row(`throughput, ${CONCURRENCY} concurrent callers, pool off`, `${offRate.toFixed(1)} exec/s`);
+    row(`throughput, ${CONCURRENCY} concurrent callers, pool on`, `${onRate.toFixed(1)} exec/s`);
+    return result;
+  } finally {
+    await Promise.all([off.host.close(), on.host.close()]);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rounds = Number(process.env.BENCH_SANDBOX_ROUNDS ?? 15);
+  const runs = Number(process.env.BENCH_SANDBOX_CONCURRENT_RUNS ?? 48);
+  runSandboxBench(rounds, runs).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
