@@ -126,6 +126,12 @@ for target in "${targets[@]}"; do
     continue
   fi
   echo "building $image"
+  old_id="$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)"
   "build_$target" "$image"
+  new_id="$(docker image inspect -f '{{.Id}}' "$image")"
+  # A forced rebuild leaves the previous image untagged; drop it unless something still uses it.
+  if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+    docker image rm "$old_id" >/dev/null 2>&1 || true
+  fi
   echo "built $image ($(docker image inspect -f '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1 / 1000000 }'))"
 done

@@ -88,8 +88,10 @@ function isRunResult(v: unknown): v is SandboxRunResult {
  * answer within its bound, or answers 502/503/504; `sandbox_busy` (retryable) on 429;
  * `sandbox_auth_failed` on 401; `image_unavailable`; `aborted` when the caller's signal fired;
  * otherwise the host's error code (`invalid_input`, `image_not_allowed`, ...).
+ * @throws Error at creation when the secret is empty (fail closed).
  */
 export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
+  if (!opts.secret) throw new Error("Sandbox client needs a secret (SANDBOX_SECRET)");
   const base = opts.baseUrl.replace(/\/+$/, "");
   const keyId = opts.keyId ?? "k1";
   const doFetch =
