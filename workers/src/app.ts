@@ -15,6 +15,7 @@ import type { AppEnv } from "./routes/context.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { skillsRoutes } from "./routes/skills.js";
+import { toolsRoutes } from "./routes/tools.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 /** Error envelope body. */
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
   app.route("/", executionsRoutes());
   app.route("/", catalogsRoutes());
+  app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
 
   app.doc31("/openapi.json", {

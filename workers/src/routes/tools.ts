@@ -1,0 +1,220 @@
+/**
+ * Injection and interception endpoints (SPEC §3, §4; issue 4 scope 7):
+ * - `POST /api/skills/inject` `{ format, request, backgroundReason?, sessionId?, include?, exclude? }`
+ *   → `{ request, injected: [{ name, version, toolName, mode, score }] }`;
+ * - `POST /api/skills/intercept` `{ format, response, injected?, sessionId?, customSkillExecutionEnabled? }`
+ *   → `{ toolResults, messages, passThrough, response }`.
+ * Auth: an API key (acting for itself) or management acting for a key via `apiKeyId` (null =
+ * global skills only). Unknown formats and malformed bodies answer 400.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { actingKey } from "../auth/principal.js";
+import { PROVIDER_FORMATS } from "../providers/index.js";
+import type { ProviderFormat } from "../providers/types.js";
+import type { Services } from "../services.js";
+import { injectSkills } from "../skills/injection.js";
+import { interceptToolCalls } from "../skills/interception.js";
+import { createRouter, principalOf } from "./context.js";
+import { errorResponses, jsonBody, jsonResponse, SkillModeSchema } from "./schemas.js";
+
+const FormatSchema = z
+  .enum(PROVIDER_FORMATS)
+  .openapi({ description: "Wire format of the request / response" });
+const JsonObject = z.record(z.string(), z.unknown());
+const NameList = z.array(z.string().min(1).max(200)).max(200);
+const ActingKey = z
+  .string()
+  .min(1)
+  .optional()
+  .openapi({ description: "management only: act for this key" });
+
+/** Where each format keeps what injection and interception read (a minimal shape check). */
+const REQUEST_FIELD: Record<ProviderFormat, string> = {
+  "openai-chat": "messages",
+  "openai-responses": "input",
+  anthropic: "messages",
+  gemini: "contents",
+};
+const RESPONSE_FIELDS: Record<ProviderFormat, string[]> = {
+  "openai-chat": ["choices"],
+  "openai-responses": ["output"],
+  anthropic: ["content"],
+  gemini: ["candidates", "functionCalls"],
+};
+
+const InjectBody = z
+  .object({
+    format: FormatSchema,
+    request: JsonObject,
+    backgroundReason: z.string().max(10_000).optional(),
+    sessionId: z.string().min(1).max(200).optional(),
+    include: NameList.optional().openapi({
+      description: "name, name@version or tool name; injected whatever the score",
+    }),
+    exclude: NameList.optional().openapi({
+      description: "name, name@version or tool name; never injected",
+    }),
+    apiKeyId: ActingKey,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const field = REQUEST_FIELD[body.format];
+    const value = body.request[field];
+    const ok =
+      body.format === "openai-responses"
+        ? value === undefined || typeof value === "string" || Array.isArray(value)
+        : value !== undefined;
+    if (!ok)
+      ctx.addIssue({
+        code: "custom",
+        path: ["request", field],
+        message: `a ${body.format} request needs ${field}`,
+      });
+    if (body.request.tools !== undefined && !Array.isArray(body.request.tools)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["request", "tools"],
+        message: "tools must be an array",
+      });
+    }
+  })
+  .openapi("InjectBody");
+
+const InjectedItem = z.object({
+  name: z.string(),
+  version: z.string(),
+  toolName: z.string(),
+  mode: SkillModeSchema,
+  score: z.number().int().nullable(),
+});
+const InjectResult = z
+  .object({ request: JsonObject, injected: z.array(InjectedItem) })
+  .openapi("InjectResult");
+
+const InjectedRef = z.union([
+  z.string().min(1).max(200),
+  z
+    .object({
+      name: z.string().min(1).max(200),
+      version: z.string().max(50).optional(),
+      toolName: z.string().max(200).optional(),
+    })
+    .passthrough(),
+]);
+const InterceptBody = z
+  .object({
+    format: FormatSchema,
+    response: JsonObject,
+    injected: z
+      .array(InjectedRef)
+      .max(200)
+      .optional()
+      .openapi({ description: "tool names (or items) inject returned" }),
+    sessionId: z.string().min(1).max(200).optional(),
+    customSkillExecutionEnabled: z.boolean().optional(),
+    apiKeyId: ActingKey,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const fields = RESPONSE_FIELDS[body.format];
+    if (!fields.some((f) => Array.isArray(body.response[f]))) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["response", fields[0]!],
+        message: `a ${body.format} response needs ${fields.join(" or ")} (an array)`,
+      });
+    }
+  })
+  .openapi("InterceptBody");
+
+const ToolResultSchema = z.object({
+  callId: z.string(),
+  toolName: z.string(),
+  skill: z.string(),
+  status: z.enum(["success", "error", "timeout", "pending_approval"]),
+  output: z.unknown().optional(),
+  error: z.string().optional(),
+  executionId: z.string().nullable(),
+});
+const InterceptResult = z
+  .object({
+    toolResults: z.array(ToolResultSchema),
+    messages: z.array(JsonObject),
+    passThrough: z.array(z.string()),
+    response: JsonObject,
+  })
+  .openapi("InterceptResult");
+
+const injectRoute = createRoute({
+  method: "post",
+  path: "/api/skills/inject",
+  summary: "Inject skills into a provider request as tools",
+  request: { body: jsonBody(InjectBody) },
+  responses: {
+    200: jsonResponse(InjectResult, "The request with tools added, and what was injected"),
+    ...errorResponses(400, 401, 403),
+  },
+});
+const interceptRoute = createRoute({
+  method: "post",
+  path: "/api/skills/intercept",
+  summary: "Run the tool calls of a provider response that Skillgate owns",
+  request: { body: jsonBody(InterceptBody) },
+  responses: {
+    200: jsonResponse(InterceptResult, "Results, follow-up items, pass-through call ids"),
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+/** Builtin alias → builtin name, from the builtin declarations. */
+function aliasMap(services: Services): Map<string, string> {
+  return new Map(
+    services.builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
+  );
+}
+
+/** Builds the injection / interception route group. */
+export function toolsRoutes() {
+  const app = createRouter();
+
+  app.openapi(injectRoute, async (c) => {
+    const services = c.get("services");
+    const body = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
+    const [snapshot, settings] = await Promise.all([
+      services.registry.snapshot(),
+      services.settings.get(),
+    ]);
+    const result = injectSkills({
+      format: body.format,
+      request: body.request,
+      snapshot,
+      apiKeyId,
+      backgroundReason: body.backgroundReason ?? null,
+      include: body.include,
+      exclude: body.exclude,
+      skillsEnabled: settings.skillsEnabled,
+    });
+    return c.json(result, 200);
+  });
+
+  app.openapi(interceptRoute, async (c) => {
+    const services = c.get("services");
+    const body = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
+    const result = await interceptToolCalls({
+      format: body.format,
+      response: body.response,
+      snapshot: await services.registry.snapshot(),
+      apiKeyId,
+      sessionId: body.sessionId ?? null,
+      injected: body.injected,
+      customSkillExecutionEnabled: body.customSkillExecutionEnabled,
+      builtinAliases: aliasMap(services),
+      executor: services.executor,
+    });
+    return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
+  });
+
+  return app;
+}
