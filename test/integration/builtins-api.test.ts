@@ -3,11 +3,25 @@ import type { HostResolver } from "../../workers/src/deps.js";
 import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
 import { createFileHandlers, fileDefinitions } from "../../workers/src/skills/builtins/files.js";
-import { createHttpRequestHandlers, httpRequestDefinitions } from "../../workers/src/skills/builtins/http-request.js";
-import type { BuiltinDefinition, BuiltinHandlerFactory } from "../../workers/src/skills/builtins/types.js";
-import { createWebSearchHandlers, webSearchDefinitions } from "../../workers/src/skills/builtins/web-search.js";
+import {
+  createHttpRequestHandlers,
+  httpRequestDefinitions,
+} from "../../workers/src/skills/builtins/http-request.js";
+import type {
+  BuiltinDefinition,
+  BuiltinHandlerFactory,
+} from "../../workers/src/skills/builtins/types.js";
+import {
+  createWebSearchHandlers,
+  webSearchDefinitions,
+} from "../../workers/src/skills/builtins/web-search.js";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { type ConnectionProbe, type FakeServer, startConnectionProbe, startFakeServer } from "../support/fakes/http.js";
+import {
+  type ConnectionProbe,
+  type FakeServer,
+  startConnectionProbe,
+  startFakeServer,
+} from "../support/fakes/http.js";
 import { type FakeSearch, startFakeSearxng } from "../support/fakes/search.js";
 
 const PUBLIC = "93.184.216.34";
@@ -19,10 +33,21 @@ const NAMES: Record<string, string[]> = {
 const resolve: HostResolver = async (name) => NAMES[name] ?? [];
 /** The Node connector dialling the public test address on 127.0.0.1 (test only). */
 const toLocal: OutboundConnector = (req) =>
-  createNodeConnector()({ ...req, addresses: req.addresses?.map((a) => (a === PUBLIC ? "127.0.0.1" : a)) ?? null });
+  createNodeConnector()({
+    ...req,
+    addresses: req.addresses?.map((a) => (a === PUBLIC ? "127.0.0.1" : a)) ?? null,
+  });
 
-const DEFINITIONS: BuiltinDefinition[] = [...fileDefinitions, ...httpRequestDefinitions, ...webSearchDefinitions];
-const FACTORIES: BuiltinHandlerFactory[] = [createFileHandlers, createHttpRequestHandlers, createWebSearchHandlers];
+const DEFINITIONS: BuiltinDefinition[] = [
+  ...fileDefinitions,
+  ...httpRequestDefinitions,
+  ...webSearchDefinitions,
+];
+const FACTORIES: BuiltinHandlerFactory[] = [
+  createFileHandlers,
+  createHttpRequestHandlers,
+  createWebSearchHandlers,
+];
 
 let t: TestApp;
 let probe: ConnectionProbe;
@@ -47,7 +72,11 @@ beforeAll(async () => {
     for (const [name, handler] of Object.entries(factory(t.deps))) {
       if (t.services.executor.hasHandler(name)) continue;
       const timeoutFor = DEFINITIONS.find((d) => d.name === name)?.timeoutFor;
-      t.services.executor.registerHandler(name, handler, timeoutFor ? (input) => timeoutFor(input, t.deps.config) : undefined);
+      t.services.executor.registerHandler(
+        name,
+        handler,
+        timeoutFor ? (input) => timeoutFor(input, t.deps.config) : undefined,
+      );
     }
   }
   a = await t.api.createKey("A");
@@ -67,14 +96,23 @@ describe("builtins through the execute API", () => {
   it("are seeded as global auto skills", async () => {
     const list = await t.api.get("/api/skills?source=builtin");
     const names = list.body.data.map((s: { name: string }) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["file_read", "file_write", "http_request", "web_search"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["file_read", "file_write", "http_request", "web_search"]),
+    );
   });
 
   it("file_write / file_read round trip, and keys never see each other's files", async () => {
     const w = await run(a.key, "file_write", { path: "notes/today.md", content: "for A only" });
-    expect(w.body.execution).toMatchObject({ status: "success", output: { path: "notes/today.md", bytesWritten: 10 } });
+    expect(w.body.execution).toMatchObject({
+      status: "success",
+      output: { path: "notes/today.md", bytesWritten: 10 },
+    });
     const r = await run(a.key, "file_read", { path: "notes/today.md" });
-    expect(r.body.execution.output).toMatchObject({ content: "for A only", bytesRead: 10, encoding: "utf8" });
+    expect(r.body.execution.output).toMatchObject({
+      content: "for A only",
+      bytesRead: 10,
+      encoding: "utf8",
+    });
     const other = await run(b.key, "file_read", { path: "notes/today.md" });
     expect(other.body.execution).toMatchObject({ status: "error", errorCode: "file_not_found" });
   });
@@ -89,15 +127,25 @@ describe("builtins through the execute API", () => {
   it("C16: http_request to names resolving to loopback or private addresses is refused, no connection made", async () => {
     for (const host of ["internal.example.com", "vpc.example.com", "127.0.0.1", "localhost"]) {
       const res = await run(a.key, "http_request", { url: `http://${host}:${probe.port}/` });
-      expect([host, res.body.execution.status, res.body.execution.errorCode]).toEqual([host, "error", "outbound_blocked"]);
+      expect([host, res.body.execution.status, res.body.execution.errorCode]).toEqual([
+        host,
+        "error",
+        "outbound_blocked",
+      ]);
     }
     expect(probe.connections()).toBe(0);
   });
 
   it("http_request reaches a public name", async () => {
-    const res = await run(a.key, "http_request", { url: `http://api.example.com:${site.port}/page` });
+    const res = await run(a.key, "http_request", {
+      url: `http://api.example.com:${site.port}/page`,
+    });
     expect(res.body.execution.status).toBe("success");
-    expect(res.body.execution.output).toMatchObject({ status: 200, body: "public page", truncated: false });
+    expect(res.body.execution.output).toMatchObject({
+      status: 200,
+      body: "public page",
+      truncated: false,
+    });
   });
 
   it("web_search answers, then answers from the cache", async () => {
@@ -105,7 +153,10 @@ describe("builtins through the execute API", () => {
     expect(first.body.execution.output).toMatchObject({ provider: "searxng", cached: false });
     expect(first.body.execution.output.results).toHaveLength(2);
     const second = await run(b.key, "web_search", { query: "skills at the edge", limit: 2 });
-    expect(second.body.execution.output).toMatchObject({ cached: true, results: first.body.execution.output.results });
+    expect(second.body.execution.output).toMatchObject({
+      cached: true,
+      results: first.body.execution.output.results,
+    });
   });
 
   it("invalid input is a 400 before any handler runs", async () => {

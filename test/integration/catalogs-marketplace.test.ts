@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTRUCTION_HANDLER, instructionHandler } from "../../workers/src/skills/builtins/instructions.js";
+import {
+  INSTRUCTION_HANDLER,
+  instructionHandler,
+} from "../../workers/src/skills/builtins/instructions.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { skillMd, startFakeGithubRaw, startFakeSkillsMp } from "../support/fakes/catalogs.js";
 import type { FakeServer } from "../support/fakes/http.js";
@@ -16,14 +19,42 @@ let key: { key: string; id: string };
 
 beforeAll(async () => {
   mp = await startFakeSkillsMp(KEY, [
-    { id: "acme-skills-seo-audit", name: "seo-audit", description: "SEO audits", author: "acme", stars: 40, githubUrl: "https://github.com/acme/skills/tree/main/skills/seo-audit" },
-    { id: "z-z-top", name: "top-skill", description: "Popular", author: "z", stars: 9000, githubUrl: "https://github.com/z/z/tree/main/top-skill" },
-    { id: "y-y-mid", name: "mid-skill", description: "Middling", author: "y", stars: 300, githubUrl: "https://github.com/y/y" },
+    {
+      id: "acme-skills-seo-audit",
+      name: "seo-audit",
+      description: "SEO audits",
+      author: "acme",
+      stars: 40,
+      githubUrl: "https://github.com/acme/skills/tree/main/skills/seo-audit",
+    },
+    {
+      id: "z-z-top",
+      name: "top-skill",
+      description: "Popular",
+      author: "z",
+      stars: 9000,
+      githubUrl: "https://github.com/z/z/tree/main/top-skill",
+    },
+    {
+      id: "y-y-mid",
+      name: "mid-skill",
+      description: "Middling",
+      author: "y",
+      stars: 300,
+      githubUrl: "https://github.com/y/y",
+    },
   ]);
   gh = await startFakeGithubRaw({
     "acme/skills": {
       defaultBranch: "main",
-      branches: { main: { "skills/seo-audit/SKILL.md": skillMd({ name: "seo-audit", description: "Audit a page for SEO", version: "1.4.0" }, SEO_BODY) } },
+      branches: {
+        main: {
+          "skills/seo-audit/SKILL.md": skillMd(
+            { name: "seo-audit", description: "Audit a page for SEO", version: "1.4.0" },
+            SEO_BODY,
+          ),
+        },
+      },
     },
   });
   t = await startTestApp({
@@ -45,7 +76,13 @@ describe("GET /api/skills/marketplace", () => {
     const res = await t.api.as(key.key).get("/api/skills/marketplace?limit=2");
     expect(res.status).toBe(200);
     expect(res.body.data.map((s: { name: string }) => s.name)).toEqual(["top-skill", "mid-skill"]);
-    expect(res.body).toMatchObject({ provider: "skillsmp", query: "", total: 3, page: 1, limit: 2 });
+    expect(res.body).toMatchObject({
+      provider: "skillsmp",
+      query: "",
+      total: 3,
+      page: 1,
+      limit: 2,
+    });
     const sent = mp.requests.at(-1)!;
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(new URL(sent.url, "http://x").searchParams.get("sortBy")).toBe("stars");
@@ -53,7 +90,14 @@ describe("GET /api/skills/marketplace", () => {
 
   it("searches with q and passes 429 and malformed payloads on as errors", async () => {
     const res = await t.api.get("/api/skills/marketplace?q=seo");
-    expect(res.body.data).toEqual([expect.objectContaining({ name: "seo-audit", source: "acme/skills", skillId: "seo-audit", stars: 40 })]);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({
+        name: "seo-audit",
+        source: "acme/skills",
+        skillId: "seo-audit",
+        stars: 40,
+      }),
+    ]);
     mp.mode = "429";
     expect((await t.api.get("/api/skills/marketplace?q=seo")).status).toBe(429);
     mp.mode = "malformed";
@@ -63,7 +107,9 @@ describe("GET /api/skills/marketplace", () => {
   });
 
   it("uses the skillsmpApiKey setting before the secret", async () => {
-    expect((await t.api.put("/api/settings", { skillsmpApiKey: "sk_setting_wrong" })).status).toBe(200);
+    expect((await t.api.put("/api/settings", { skillsmpApiKey: "sk_setting_wrong" })).status).toBe(
+      200,
+    );
     const refused = await t.api.get("/api/skills/marketplace?q=seo");
     expect([refused.status, refused.body.error.code]).toEqual([502, "catalog_auth_failed"]);
     expect(mp.requests.at(-1)!.headers.authorization).toBe("Bearer sk_setting_wrong");
@@ -95,15 +141,22 @@ describe("POST /api/skills/marketplace/install", () => {
       instructions: SEO_BODY,
       apiKeyId: key.id,
     });
-    const run = await t.api.as(key.key).post("/api/skills/executions", { skillName: "seo-audit", input: {} });
+    const run = await t.api
+      .as(key.key)
+      .post("/api/skills/executions", { skillName: "seo-audit", input: {} });
     expect(run.body.execution.status).toBe("success");
     expect(run.body.execution.output.instructions).toBe(SEO_BODY);
-    const again = await t.api.as(key.key).post("/api/skills/marketplace/install", { source: "acme/skills", skillId: "seo-audit" });
+    const again = await t.api
+      .as(key.key)
+      .post("/api/skills/marketplace/install", { source: "acme/skills", skillId: "seo-audit" });
     expect([again.status, again.body.error.code]).toEqual([409, "skill_exists"]);
   });
 
   it("refuses bodies that name no GitHub repository", async () => {
-    expect((await t.api.post("/api/skills/marketplace/install", { githubUrl: "https://gitlab.com/a/b" })).status).toBe(400);
+    expect(
+      (await t.api.post("/api/skills/marketplace/install", { githubUrl: "https://gitlab.com/a/b" }))
+        .status,
+    ).toBe(400);
     expect((await t.api.post("/api/skills/marketplace/install", {})).status).toBe(400);
   });
 });

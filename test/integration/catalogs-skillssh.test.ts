@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTRUCTION_HANDLER, instructionHandler } from "../../workers/src/skills/builtins/instructions.js";
+import {
+  INSTRUCTION_HANDLER,
+  instructionHandler,
+} from "../../workers/src/skills/builtins/instructions.js";
 import { injectSkills } from "../../workers/src/skills/injection.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
@@ -30,7 +33,10 @@ beforeAll(async () => {
       branches: {
         trunk: {
           ".claude/skills/pdf-tools/SKILL.md": PDF_MD,
-          ".claude/skills/broken/SKILL.md": skillMd({ name: "Broken_Name", description: "x" }, "body"),
+          ".claude/skills/broken/SKILL.md": skillMd(
+            { name: "Broken_Name", description: "x" },
+            "body",
+          ),
         },
       },
     },
@@ -56,7 +62,12 @@ describe("GET /api/skills/skillssh", () => {
     expect(res.status).toBe(200);
     expect(new URL(sh.requests.at(-1)!.url, "http://x").searchParams.get("limit")).toBe("100");
     expect(res.body.data).toEqual([
-      expect.objectContaining({ name: "pdf-tools", source: "acme/trunk-skills", skillId: "pdf-tools", installs: 321 }),
+      expect.objectContaining({
+        name: "pdf-tools",
+        source: "acme/trunk-skills",
+        skillId: "pdf-tools",
+        installs: 321,
+      }),
     ]);
     expect((await t.api.get("/api/skills/skillssh?limit=0")).status).toBe(400);
     expect((await t.api.as(undefined).get("/api/skills/skillssh?q=pdf")).status).toBe(401);
@@ -77,7 +88,9 @@ describe("POST /api/skills/skillssh/install", () => {
   it("answers 409 while skillsmp is the active provider, and writes nothing", async () => {
     const res = await t.api.as(keyA.key).post("/api/skills/skillssh/install", installBody);
     expect([res.status, res.body.error.code]).toEqual([409, "provider_not_active"]);
-    const rows = await t.client.execute("select count(*) as n from skills where source_provider = 'skillssh'");
+    const rows = await t.client.execute(
+      "select count(*) as n from skills where source_provider = 'skillssh'",
+    );
     expect(Number(rows.rows[0]!.n)).toBe(0);
   });
 
@@ -111,7 +124,9 @@ describe("POST /api/skills/skillssh/install", () => {
     const snapshot = await t.services.registry.snapshot();
     const request = {
       model: "gpt-test",
-      messages: [{ role: "user", content: "Please use pdf-tools to fill these PDF forms and merge them" }],
+      messages: [
+        { role: "user", content: "Please use pdf-tools to fill these PDF forms and merge them" },
+      ],
     };
     const forA = injectSkills({ format: "openai-chat", request, snapshot, apiKeyId: keyA.id });
     expect(forA.injected.map((s) => `${s.name}@${s.version}`)).toContain("pdf-tools@2.0.1");
@@ -120,9 +135,10 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("executes: the tool returns its SKILL.md body", async () => {
-    const run = await t.api
-      .as(keyA.key)
-      .post("/api/skills/executions", { skillName: "pdf-tools", input: { task: "merge a.pdf and b.pdf" } });
+    const run = await t.api.as(keyA.key).post("/api/skills/executions", {
+      skillName: "pdf-tools",
+      input: { task: "merge a.pdf and b.pdf" },
+    });
     expect(run.status).toBe(200);
     expect(run.body.execution.status).toBe("success");
     expect(run.body.execution.output).toEqual({
@@ -131,17 +147,23 @@ describe("POST /api/skills/skillssh/install", () => {
       task: "merge a.pdf and b.pdf",
       instructions: BODY,
     });
-    const bare = await t.api.as(keyA.key).post("/api/skills/executions", { skillName: "pdf-tools@2.0.1", input: {} });
+    const bare = await t.api
+      .as(keyA.key)
+      .post("/api/skills/executions", { skillName: "pdf-tools@2.0.1", input: {} });
     expect(bare.body.execution.output.instructions).toBe(BODY);
   });
 
   it("a second install of the same name@version is a 409; another key's install counts", async () => {
-    const again = await t.api.as(keyA.key).post("/api/skills/skillssh/install", { id: "acme/trunk-skills/pdf-tools" });
+    const again = await t.api
+      .as(keyA.key)
+      .post("/api/skills/skillssh/install", { id: "acme/trunk-skills/pdf-tools" });
     expect([again.status, again.body.error.code]).toEqual([409, "skill_exists"]);
     const byB = await t.api.as(keyB.key).post("/api/skills/skillssh/install", installBody);
     expect(byB.status).toBe(201);
     expect(byB.body.skill).toMatchObject({ apiKeyId: keyB.id, installCount: 2 });
-    const rows = await t.client.execute("select api_key_id, install_count from skills where name = 'pdf-tools' order by install_count");
+    const rows = await t.client.execute(
+      "select api_key_id, install_count from skills where name = 'pdf-tools' order by install_count",
+    );
     expect(rows.rows.map((r) => Number(r.install_count))).toEqual([2, 2]);
   });
 
@@ -149,22 +171,37 @@ describe("POST /api/skills/skillssh/install", () => {
     const global = await t.api.post("/api/skills/skillssh/install", installBody);
     expect(global.status).toBe(201);
     expect(global.body.skill.apiKeyId).toBeNull();
-    const forOther = await t.api.as(keyA.key).post("/api/skills/skillssh/install", { ...installBody, apiKeyId: keyB.id });
+    const forOther = await t.api
+      .as(keyA.key)
+      .post("/api/skills/skillssh/install", { ...installBody, apiKeyId: keyB.id });
     expect(forOther.status).toBe(403);
   });
 
   it("reports a missing SKILL.md (404), an invalid one (422), GitHub 429 and bad bodies (400)", async () => {
-    const missing = await t.api.post("/api/skills/skillssh/install", { source: "acme/trunk-skills", skillId: "nope" });
+    const missing = await t.api.post("/api/skills/skillssh/install", {
+      source: "acme/trunk-skills",
+      skillId: "nope",
+    });
     expect([missing.status, missing.body.error.code]).toEqual([404, "skill_md_not_found"]);
-    const invalid = await t.api.post("/api/skills/skillssh/install", { source: "acme/trunk-skills", skillId: "broken" });
+    const invalid = await t.api.post("/api/skills/skillssh/install", {
+      source: "acme/trunk-skills",
+      skillId: "broken",
+    });
     expect([invalid.status, invalid.body.error.code]).toEqual([422, "invalid_skill_md"]);
     expect(invalid.body.error.details).toEqual([expect.objectContaining({ field: "name" })]);
     gh.mode = "429";
-    const limited = await t.api.post("/api/skills/skillssh/install", { source: "acme/other", skillId: "x" });
+    const limited = await t.api.post("/api/skills/skillssh/install", {
+      source: "acme/other",
+      skillId: "x",
+    });
     expect(limited.status).toBe(429);
     gh.mode = "ok";
     expect((await t.api.post("/api/skills/skillssh/install", { skillId: "x" })).status).toBe(400);
-    expect((await t.api.post("/api/skills/skillssh/install", { source: "../etc", skillId: "x" })).status).toBe(400);
-    expect((await t.api.post("/api/skills/skillssh/install", { ...installBody, extra: 1 })).status).toBe(400);
+    expect(
+      (await t.api.post("/api/skills/skillssh/install", { source: "../etc", skillId: "x" })).status,
+    ).toBe(400);
+    expect(
+      (await t.api.post("/api/skills/skillssh/install", { ...installBody, extra: 1 })).status,
+    ).toBe(400);
   });
 });

@@ -13,7 +13,12 @@ import {
   httpRequestDefinitions,
 } from "../../workers/src/skills/builtins/http-request.js";
 import { fakeContext } from "../support/fakes/handler-context.js";
-import { type ConnectionProbe, type FakeServer, startConnectionProbe, startFakeServer } from "../support/fakes/http.js";
+import {
+  type ConnectionProbe,
+  type FakeServer,
+  startConnectionProbe,
+  startFakeServer,
+} from "../support/fakes/http.js";
 
 const PUBLIC = "93.184.216.34";
 const resolve: HostResolver = async () => [PUBLIC];
@@ -35,7 +40,10 @@ beforeAll(async () => {
         res.end(JSON.stringify({ method: req.method, headers: req.headers, body: req.body }));
         return;
       case "/redirect":
-        res.writeHead(302, { location: `http://127.0.0.1:${probe.port}/next`, "content-type": "text/plain" });
+        res.writeHead(302, {
+          location: `http://127.0.0.1:${probe.port}/next`,
+          "content-type": "text/plain",
+        });
         res.end("moved");
         return;
       case "/bytes": {
@@ -75,8 +83,16 @@ afterAll(async () => {
   await probe.close();
 });
 
-function handler(env: Record<string, string> = {}, outbound: AppDeps["outbound"] = { resolve, connect: toLocal }) {
-  const deps: AppDeps = { db: {} as Db, cache: new MemoryCache(), config: parseConfig(env), outbound };
+function handler(
+  env: Record<string, string> = {},
+  outbound: AppDeps["outbound"] = { resolve, connect: toLocal },
+) {
+  const deps: AppDeps = {
+    db: {} as Db,
+    cache: new MemoryCache(),
+    config: parseConfig(env),
+    outbound,
+  };
   return createHttpRequestHandlers(deps).http_request!;
 }
 const call = (input: unknown, env?: Record<string, string>) =>
@@ -111,17 +127,33 @@ describe("http_request", () => {
         Accept: "application/json",
       },
     });
-    const echoed = JSON.parse(out.body) as { method: string; headers: Record<string, string>; body: string };
+    const echoed = JSON.parse(out.body) as {
+      method: string;
+      headers: Record<string, string>;
+      body: string;
+    };
     expect(echoed.method).toBe("POST");
     expect(echoed.body).toBe("payload");
     expect(echoed.headers["x-custom"]).toBe("kept");
     expect(echoed.headers.accept).toBe("application/json");
     expect(echoed.headers.host).toBe(`api.example.com:${server.port}`);
     expect(echoed.headers["content-length"]).toBe("7");
-    for (const h of ["authorization", "cookie", "set-cookie", "proxy-authorization", "transfer-encoding"]) {
+    for (const h of [
+      "authorization",
+      "cookie",
+      "set-cookie",
+      "proxy-authorization",
+      "transfer-encoding",
+    ]) {
       expect(echoed.headers[h]).toBeUndefined();
     }
-    expect(out).toMatchObject({ status: 200, statusText: "OK", truncated: false, bodyEncoding: "utf8", url: at("/echo") });
+    expect(out).toMatchObject({
+      status: 200,
+      statusText: "OK",
+      truncated: false,
+      bodyEncoding: "utf8",
+      url: at("/echo"),
+    });
     expect(out.headers["set-cookie"]).toBe("a=1");
   });
 
@@ -142,7 +174,10 @@ describe("http_request", () => {
   });
 
   it("never returns more than SKILLS_MAX_HTTP_RESPONSE_BYTES, whatever maxBytes asks", async () => {
-    const out = await call({ url: at("/bytes?n=5000"), maxBytes: 1_000_000 }, { SKILLS_MAX_HTTP_RESPONSE_BYTES: "300" });
+    const out = await call(
+      { url: at("/bytes?n=5000"), maxBytes: 1_000_000 },
+      { SKILLS_MAX_HTTP_RESPONSE_BYTES: "300" },
+    );
     expect(out.body.length).toBe(300);
     expect(out.truncated).toBe(true);
   });
@@ -165,7 +200,10 @@ describe("http_request", () => {
 
   it("returns binary bodies as base64 and HEAD without a body", async () => {
     const bin = await call({ url: at("/binary") });
-    expect(bin).toMatchObject({ bodyEncoding: "base64", body: Buffer.from([0, 1, 2, 255]).toString("base64") });
+    expect(bin).toMatchObject({
+      bodyEncoding: "base64",
+      body: Buffer.from([0, 1, 2, 255]).toString("base64"),
+    });
     const head = await call({ url: at("/bytes?n=10"), method: "HEAD" });
     expect(head).toMatchObject({ status: 200, body: "", truncated: false });
   });
@@ -182,9 +220,15 @@ describe("http_request", () => {
     for (const method of ["TRACE", "CONNECT", "OPTIONS", "PROPFIND"]) {
       expect((await failure(call({ url: at("/echo"), method }))).code).toBe("invalid_input");
     }
-    expect((await failure(call({ url: at("/echo"), method: "GET", body: "x" }))).code).toBe("invalid_input");
-    expect((await failure(call({ url: at("/echo"), headers: { "X-A": "1\r\nX-Injected: 2" } }))).code).toBe("invalid_input");
-    expect((await failure(call({ url: at("/echo"), headers: { "Bad Name": "1" } }))).code).toBe("invalid_input");
+    expect((await failure(call({ url: at("/echo"), method: "GET", body: "x" }))).code).toBe(
+      "invalid_input",
+    );
+    expect(
+      (await failure(call({ url: at("/echo"), headers: { "X-A": "1\r\nX-Injected: 2" } }))).code,
+    ).toBe("invalid_input");
+    expect((await failure(call({ url: at("/echo"), headers: { "Bad Name": "1" } }))).code).toBe(
+      "invalid_input",
+    );
   });
 
   it("reports a refused connection as http_failed", async () => {
@@ -210,10 +254,16 @@ describe("http_request with the Worker connector (fetch, redirect: manual)", () 
   const worker = () => handler({}, { connect: createFetchConnector(mapped) });
 
   it("does not follow redirects and cuts bodies", async () => {
-    const redirect = (await worker()({ url: at("/redirect") }, fakeContext("k"))) as HttpRequestResult;
+    const redirect = (await worker()(
+      { url: at("/redirect") },
+      fakeContext("k"),
+    )) as HttpRequestResult;
     expect(redirect.status).toBe(302);
     expect(redirect.headers.location).toBe(`http://127.0.0.1:${probe.port}/next`);
-    const cut = (await worker()({ url: at("/bytes?n=5000"), maxBytes: 10 }, fakeContext("k"))) as HttpRequestResult;
+    const cut = (await worker()(
+      { url: at("/bytes?n=5000"), maxBytes: 10 },
+      fakeContext("k"),
+    )) as HttpRequestResult;
     expect(cut).toMatchObject({ body: "x".repeat(10), truncated: true });
     expect(probe.connections()).toBe(0);
   });

@@ -112,7 +112,17 @@ describe("checkAddress", () => {
 
 describe("isIpLiteral", () => {
   it("recognises four-part IPv4 and IPv6, bracketed or not, and nothing else", () => {
-    expect(["1.2.3.4", "::1", "[::1]", "fe80::1%eth0"].map(isIpLiteral)).toEqual([true, true, true, true]);
-    expect(["example.com", "1.2.3", "0x7f.1", "localhost"].map(isIpLiteral)).toEqual([false, false, false, false]);
+    expect(["1.2.3.4", "::1", "[::1]", "fe80::1%eth0"].map(isIpLiteral)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["example.com", "1.2.3", "0x7f.1", "localhost"].map(isIpLiteral)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
+import type { Db } from "../../workers/src/db/client.js";
 import type { AppDeps, HostResolver } from "../../workers/src/deps.js";
 import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createFetchConnector } from "../../workers/src/outbound/fetch-connector.js";
@@ -8,9 +9,13 @@ import { guardOutboundUrl, OutboundBlockedError } from "../../workers/src/outbou
 import { createNodeConnector, pinnedLookup } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
 import { createHttpRequestHandlers } from "../../workers/src/skills/builtins/http-request.js";
-import type { Db } from "../../workers/src/db/client.js";
 import { fakeContext } from "../support/fakes/handler-context.js";
-import { type ConnectionProbe, type FakeServer, startConnectionProbe, startFakeServer } from "../support/fakes/http.js";
+import {
+  type ConnectionProbe,
+  type FakeServer,
+  startConnectionProbe,
+  startFakeServer,
+} from "../support/fakes/http.js";
 
 /** Test DNS: public-looking names mapped to chosen addresses. */
 const NAMES: Record<string, string[]> = {
@@ -63,7 +68,10 @@ function depsWith(outbound: AppDeps["outbound"]): AppDeps {
 
 /** The Node connector, except that the public test address is dialled on 127.0.0.1 (test only). */
 const toLocal: OutboundConnector = (req) =>
-  createNodeConnector()({ ...req, addresses: req.addresses?.map((a) => (a === "93.184.216.34" ? "127.0.0.1" : a)) ?? null });
+  createNodeConnector()({
+    ...req,
+    addresses: req.addresses?.map((a) => (a === "93.184.216.34" ? "127.0.0.1" : a)) ?? null,
+  });
 
 async function refusal(p: Promise<unknown>): Promise<ExecutionFailure> {
   const err = await p.then(
@@ -99,7 +107,10 @@ describe("guardOutboundUrl rules", () => {
   });
 
   it("turns a resolver failure into dns_failed", async () => {
-    expect((await refusal(guardOutboundUrl("http://unknown.example.com/", { resolve: testResolver }))).code).toBe("dns_failed");
+    expect(
+      (await refusal(guardOutboundUrl("http://unknown.example.com/", { resolve: testResolver })))
+        .code,
+    ).toBe("dns_failed");
   });
 
   it("approves public targets with the addresses the connector must use", async () => {
@@ -153,11 +164,16 @@ describe("http_request refuses private targets before any connection (C16)", () 
   ];
   const names = (port: number) =>
     Object.entries(NAMES)
-      .filter(([name, addrs]) => addrs.length > 0 && !["api.example.com", "v6.example.com"].includes(name))
+      .filter(
+        ([name, addrs]) =>
+          addrs.length > 0 && !["api.example.com", "v6.example.com"].includes(name),
+      )
       .map(([name]) => `http://${name}:${port}/`);
 
   it("Node (resolver + pinning connector): every literal form and every name resolving to a non-public address", async () => {
-    const handler = createHttpRequestHandlers(depsWith({ resolve: testResolver, connect: createNodeConnector() })).http_request!;
+    const handler = createHttpRequestHandlers(
+      depsWith({ resolve: testResolver, connect: createNodeConnector() }),
+    ).http_request!;
     const targets = [...literal(probe.port), ...names(probe.port)];
     for (const url of targets) {
       const err = await refusal(handler({ url }, fakeContext("k")));
@@ -168,7 +184,8 @@ describe("http_request refuses private targets before any connection (C16)", () 
   });
 
   it("Worker (no resolver, fetch connector): every literal form", async () => {
-    const handler = createHttpRequestHandlers(depsWith({ connect: createFetchConnector() })).http_request!;
+    const handler = createHttpRequestHandlers(depsWith({ connect: createFetchConnector() }))
+      .http_request!;
     for (const url of literal(probe.port)) {
       const err = await refusal(handler({ url }, fakeContext("k")));
       expect([url, err.code]).toEqual([url, "outbound_blocked"]);
@@ -177,8 +194,12 @@ describe("http_request refuses private targets before any connection (C16)", () 
   });
 
   it("names the address and the range in the error", async () => {
-    const handler = createHttpRequestHandlers(depsWith({ resolve: testResolver, connect: createNodeConnector() })).http_request!;
-    const err = await refusal(handler({ url: `http://mixed.example.com:${probe.port}/` }, fakeContext("k")));
+    const handler = createHttpRequestHandlers(
+      depsWith({ resolve: testResolver, connect: createNodeConnector() }),
+    ).http_request!;
+    const err = await refusal(
+      handler({ url: `http://mixed.example.com:${probe.port}/` }, fakeContext("k")),
+    );
     expect(err.message).toContain("127.0.0.1 is not a public unicast address (loopback)");
     expect(err.message).toContain("mixed.example.com resolves to it");
     expect(probe.connections()).toBe(0);
@@ -187,9 +208,13 @@ describe("http_request refuses private targets before any connection (C16)", () 
 
 describe("allowed targets", () => {
   it("reach the server through the injected resolver, keeping the original Host", async () => {
-    const handler = createHttpRequestHandlers(depsWith({ resolve: testResolver, connect: toLocal })).http_request!;
+    const handler = createHttpRequestHandlers(depsWith({ resolve: testResolver, connect: toLocal }))
+      .http_request!;
     const before = server.requests.length;
-    const out = (await handler({ url: `http://api.example.com:${server.port}/hello?x=1` }, fakeContext("k"))) as {
+    const out = (await handler(
+      { url: `http://api.example.com:${server.port}/hello?x=1` },
+      fakeContext("k"),
+    )) as {
       status: number;
       body: string;
     };
@@ -207,8 +232,12 @@ describe("allowed targets", () => {
       seenAddresses.push(req.addresses);
       return toLocal(req);
     };
-    const handler = createHttpRequestHandlers(depsWith({ resolve: rebinding, connect: spy })).http_request!;
-    const out = (await handler({ url: `http://rebinding.example.com:${server.port}/` }, fakeContext("k"))) as { status: number };
+    const handler = createHttpRequestHandlers(depsWith({ resolve: rebinding, connect: spy }))
+      .http_request!;
+    const out = (await handler(
+      { url: `http://rebinding.example.com:${server.port}/` },
+      fakeContext("k"),
+    )) as { status: number };
     expect(out.status).toBe(200);
     expect(calls).toBe(1);
     expect(seenAddresses).toEqual([["93.184.216.34"]]);
@@ -219,16 +248,26 @@ describe("allowed targets", () => {
 describe("pinnedLookup", () => {
   it("answers only with the approved addresses, by family and in the `all` form", async () => {
     const lookup = pinnedLookup(["93.184.216.34", "2606:4700:4700::1111"]);
-    const one = await new Promise((resolve) => lookup("x.example.com", {}, (err, address, family) => resolve({ err, address, family })));
+    const one = await new Promise((resolve) =>
+      lookup("x.example.com", {}, (err, address, family) => resolve({ err, address, family })),
+    );
     expect(one).toEqual({ err: null, address: "93.184.216.34", family: 4 });
-    const v6 = await new Promise((resolve) => lookup("x.example.com", { family: 6 }, (_e, address) => resolve(address)));
+    const v6 = await new Promise((resolve) =>
+      lookup("x.example.com", { family: 6 }, (_e, address) => resolve(address)),
+    );
     expect(v6).toBe("2606:4700:4700::1111");
-    const all = await new Promise((resolve) => lookup("x.example.com", { all: true }, (_e, list) => resolve(list)));
+    const all = await new Promise((resolve) =>
+      lookup("x.example.com", { all: true }, (_e, list) => resolve(list)),
+    );
     expect(all).toEqual([
       { address: "93.184.216.34", family: 4 },
       { address: "2606:4700:4700::1111", family: 6 },
     ]);
-    const none = await new Promise((resolve) => pinnedLookup(["::1"])("x", { family: 4 }, (err) => resolve((err as NodeJS.ErrnoException).code)));
+    const none = await new Promise((resolve) =>
+      pinnedLookup(["::1"])("x", { family: 4 }, (err) =>
+        resolve((err as NodeJS.ErrnoException).code),
+      ),
+    );
     expect(none).toBe("ENOTFOUND");
   });
 });

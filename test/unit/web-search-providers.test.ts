@@ -4,7 +4,10 @@ import { parseConfig } from "../../workers/src/config.js";
 import type { Db } from "../../workers/src/db/client.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { ExecutionFailure } from "../../workers/src/errors.js";
-import { createWebSearchHandlers, webSearchDefinitions } from "../../workers/src/skills/builtins/web-search.js";
+import {
+  createWebSearchHandlers,
+  webSearchDefinitions,
+} from "../../workers/src/skills/builtins/web-search.js";
 import { fakeContext } from "../support/fakes/handler-context.js";
 import { type FakeSearch, startFakeBrave, startFakeSearxng } from "../support/fakes/search.js";
 
@@ -37,7 +40,11 @@ function build(env: Record<string, string>, cache = new MemoryCache()) {
   return createWebSearchHandlers(deps);
 }
 const searxEnv = () => ({ WEB_SEARCH_PROVIDER: "searxng", SEARXNG_URL: searx.url });
-const braveEnv = (token = TOKEN) => ({ WEB_SEARCH_PROVIDER: "brave", BRAVE_API_KEY: token, BRAVE_BASE_URL: brave.url });
+const braveEnv = (token = TOKEN) => ({
+  WEB_SEARCH_PROVIDER: "brave",
+  BRAVE_API_KEY: token,
+  BRAVE_BASE_URL: brave.url,
+});
 
 async function failure(p: Promise<unknown>): Promise<ExecutionFailure> {
   const err = await p.then(
@@ -53,11 +60,13 @@ describe("web_search over SearXNG", () => {
     const h = build(searxEnv()).web_search!;
     const out = (await h({ query: "edge skills", limit: 3 }, fakeContext("k"))) as Out;
     expect(out).toMatchObject({ query: "edge skills", provider: "searxng", cached: false });
-    expect(out.results).toEqual([1, 2, 3].map((i) => ({
-      title: `Result ${i} for edge skills`,
-      url: `https://example.org/edge-skills/${i}`,
-      snippet: `About edge skills & more, item ${i}.`,
-    })));
+    expect(out.results).toEqual(
+      [1, 2, 3].map((i) => ({
+        title: `Result ${i} for edge skills`,
+        url: `https://example.org/edge-skills/${i}`,
+        snippet: `About edge skills & more, item ${i}.`,
+      })),
+    );
     const sent = new URL(searx.requests.at(-1)!.url, "http://x");
     expect(sent.pathname).toBe("/search");
     expect(sent.searchParams.get("q")).toBe("edge skills");
@@ -66,7 +75,8 @@ describe("web_search over SearXNG", () => {
 
   it("serves a repeated query from the cache until the TTL ends", async () => {
     let now = 1_000_000;
-    const h = build({ ...searxEnv(), WEB_SEARCH_CACHE_TTL_S: "120" }, new MemoryCache(() => now)).web_search!;
+    const h = build({ ...searxEnv(), WEB_SEARCH_CACHE_TTL_S: "120" }, new MemoryCache(() => now))
+      .web_search!;
     const before = searx.requests.length;
     const first = (await h({ query: "cache me" }, fakeContext("k"))) as Out;
     const second = (await h({ query: "  Cache   ME " }, fakeContext("k"))) as Out;
@@ -91,21 +101,25 @@ describe("web_search over SearXNG", () => {
     ["500", "search_unavailable", true],
     ["malformed", "search_invalid_response", false],
     ["notjson", "search_invalid_response", false],
-  ] as const)("surfaces %s as a tool error (%s), never as empty results, and does not cache it", async (mode, code, retryable) => {
-    const cache = new MemoryCache();
-    const h = build(searxEnv(), cache).web_search!;
-    searx.mode = mode;
-    const err = await failure(h({ query: `failing ${mode}` }, fakeContext("k")));
-    expect(err.code).toBe(code);
-    expect(err.retryable).toBe(retryable);
-    searx.mode = "ok";
-    const out = (await h({ query: `failing ${mode}` }, fakeContext("k"))) as Out;
-    expect(out.cached).toBe(false);
-    expect(out.results.length).toBe(5);
-  });
+  ] as const)(
+    "surfaces %s as a tool error (%s), never as empty results, and does not cache it",
+    async (mode, code, retryable) => {
+      const cache = new MemoryCache();
+      const h = build(searxEnv(), cache).web_search!;
+      searx.mode = mode;
+      const err = await failure(h({ query: `failing ${mode}` }, fakeContext("k")));
+      expect(err.code).toBe(code);
+      expect(err.retryable).toBe(retryable);
+      searx.mode = "ok";
+      const out = (await h({ query: `failing ${mode}` }, fakeContext("k"))) as Out;
+      expect(out.cached).toBe(false);
+      expect(out.results.length).toBe(5);
+    },
+  );
 
   it("reports an unreachable instance as retryable search_unavailable", async () => {
-    const h = build({ WEB_SEARCH_PROVIDER: "searxng", SEARXNG_URL: "http://127.0.0.1:9" }).web_search!;
+    const h = build({ WEB_SEARCH_PROVIDER: "searxng", SEARXNG_URL: "http://127.0.0.1:9" })
+      .web_search!;
     const err = await failure(h({ query: "x" }, fakeContext("k")));
     expect(err.code).toBe("search_unavailable");
     expect(err.retryable).toBe(true);
@@ -114,7 +128,10 @@ describe("web_search over SearXNG", () => {
 
 describe("web_search over Brave", () => {
   it("sends the key and count, strips markup from snippets", async () => {
-    const out = (await build(braveEnv()).web_search!({ query: "brave query", limit: 7 }, fakeContext("k"))) as Out;
+    const out = (await build(braveEnv()).web_search!(
+      { query: "brave query", limit: 7 },
+      fakeContext("k"),
+    )) as Out;
     expect(out.provider).toBe("brave");
     expect(out.results.length).toBe(7);
     expect(out.results[0]).toEqual({
@@ -131,9 +148,13 @@ describe("web_search over Brave", () => {
 
   it("treats a search without a web section as zero results and a wrong key as an error", async () => {
     brave.mode = "empty";
-    expect(((await build(braveEnv()).web_search!({ query: "none" }, fakeContext("k"))) as Out).results).toEqual([]);
+    expect(
+      ((await build(braveEnv()).web_search!({ query: "none" }, fakeContext("k"))) as Out).results,
+    ).toEqual([]);
     brave.mode = "ok";
-    const err = await failure(build(braveEnv("wrong")).web_search!({ query: "x" }, fakeContext("k")));
+    const err = await failure(
+      build(braveEnv("wrong")).web_search!({ query: "x" }, fakeContext("k")),
+    );
     expect(err.code).toBe("search_failed");
     expect(err.message).toContain("HTTP 422");
     expect(err.message).toContain("SUBSCRIPTION_TOKEN_INVALID");
@@ -146,7 +167,9 @@ describe("web_search over Brave", () => {
     ["notjson", "search_invalid_response"],
   ] as const)("surfaces %s as %s", async (mode, code) => {
     brave.mode = mode;
-    expect((await failure(build(braveEnv()).web_search!({ query: `b ${mode}` }, fakeContext("k")))).code).toBe(code);
+    expect(
+      (await failure(build(braveEnv()).web_search!({ query: `b ${mode}` }, fakeContext("k")))).code,
+    ).toBe(code);
   });
 });
 
@@ -154,16 +177,22 @@ describe("web_search configuration and input", () => {
   it("fails clearly when no provider is configured", async () => {
     const none = await failure(build({}).web_search!({ query: "x" }, fakeContext("k")));
     expect(none.code).toBe("search_not_configured");
-    const noUrl = await failure(build({ WEB_SEARCH_PROVIDER: "searxng" }).web_search!({ query: "x" }, fakeContext("k")));
+    const noUrl = await failure(
+      build({ WEB_SEARCH_PROVIDER: "searxng" }).web_search!({ query: "x" }, fakeContext("k")),
+    );
     expect(noUrl.message).toContain("SEARXNG_URL");
-    const noKey = await failure(build({ WEB_SEARCH_PROVIDER: "brave" }).web_search!({ query: "x" }, fakeContext("k")));
+    const noKey = await failure(
+      build({ WEB_SEARCH_PROVIDER: "brave" }).web_search!({ query: "x" }, fakeContext("k")),
+    );
     expect(noKey.message).toContain("BRAVE_API_KEY");
   });
 
   it("rejects an empty query and an out-of-range limit", async () => {
     const h = build(searxEnv()).web_search!;
     expect((await failure(h({ query: "  " }, fakeContext("k")))).code).toBe("invalid_input");
-    expect((await failure(h({ query: "x", limit: 21 }, fakeContext("k")))).code).toBe("invalid_input");
+    expect((await failure(h({ query: "x", limit: 21 }, fakeContext("k")))).code).toBe(
+      "invalid_input",
+    );
   });
 
   it("answers to the alias omniroute_web_search with the same handler", async () => {

@@ -47,15 +47,29 @@ describe("workspace naming", () => {
 describe("file_write / file_read", () => {
   it("round-trips UTF-8 text in a nested path", async () => {
     const w = await write("k1", { path: "notes/2024/plan.md", content: "héllo ✓" });
-    expect(w).toEqual({ path: "notes/2024/plan.md", bytesWritten: 10, size: 10, created: true, encoding: "utf8" });
+    expect(w).toEqual({
+      path: "notes/2024/plan.md",
+      bytesWritten: 10,
+      size: 10,
+      created: true,
+      encoding: "utf8",
+    });
     const r = await read("k1", { path: "./notes//2024/plan.md" });
-    expect(r).toEqual({ path: "notes/2024/plan.md", bytesRead: 10, content: "héllo ✓", encoding: "utf8" });
+    expect(r).toEqual({
+      path: "notes/2024/plan.md",
+      bytesRead: 10,
+      content: "héllo ✓",
+      encoding: "utf8",
+    });
   });
 
   it("round-trips binary through base64 and refuses to read it as UTF-8", async () => {
     const bytes = Buffer.from([0, 255, 128, 10, 0xc3]);
     await write("k1", { path: "bin/blob", content: bytes.toString("base64"), encoding: "base64" });
-    const r = (await read("k1", { path: "bin/blob", encoding: "base64" })) as { content: string; bytesRead: number };
+    const r = (await read("k1", { path: "bin/blob", encoding: "base64" })) as {
+      content: string;
+      bytesRead: number;
+    };
     expect(r.bytesRead).toBe(5);
     expect(Buffer.from(r.content, "base64").equals(bytes)).toBe(true);
     expect((await failure(read("k1", { path: "bin/blob" }))).code).toBe("not_utf8");
@@ -71,27 +85,37 @@ describe("file_write / file_read", () => {
     const refused = await failure(write("k1", { path: "log.txt", content: "y", overwrite: false }));
     expect(refused.code).toBe("file_exists");
     expect(await read("k1", { path: "log.txt" })).toMatchObject({ content: "z" });
-    expect(await write("k1", { path: "new.txt", content: "n", overwrite: false })).toMatchObject({ created: true });
+    expect(await write("k1", { path: "new.txt", content: "n", overwrite: false })).toMatchObject({
+      created: true,
+    });
   });
 
   it("appends to a file that does not exist yet, and concurrent appends all land", async () => {
     await Promise.all(
-      Array.from({ length: 10 }, (_, i) => write("k1", { path: "multi.txt", content: String(i), append: true })),
+      Array.from({ length: 10 }, (_, i) =>
+        write("k1", { path: "multi.txt", content: String(i), append: true }),
+      ),
     );
     const r = (await read("k1", { path: "multi.txt" })) as { content: string };
     expect([...r.content].sort().join("")).toBe("0123456789");
   });
 
   it("caps file size at SKILLS_MAX_FILE_BYTES for writes and appends", async () => {
-    expect((await failure(write("k1", { path: "big", content: "x".repeat(1025) }))).code).toBe("file_too_large");
+    expect((await failure(write("k1", { path: "big", content: "x".repeat(1025) }))).code).toBe(
+      "file_too_large",
+    );
     await write("k1", { path: "edge", content: "x".repeat(1024) });
-    expect((await failure(write("k1", { path: "edge", content: "y", append: true }))).code).toBe("file_too_large");
+    expect((await failure(write("k1", { path: "edge", content: "y", append: true }))).code).toBe(
+      "file_too_large",
+    );
     expect(await read("k1", { path: "edge" })).toMatchObject({ bytesRead: 1024 });
   });
 
   it("reports a missing file and bad base64 as tool errors", async () => {
     expect((await failure(read("k1", { path: "nope.txt" }))).code).toBe("file_not_found");
-    const bad = await failure(write("k1", { path: "x", content: "not base64!!", encoding: "base64" }));
+    const bad = await failure(
+      write("k1", { path: "x", content: "not base64!!", encoding: "base64" }),
+    );
     expect(bad.code).toBe("invalid_base64");
   });
 

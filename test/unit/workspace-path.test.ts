@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { validateWorkspacePath, WorkspacePathError } from "../../workers/src/skills/builtins/workspace-path.js";
+import {
+  validateWorkspacePath,
+  WorkspacePathError,
+} from "../../workers/src/skills/builtins/workspace-path.js";
 
 /** [input, reason] pairs that must be refused before any I/O. */
 const REFUSED: Array<[unknown, string]> = [

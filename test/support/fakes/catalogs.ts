@@ -31,16 +31,22 @@ function fail(mode: FakeMode, res: Parameters<typeof sendJson>[0]): boolean {
 }
 
 /** Starts a fake skills.sh serving `entries` (substring match on name and skillId). */
-export async function startFakeSkillsSh(entries: FakeSkillsShEntry[]): Promise<FakeServer & { mode: FakeMode }> {
+export async function startFakeSkillsSh(
+  entries: FakeSkillsShEntry[],
+): Promise<FakeServer & { mode: FakeMode }> {
   const state = { mode: "ok" as FakeMode };
   const server = await startFakeServer((req, res) => {
     const url = new URL(req.url, "http://fake");
     if (url.pathname !== "/api/search") return sendJson(res, 404, { error: "Not found" });
     if (fail(state.mode, res)) return;
-    if (state.mode === "malformed") return sendJson(res, 200, { query: "x", skills: { not: "a list" } });
+    if (state.mode === "malformed")
+      return sendJson(res, 200, { query: "x", skills: { not: "a list" } });
     const q = (url.searchParams.get("q") ?? "").toLowerCase();
     const limit = Number(url.searchParams.get("limit") ?? 10);
-    const found = state.mode === "empty" ? [] : entries.filter((e) => `${e.name} ${e.skillId}`.toLowerCase().includes(q));
+    const found =
+      state.mode === "empty"
+        ? []
+        : entries.filter((e) => `${e.name} ${e.skillId}`.toLowerCase().includes(q));
     sendJson(res, 200, {
       query: q,
       searchType: "fuzzy",
@@ -76,22 +82,35 @@ export async function startFakeSkillsMp(
   const state = { mode: "ok" as FakeMode };
   const server = await startFakeServer((req, res) => {
     const url = new URL(req.url, "http://fake");
-    if (url.pathname !== "/api/v1/skills/search") return sendJson(res, 404, { success: false, error: { code: "NOT_FOUND", message: "Not found" } });
+    if (url.pathname !== "/api/v1/skills/search")
+      return sendJson(res, 404, {
+        success: false,
+        error: { code: "NOT_FOUND", message: "Not found" },
+      });
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
-      return sendJson(res, 401, { success: false, error: { code: "INVALID_API_KEY", message: "Invalid API key" } });
+      return sendJson(res, 401, {
+        success: false,
+        error: { code: "INVALID_API_KEY", message: "Invalid API key" },
+      });
     }
     if (fail(state.mode, res)) return;
-    if (state.mode === "malformed") return sendJson(res, 200, { success: true, data: { skills: 42 } });
+    if (state.mode === "malformed")
+      return sendJson(res, 200, { success: true, data: { skills: 42 } });
     const q = (url.searchParams.get("q") ?? "").toLowerCase();
     const page = Number(url.searchParams.get("page") ?? 1);
     const limit = Number(url.searchParams.get("limit") ?? 20);
     let found = entries.filter((e) => `${e.name} ${e.description}`.toLowerCase().includes(q));
-    if (url.searchParams.get("sortBy") === "stars") found = [...found].sort((a, b) => b.stars - a.stars);
+    if (url.searchParams.get("sortBy") === "stars")
+      found = [...found].sort((a, b) => b.stars - a.stars);
     const slice = found.slice((page - 1) * limit, page * limit);
     sendJson(res, 200, {
       success: true,
       data: {
-        skills: slice.map((e) => ({ ...e, skillUrl: `https://skillsmp.com/skills/${e.id}`, updatedAt: 1770060931 })),
+        skills: slice.map((e) => ({
+          ...e,
+          skillUrl: `https://skillsmp.com/skills/${e.id}`,
+          updatedAt: 1770060931,
+        })),
         pagination: {
           page,
           limit,
@@ -114,7 +133,9 @@ export interface FakeRepo {
 }
 
 /** Starts a fake GitHub raw host over `repos` keyed by `owner/repo`. */
-export async function startFakeGithubRaw(repos: Record<string, FakeRepo>): Promise<FakeServer & { mode: FakeMode }> {
+export async function startFakeGithubRaw(
+  repos: Record<string, FakeRepo>,
+): Promise<FakeServer & { mode: FakeMode }> {
   const state = { mode: "ok" as FakeMode };
   const server = await startFakeServer((req, res) => {
     if (fail(state.mode, res)) return;

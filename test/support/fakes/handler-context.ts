@@ -31,7 +31,10 @@ export function fakeSkill(overrides: Partial<Skill> = {}): Skill {
 }
 
 /** A context for `apiKeyId` with a fresh signal and a 30 s budget. */
-export function fakeContext(apiKeyId: string | null, overrides: Partial<HandlerContext> = {}): HandlerContext {
+export function fakeContext(
+  apiKeyId: string | null,
+  overrides: Partial<HandlerContext> = {},
+): HandlerContext {
   return {
     apiKeyId,
     sessionId: null,

@@ -66,7 +66,12 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
 }
 
 /** Sends a JSON response. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(typeof body === "string" ? body : JSON.stringify(body));
 }

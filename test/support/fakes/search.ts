@@ -36,7 +36,10 @@ function failure(mode: FakeMode, res: Parameters<typeof sendJson>[0]): boolean {
 }
 
 /** Exposes `state.mode` as a read-write `mode` property of the server. */
-export function withMode<T extends object>(server: T, state: { mode: FakeMode }): T & { mode: FakeMode } {
+export function withMode<T extends object>(
+  server: T,
+  state: { mode: FakeMode },
+): T & { mode: FakeMode } {
   Object.defineProperty(server, "mode", {
     get: () => state.mode,
     set: (m: FakeMode) => {
@@ -64,7 +67,13 @@ export async function startFakeSearxng(): Promise<FakeSearch> {
     sendJson(res, 200, {
       query: q,
       number_of_results: list.length,
-      results: list.map((h) => ({ url: h.url, title: h.title, content: h.text, engine: "fake", score: 1 })),
+      results: list.map((h) => ({
+        url: h.url,
+        title: h.title,
+        content: h.text,
+        engine: "fake",
+        score: 1,
+      })),
       answers: [],
       corrections: [],
       infoboxes: [],
@@ -84,20 +93,31 @@ export async function startFakeBrave(token: string): Promise<FakeSearch> {
     if (req.headers["x-subscription-token"] !== token) {
       return sendJson(res, 422, {
         type: "ErrorResponse",
-        error: { code: "SUBSCRIPTION_TOKEN_INVALID", status: 422, detail: "The provided subscription token is invalid." },
+        error: {
+          code: "SUBSCRIPTION_TOKEN_INVALID",
+          status: 422,
+          detail: "The provided subscription token is invalid.",
+        },
       });
     }
     if (failure(state.mode, res)) return;
     const q = url.searchParams.get("q") ?? "";
-    if (state.mode === "malformed") return sendJson(res, 200, { type: "weird", web: { results: 5 } });
-    if (state.mode === "empty") return sendJson(res, 200, { type: "search", query: { original: q } });
+    if (state.mode === "malformed")
+      return sendJson(res, 200, { type: "weird", web: { results: 5 } });
+    if (state.mode === "empty")
+      return sendJson(res, 200, { type: "search", query: { original: q } });
     const count = Math.min(Number(url.searchParams.get("count") ?? 20), 20);
     sendJson(res, 200, {
       type: "search",
       query: { original: q, more_results_available: true },
       web: {
         type: "search",
-        results: hits(q, count).map((h) => ({ title: h.title, url: h.url, description: h.text, type: "search_result" })),
+        results: hits(q, count).map((h) => ({
+          title: h.title,
+          url: h.url,
+          description: h.text,
+          type: "search_result",
+        })),
       },
     });
   });

@@ -53,7 +53,8 @@ export function parseRepoRef(text: string): RepoRef | null {
   const [owner, rawRepo, kind, ref, ...path] = parts;
   if (!owner || !rawRepo) return null;
   const repo = rawRepo.replace(/\.git$/, "");
-  if (!NAME_PART.test(owner) || !NAME_PART.test(repo) || /^\.+$/.test(owner) || /^\.+$/.test(repo)) return null;
+  if (!NAME_PART.test(owner) || !NAME_PART.test(repo) || /^\.+$/.test(owner) || /^\.+$/.test(repo))
+    return null;
   const out: RepoRef = { owner, repo };
   if ((kind === "tree" || kind === "blob") && ref) {
     out.ref = ref;
@@ -116,7 +117,10 @@ export async function locateSkillMd(
     }
     const text = await res.text();
     if (text.length > MAX_SKILL_MD_CHARS) {
-      throw new UpstreamError(`SKILL.md at ${path} is larger than ${MAX_SKILL_MD_CHARS} characters`, "skill_md_too_large");
+      throw new UpstreamError(
+        `SKILL.md at ${path} is larger than ${MAX_SKILL_MD_CHARS} characters`,
+        "skill_md_too_large",
+      );
     }
     if (path === "HEAD/SKILL.md" && !rootMatches(text, loc.skillId, repo)) continue;
     return { url: url.href, path, text };

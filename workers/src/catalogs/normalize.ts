@@ -10,7 +10,8 @@ const record = z.record(z.string(), z.unknown());
 /** A numeric field given as a number or a numeric string; null otherwise. */
 export function num(value: unknown): number | null {
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)))
+    return Number(value);
   return null;
 }
 
@@ -46,7 +47,9 @@ export function itemsOf(
   const keys = ["skills", "results", "items", "data"];
   const pick = (value: unknown) => {
     const arr = z.array(z.unknown()).safeParse(value);
-    return arr.success ? arr.data.flatMap((i) => (record.safeParse(i).success ? [i as Record<string, unknown>] : [])) : null;
+    return arr.success
+      ? arr.data.flatMap((i) => (record.safeParse(i).success ? [i as Record<string, unknown>] : []))
+      : null;
   };
   const root = pick(payload);
   if (root) return { items: root, envelope: {} };
@@ -54,8 +57,13 @@ export function itemsOf(
   if (env.success) {
     if (env.data.success === false) {
       const error = record.safeParse(env.data.error);
-      const message = error.success ? str(error.data, "message", "code") : str(env.data, "error", "message");
-      throw new UpstreamError(`${label} reported an error: ${message ?? "unknown"}`, "catalog_failed");
+      const message = error.success
+        ? str(error.data, "message", "code")
+        : str(env.data, "error", "message");
+      throw new UpstreamError(
+        `${label} reported an error: ${message ?? "unknown"}`,
+        "catalog_failed",
+      );
     }
     const nested = record.safeParse(env.data.data);
     for (const scope of nested.success ? [env.data, nested.data] : [env.data]) {

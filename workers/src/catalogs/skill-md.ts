@@ -47,7 +47,9 @@ export function versionFrom(frontmatter: Record<string, unknown>): string {
   const metadata = frontmatter.metadata;
   const candidates = [
     frontmatter.version,
-    metadata && typeof metadata === "object" ? (metadata as Record<string, unknown>).version : undefined,
+    metadata && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).version
+      : undefined,
   ];
   for (const c of candidates) {
     if (typeof c !== "string") continue;
@@ -64,7 +66,9 @@ function tagsFrom(frontmatter: Record<string, unknown>): string[] {
   const metadata = frontmatter.metadata;
   const raw =
     frontmatter.tags ??
-    (metadata && typeof metadata === "object" ? (metadata as Record<string, unknown>).tags : undefined);
+    (metadata && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).tags
+      : undefined);
   const list = typeof raw === "string" ? raw.split(",") : Array.isArray(raw) ? raw : [];
   return list
     .filter((t): t is string => typeof t === "string")
@@ -87,7 +91,9 @@ export function parseSkillMd(text: string): SkillMd {
   try {
     data = parseYaml(match[1] ?? "", { maxAliasCount: 100 });
   } catch (err) {
-    throw new InvalidSkillMdError(`frontmatter is not valid YAML (${(err as Error).message.split("\n")[0]})`);
+    throw new InvalidSkillMdError(
+      `frontmatter is not valid YAML (${(err as Error).message.split("\n")[0]})`,
+    );
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) {
     throw new InvalidSkillMdError("frontmatter must be a YAML mapping");
@@ -107,9 +113,20 @@ export function parseSkillMd(text: string): SkillMd {
     problems.push({ field: "description", message: "1-1024 characters" });
   }
   const body = text.slice(match[0].length).trim();
-  if (body === "") problems.push({ field: "body", message: "the instructions after the frontmatter are empty" });
+  if (body === "")
+    problems.push({ field: "body", message: "the instructions after the frontmatter are empty" });
   if (problems.length > 0) {
-    throw new InvalidSkillMdError(problems.map((p) => `${p.field} (${p.message})`).join(", "), problems);
+    throw new InvalidSkillMdError(
+      problems.map((p) => `${p.field} (${p.message})`).join(", "),
+      problems,
+    );
   }
-  return { name, description, version: versionFrom(frontmatter), tags: tagsFrom(frontmatter), body, frontmatter };
+  return {
+    name,
+    description,
+    version: versionFrom(frontmatter),
+    tags: tagsFrom(frontmatter),
+    body,
+    frontmatter,
+  };
 }

@@ -18,10 +18,22 @@ export const SKILLSMP_MAX_LIMIT = 100;
 
 /** Normalises one SkillsMP item; null when it names no skill. */
 export function normalizeSkillsMpItem(item: Record<string, unknown>): CatalogSkill | null {
-  const githubUrl = str(item, "githubUrl", "github_url", "repoUrl", "repo_url", "repository", "github");
+  const githubUrl = str(
+    item,
+    "githubUrl",
+    "github_url",
+    "repoUrl",
+    "repo_url",
+    "repository",
+    "github",
+  );
   const repo = githubUrl ? parseRepoRef(githubUrl) : null;
   const path = str(item, "path") ?? repo?.path ?? null;
-  const folder = path?.replace(/\/?SKILL\.md$/i, "").split("/").filter(Boolean).pop();
+  const folder = path
+    ?.replace(/\/?SKILL\.md$/i, "")
+    .split("/")
+    .filter(Boolean)
+    .pop();
   const name = str(item, "name", "title", "slug");
   const skillId = folder ?? name;
   if (!name || !skillId) return null;
@@ -59,7 +71,12 @@ export class SkillsMpClient {
    *   `catalog_rate_limited`; 502 `catalog_auth_failed` / `catalog_failed` / `catalog_unreachable` /
    *   `catalog_invalid_response`.
    */
-  async search(opts: { q: string; page: number; limit: number; sortBy?: SkillsMpSort }): Promise<CatalogPage> {
+  async search(opts: {
+    q: string;
+    page: number;
+    limit: number;
+    sortBy?: SkillsMpSort;
+  }): Promise<CatalogPage> {
     if (!this.apiKey) {
       throw new UpstreamError(
         "SkillsMP needs an API key: set the skillsmpApiKey setting or SKILLSMP_API_KEY",
@@ -79,8 +96,14 @@ export class SkillsMpClient {
     });
     const { items, envelope } = itemsOf("SkillsMP", payload);
     const pagination = envelope.pagination;
-    const meta = pagination && typeof pagination === "object" ? (pagination as Record<string, unknown>) : envelope;
-    const data = items.map(normalizeSkillsMpItem).filter((s): s is CatalogSkill => s !== null).slice(0, opts.limit);
+    const meta =
+      pagination && typeof pagination === "object"
+        ? (pagination as Record<string, unknown>)
+        : envelope;
+    const data = items
+      .map(normalizeSkillsMpItem)
+      .filter((s): s is CatalogSkill => s !== null)
+      .slice(0, opts.limit);
     return {
       provider: "skillsmp",
       query: q,

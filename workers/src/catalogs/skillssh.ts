@@ -24,7 +24,9 @@ export function normalizeSkillsShItem(item: Record<string, unknown>): CatalogSki
     source = `${idParts[0]}/${idParts[1]}`;
   }
   const skillId =
-    str(item, "skillId", "skill_id", "skill") ?? (idParts.length > 0 ? idParts[idParts.length - 1]! : null) ?? str(item, "name");
+    str(item, "skillId", "skill_id", "skill") ??
+    (idParts.length > 0 ? idParts[idParts.length - 1]! : null) ??
+    str(item, "name");
   const name = str(item, "name", "title") ?? skillId;
   if (!skillId || !name) return null;
   return {
@@ -65,7 +67,10 @@ export class SkillsShClient {
     url.searchParams.set("limit", String(limit));
     const payload = await upstreamJson("skills.sh", this.fetchImpl, url);
     const { items, envelope } = itemsOf("skills.sh", payload);
-    const data = items.map(normalizeSkillsShItem).filter((s): s is CatalogSkill => s !== null).slice(0, limit);
+    const data = items
+      .map(normalizeSkillsShItem)
+      .filter((s): s is CatalogSkill => s !== null)
+      .slice(0, limit);
     return {
       provider: "skillssh",
       query: q,

@@ -27,22 +27,38 @@ export async function upstreamGet(
   try {
     res = await fetchImpl(url.href, { headers, signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS) });
   } catch (err) {
-    throw new UpstreamError(`${label} is unreachable: ${(err as Error).message}`, "catalog_unreachable");
+    throw new UpstreamError(
+      `${label} is unreachable: ${(err as Error).message}`,
+      "catalog_unreachable",
+    );
   }
   if (res.ok || (allow404 && res.status === 404)) return res;
   const detail = (await res.text().catch(() => "")).slice(0, 200).trim();
   const suffix = detail ? `: ${detail}` : "";
   if (res.status === 429) {
-    throw new UpstreamError(`${label} rate limit reached (HTTP 429)${suffix}`, "catalog_rate_limited", 429, {
-      retryAfter: res.headers.get("retry-after"),
-    });
+    throw new UpstreamError(
+      `${label} rate limit reached (HTTP 429)${suffix}`,
+      "catalog_rate_limited",
+      429,
+      {
+        retryAfter: res.headers.get("retry-after"),
+      },
+    );
   }
   if (res.status === 401 || res.status === 403) {
-    throw new UpstreamError(`${label} refused our credentials (HTTP ${res.status})${suffix}`, "catalog_auth_failed");
+    throw new UpstreamError(
+      `${label} refused our credentials (HTTP ${res.status})${suffix}`,
+      "catalog_auth_failed",
+    );
   }
-  throw new UpstreamError(`${label} failed with HTTP ${res.status}${suffix}`, "catalog_failed", 502, {
-    status: res.status,
-  });
+  throw new UpstreamError(
+    `${label} failed with HTTP ${res.status}${suffix}`,
+    "catalog_failed",
+    502,
+    {
+      status: res.status,
+    },
+  );
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 import type { OutboundConnector, OutboundResponse } from "./types.js";
 
-async function* chunks(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* chunks(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
   while (true) {
     const { done, value } = await reader.read();
     if (done) return;

@@ -115,7 +115,10 @@ async function withAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<
  * @throws OutboundBlockedError (ExecutionFailure, code `invalid_url` or `outbound_blocked`);
  *   ExecutionFailure `dns_failed` when the resolver fails.
  */
-export async function guardOutboundUrl(raw: string, opts: GuardOptions = {}): Promise<GuardedTarget> {
+export async function guardOutboundUrl(
+  raw: string,
+  opts: GuardOptions = {},
+): Promise<GuardedTarget> {
   if (raw.length > MAX_URL_LENGTH) {
     throw new OutboundBlockedError("invalid_url", `URL longer than ${MAX_URL_LENGTH} characters`);
   }

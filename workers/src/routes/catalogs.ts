@@ -6,12 +6,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
+import { parseRepoRef } from "../catalogs/github-raw.js";
 import { installCatalogSkill } from "../catalogs/install.js";
 import { SKILLSMP_MAX_LIMIT, SkillsMpClient } from "../catalogs/skillsmp.js";
 import { SKILLSSH_MAX_LIMIT, SkillsShClient } from "../catalogs/skillssh.js";
-import { parseRepoRef } from "../catalogs/github-raw.js";
-import { globalFetch } from "../catalogs/upstream.js";
 import type { SkillLocation } from "../catalogs/types.js";
+import { globalFetch } from "../catalogs/upstream.js";
 import { ConflictError, InvalidInputError } from "../errors.js";
 import type { Services } from "../services.js";
 import { createRouter, principalOf } from "./context.js";
@@ -58,11 +58,21 @@ const limitParam = (max: number, def: number) =>
     .openapi({ example: def });
 
 const owner = z.string().min(1).max(100);
-const apiKeyId = z.string().min(1).nullable().optional().openapi({ description: "management only: install for this key" });
+const apiKeyId = z
+  .string()
+  .min(1)
+  .nullable()
+  .optional()
+  .openapi({ description: "management only: install for this key" });
 
 const MarketplaceInstallBody = z
   .object({
-    githubUrl: z.string().url().max(2048).optional().openapi({ example: "https://github.com/acme/skills/tree/main/skills/pdf-tools" }),
+    githubUrl: z
+      .string()
+      .url()
+      .max(2048)
+      .optional()
+      .openapi({ example: "https://github.com/acme/skills/tree/main/skills/pdf-tools" }),
     source: owner.optional().openapi({ description: "owner/repo (instead of githubUrl)" }),
     skillId: owner.optional(),
     path: z.string().min(1).max(1024).optional(),
@@ -76,7 +86,12 @@ const SkillsShInstallBody = z
   .object({
     source: owner.optional().openapi({ example: "acme/skills", description: "owner/repo" }),
     skillId: owner.optional().openapi({ example: "pdf-tools" }),
-    id: z.string().min(1).max(300).optional().openapi({ example: "acme/skills/pdf-tools", description: "owner/repo/skillId" }),
+    id: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .openapi({ example: "acme/skills/pdf-tools", description: "owner/repo/skillId" }),
     apiKeyId,
   })
   .strict()
@@ -94,15 +109,26 @@ const marketplaceRoute = createRoute({
       sortBy: z.enum(["stars", "recent"]).optional(),
     }),
   },
-  responses: { 200: jsonResponse(CatalogPageSchema, "Catalog results"), ...errorResponses(400, 401, 429, 502, 503) },
+  responses: {
+    200: jsonResponse(CatalogPageSchema, "Catalog results"),
+    ...errorResponses(400, 401, 429, 502, 503),
+  },
 });
 
 const skillsShRoute = createRoute({
   method: "get",
   path: "/api/skills/skillssh",
   summary: "Search skills.sh",
-  request: { query: z.object({ q: z.string().max(500).default(""), limit: limitParam(SKILLSSH_MAX_LIMIT, 20) }) },
-  responses: { 200: jsonResponse(CatalogPageSchema, "Catalog results"), ...errorResponses(400, 401, 429, 502) },
+  request: {
+    query: z.object({
+      q: z.string().max(500).default(""),
+      limit: limitParam(SKILLSSH_MAX_LIMIT, 20),
+    }),
+  },
+  responses: {
+    200: jsonResponse(CatalogPageSchema, "Catalog results"),
+    ...errorResponses(400, 401, 429, 502),
+  },
 });
 
 const installResponses = {
@@ -150,7 +176,11 @@ function marketplaceLocation(body: z.infer<typeof MarketplaceInstallBody>): Skil
   const repo = parseRepoRef(body.githubUrl ?? body.source ?? "");
   if (!repo) throw badLocation("githubUrl (a github.com URL) or source (owner/repo) is required");
   const path = body.path ?? repo.path;
-  const folder = path?.replace(/\/?SKILL\.md$/i, "").split("/").filter(Boolean).pop();
+  const folder = path
+    ?.replace(/\/?SKILL\.md$/i, "")
+    .split("/")
+    .filter(Boolean)
+    .pop();
   const skillId = body.skillId ?? folder;
   if (!skillId) throw badLocation("skillId is required when the URL names no skill folder");
   return { owner: repo.owner, repo: repo.repo, skillId, ref: body.ref ?? repo.ref, path };
@@ -161,7 +191,8 @@ function skillsShLocation(body: z.infer<typeof SkillsShInstallBody>): SkillLocat
   const parts = body.id?.split("/").filter(Boolean) ?? [];
   const repo = parseRepoRef(body.source ?? (parts.length >= 3 ? `${parts[0]}/${parts[1]}` : ""));
   const skillId = body.skillId ?? (parts.length >= 3 ? parts[parts.length - 1] : undefined);
-  if (!repo || !skillId) throw badLocation("source (owner/repo) and skillId, or id (owner/repo/skillId), are required");
+  if (!repo || !skillId)
+    throw badLocation("source (owner/repo) and skillId, or id (owner/repo/skillId), are required");
   return { owner: repo.owner, repo: repo.repo, skillId };
 }
 
@@ -172,9 +203,17 @@ export function catalogsRoutes() {
   app.openapi(marketplaceRoute, async (c) => {
     const services = c.get("services");
     const q = c.req.valid("query");
-    const key = (await services.settings.get()).skillsmpApiKey ?? services.deps.config.SKILLSMP_API_KEY;
-    const client = new SkillsMpClient(services.deps.config.SKILLSMP_BASE_URL, key, fetchOf(services));
-    return c.json(await client.search({ q: q.q, page: q.page, limit: q.limit, sortBy: q.sortBy }), 200);
+    const key =
+      (await services.settings.get()).skillsmpApiKey ?? services.deps.config.SKILLSMP_API_KEY;
+    const client = new SkillsMpClient(
+      services.deps.config.SKILLSMP_BASE_URL,
+      key,
+      fetchOf(services),
+    );
+    return c.json(
+      await client.search({ q: q.q, page: q.page, limit: q.limit, sortBy: q.sortBy }),
+      200,
+    );
   });
 
   app.openapi(skillsShRoute, async (c) => {

@@ -100,7 +100,11 @@ export const httpRequestDefinitions: BuiltinDefinition[] = [
     tags: ["http", "request", "fetch", "url", "api", "web"],
     timeoutFor: (input) => {
       const t = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
-      return (typeof t === "number" && t > 0 ? Math.min(t, MAX_HTTP_TIMEOUT_MS) : DEFAULT_HTTP_TIMEOUT_MS) + 2_000;
+      return (
+        (typeof t === "number" && t > 0
+          ? Math.min(t, MAX_HTTP_TIMEOUT_MS)
+          : DEFAULT_HTTP_TIMEOUT_MS) + 2_000
+      );
     },
   },
 ];
@@ -215,7 +219,9 @@ export const createHttpRequestHandlers: BuiltinHandlerFactory = (deps) => {
         statusText: res.statusText,
         headers: Object.fromEntries(headerMap),
         // stream: true keeps an incomplete trailing UTF-8 sequence (cut by the cap) out of the text.
-        body: textual ? new TextDecoder().decode(bytes, { stream: truncated }) : bytesToBase64(bytes),
+        body: textual
+          ? new TextDecoder().decode(bytes, { stream: truncated })
+          : bytesToBase64(bytes),
         bodyEncoding: textual ? "utf8" : "base64",
         truncated,
         url: target.url.href,

@@ -91,7 +91,10 @@ async function call(
 ): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetchImpl(url.href, { headers: { accept: "application/json", ...headers }, signal });
+    res = await fetchImpl(url.href, {
+      headers: { accept: "application/json", ...headers },
+      signal,
+    });
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new ExecutionFailure(`${provider} is unreachable: ${(err as Error).message}`, {
@@ -110,10 +113,15 @@ async function call(
     }
     if (res.status === 401 || res.status === 403) {
       const hint =
-        provider === "searxng" ? " (is the json format enabled in settings.yml?)" : " (check BRAVE_API_KEY)";
-      throw new ExecutionFailure(`${provider} refused the request (HTTP ${res.status})${hint}${suffix}`, {
-        code: "search_auth_failed",
-      });
+        provider === "searxng"
+          ? " (is the json format enabled in settings.yml?)"
+          : " (check BRAVE_API_KEY)";
+      throw new ExecutionFailure(
+        `${provider} refused the request (HTTP ${res.status})${hint}${suffix}`,
+        {
+          code: "search_auth_failed",
+        },
+      );
     }
     throw new ExecutionFailure(`${provider} failed with HTTP ${res.status}${suffix}`, {
       code: res.status >= 500 ? "search_unavailable" : "search_failed",
@@ -132,7 +140,10 @@ async function call(
 const searxngPayload = z.object({ results: z.array(z.unknown()) });
 
 /** SearXNG over its JSON API. `baseUrl` is the instance root (a path prefix is kept). */
-export function createSearxngProvider(opts: { baseUrl: string; fetch?: typeof fetch }): SearchProvider {
+export function createSearxngProvider(opts: {
+  baseUrl: string;
+  fetch?: typeof fetch;
+}): SearchProvider {
   const fetchImpl = opts.fetch ?? globalFetch;
   return {
     name: "searxng",
@@ -170,7 +181,13 @@ export function createBraveProvider(opts: {
       const url = new URL("res/v1/web/search", base);
       url.searchParams.set("q", query);
       url.searchParams.set("count", String(Math.min(limit, BRAVE_MAX_COUNT)));
-      const raw = await call("brave", fetchImpl, url, { "x-subscription-token": opts.apiKey }, signal);
+      const raw = await call(
+        "brave",
+        fetchImpl,
+        url,
+        { "x-subscription-token": opts.apiKey },
+        signal,
+      );
       const body = bravePayload.safeParse(raw);
       // A search with no web hits has `type: "search"` and no `web` section; anything else is malformed.
       if (!body.success || (!body.data.web && body.data.type !== "search")) {

@@ -8,7 +8,11 @@ import type { Cache } from "../../cache/types.js";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import { sha256Hex } from "./bytes.js";
-import { createSearchProvider, type SearchProvider, type SearchResult } from "./search-providers.js";
+import {
+  createSearchProvider,
+  type SearchProvider,
+  type SearchResult,
+} from "./search-providers.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
 /** Default and largest number of results per call. */
@@ -60,7 +64,11 @@ export const webSearchDefinitions: BuiltinDefinition[] = [
  * Cache key of one search: provider, limit and a hash of the normalised query (trimmed, single
  * spaces, lower case), so the key stays short (KV keys are at most 512 bytes).
  */
-export async function searchCacheKey(provider: string, query: string, limit: number): Promise<string> {
+export async function searchCacheKey(
+  provider: string,
+  query: string,
+  limit: number,
+): Promise<string> {
   const normalised = query.trim().replace(/\s+/g, " ").toLowerCase();
   return `web_search:v1:${provider}:${limit}:${await sha256Hex(normalised)}`;
 }
@@ -107,7 +115,14 @@ export const createWebSearchHandlers: BuiltinHandlerFactory = (deps) => {
       throw new ExecutionFailure(provider, { code: "search_not_configured" });
     }
     const { query, limit } = parsed.data;
-    const { results, cached } = await cachedSearch(provider, deps.cache, ttl, query, limit, ctx.signal);
+    const { results, cached } = await cachedSearch(
+      provider,
+      deps.cache,
+      ttl,
+      query,
+      limit,
+      ctx.signal,
+    );
     return { query, provider: provider.name, results, cached };
   };
 

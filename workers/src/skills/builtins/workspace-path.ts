@@ -94,7 +94,8 @@ export function validateWorkspacePath(input: unknown): string {
   if (input.includes("\0")) throw new WorkspacePathError("nul", "path contains a NUL byte");
   if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(input))
     throw new WorkspacePathError("control", "path contains control or invisible characters");
-  if (input.includes("\\")) throw new WorkspacePathError("backslash", "backslashes are not allowed");
+  if (input.includes("\\"))
+    throw new WorkspacePathError("backslash", "backslashes are not allowed");
   if (/^[A-Za-z]:/.test(input))
     throw new WorkspacePathError("drive_letter", "drive letters are not allowed");
   if (input.startsWith("/") || input.startsWith("~"))

@@ -178,7 +178,11 @@ export class WorkspaceStore {
         .update(workspaceFiles)
         .set({ content: bytesToBase64(joined), size, updatedAt: Math.max(now, row.updatedAt + 1) })
         .where(
-          and(where, eq(workspaceFiles.size, row.size), eq(workspaceFiles.updatedAt, row.updatedAt)),
+          and(
+            where,
+            eq(workspaceFiles.size, row.size),
+            eq(workspaceFiles.updatedAt, row.updatedAt),
+          ),
         );
       if (res.rowsAffected === 1) return { size, created: false };
     }
