@@ -36,7 +36,7 @@ async function setup(now: { t: number }) {
     if (/^select .* from "skills"$/i.test(sql.trim())) selects++;
     return original(stmt, args);
   }) as typeof opened.client.execute;
-  return { registry, db: opened.db, selects: () => selects };
+  return { registry, db: opened.db, client: opened.client, selects: () => selects };
 }
 
 const row = (name: string, version: string, now: number) => ({
@@ -97,9 +97,9 @@ describe("registry cache (SPEC 2)", () => {
 
   it("sees a hand edit only after invalidateCache()", async () => {
     const now = { t: 1_000 };
-    const { registry, db } = await setup(now);
+    const { registry, client: raw } = await setup(now);
     await registry.snapshot();
-    await db.$client.execute({
+    await raw.execute({
       sql: "insert into skills (id, name, version, schema, handler_code, created_at, updated_at) values ('h', 'hand', '1.0.0', '{}', 'echo-handler', 1, 1)",
       args: [],
     });

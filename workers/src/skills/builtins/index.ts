@@ -1,16 +1,48 @@
 /**
  * The builtin catalogue (SPEC §2 "Builtins"): declarations seeded into the registry and the
- * handler factories registered with the executor.
+ * handler factories registered with the executor. Policies per SPEC §2: file I/O, http and
+ * search `auto`; `eval_code` `hybrid`; `execute_command` `manual`.
  */
 import type { AppDeps } from "../../deps.js";
 import type { SkillHandler } from "../types.js";
 import { exampleHandlers } from "./echo.js";
-import type { BuiltinDefinition } from "./types.js";
+import { createFileHandlers, fileDefinitions } from "./files.js";
+import { createHttpRequestHandlers, httpRequestDefinitions } from "./http-request.js";
+import { createInstructionHandlers } from "./instructions.js";
+import { createSandboxHandlers, sandboxDefinitions } from "./sandbox.js";
+import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+import { createWebSearchHandlers, webSearchDefinitions } from "./web-search.js";
 
 /** Every builtin declaration, in registry order. */
-export const BUILTIN_DEFINITIONS: readonly BuiltinDefinition[] = [];
+export const BUILTIN_DEFINITIONS: readonly BuiltinDefinition[] = [
+  ...fileDefinitions,
+  ...httpRequestDefinitions,
+  ...webSearchDefinitions,
+  ...sandboxDefinitions,
+];
 
-/** Builds every builtin handler (and the example handlers) for `deps`, keyed by handler name. */
-export function createBuiltinHandlers(_deps: AppDeps): Record<string, SkillHandler> {
-  return { ...exampleHandlers };
+const FACTORIES: readonly BuiltinHandlerFactory[] = [
+  createFileHandlers,
+  createHttpRequestHandlers,
+  createWebSearchHandlers,
+  createSandboxHandlers,
+  createInstructionHandlers,
+];
+
+/**
+ * Builds every builtin handler, the catalog instruction handler and the example handlers
+ * (`echo-handler`) for `deps`, keyed by handler name.
+ */
+export function createBuiltinHandlers(deps: AppDeps): Record<string, SkillHandler> {
+  const handlers: Record<string, SkillHandler> = { ...exampleHandlers };
+  for (const factory of FACTORIES) Object.assign(handlers, factory(deps));
+  return handlers;
+}
+
+/** Maps a builtin name or alias (e.g. `omniroute_web_search`) to its builtin name, or undefined. */
+export function builtinNameFor(name: string): string | undefined {
+  for (const def of BUILTIN_DEFINITIONS) {
+    if (def.name === name || def.aliases?.includes(name)) return def.name;
+  }
+  return undefined;
 }
