@@ -15,7 +15,6 @@ let server: HranaServer;
 let client: Client;
 
 /** Posts one raw pipeline body; returns the HTTP status and the parsed JSON. */
-// biome-ignore lint/suspicious/noExplicitAny: raw wire JSON, asserted field by field below
 async function pipeline(body: unknown, url = server.url): Promise<{ status: number; json: any }> {
   const res = await fetch(`${url}/v2/pipeline`, {
     method: "POST",

@@ -1,0 +1,62 @@
+/**
+ * The Worker's cron trigger (`scheduled` in workers/src/index.ts; SPEC 5): executions left
+ * `running` past their timeout plus a minute are finished as `error` ("interrupted"); fresh ones
+ * and approvals still within their TTL are left alone. Rows are written straight into the
+ * database over HTTP, as a crashed isolate would have left them.
+ */
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { CRON_STALE_GRACE_MS } from "../../workers/src/index.js";
+import { call, directDb, installBody } from "./support.js";
+
+describe("scheduled handler", () => {
+  it("finishes a stale running execution as interrupted and leaves fresh rows alone", async () => {
+    const installed = await call("POST", "/api/skills/install", {
+      body: installBody("cron-echo", { timeoutMs: 1_000 }),
+    });
+    expect(installed.status).toBe(201);
+    const skillId: string = installed.body.skill.id;
+    const db = directDb();
+    const now = Date.now();
+    const insert = (
+      id: string,
+      status: string,
+      approval: string,
+      updatedAt: number,
+      timeoutMs: number | null,
+    ) =>
+      db.execute({
+        sql: `insert into skill_executions
+                (id, skill_id, skill_name, version, status, approval, input, attempts, timeout_ms, created_at, updated_at, started_at)
+              values (?, ?, 'cron-echo', '1.0.0', ?, ?, '{"text":"x"}', 1, ?, ?, ?, ?)`,
+        args: [id, skillId, status, approval, timeoutMs, updatedAt, updatedAt, updatedAt],
+      });
+    const stale = crypto.randomUUID();
+    const staleDefaultTimeout = crypto.randomUUID();
+    const fresh = crypto.randomUUID();
+    const awaitingApproval = crypto.randomUUID();
+    await insert(stale, "running", "none", now - 1_000 - CRON_STALE_GRACE_MS - 5_000, 1_000);
+    await insert(staleDefaultTimeout, "pending", "none", now - 10 * 60_000, null);
+    await insert(fresh, "running", "none", now - 1_000, 1_000);
+    await insert(awaitingApproval, "pending", "required", now - 10 * 60_000, null);
+
+    await exports.default.scheduled({ cron: "* * * * *", scheduledTime: now });
+
+    const byId = async (id: string) =>
+      (await call("GET", `/api/skills/executions/${id}`)).body.execution;
+    const finished = await byId(stale);
+    expect(finished.status).toBe("error");
+    expect(finished.errorMessage).toMatch(/^interrupted/);
+    expect(finished.durationMs).toBeGreaterThanOrEqual(CRON_STALE_GRACE_MS);
+    expect((await byId(staleDefaultTimeout)).status).toBe("error");
+    expect((await byId(fresh)).status).toBe("running");
+    expect((await byId(awaitingApproval)).status).toBe("pending");
+
+    const rows = await db.execute({
+      sql: "select error_code, finished_at from skill_executions where id = ?",
+      args: [stale],
+    });
+    expect(rows.rows[0]!.error_code).toBe("interrupted");
+    expect(Number(rows.rows[0]!.finished_at)).toBeGreaterThanOrEqual(now);
+  });
+});

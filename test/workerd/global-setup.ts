@@ -1,0 +1,47 @@
+/**
+ * vitest globalSetup of the `workerd` project (runs in Node, before any Worker starts): creates a
+ * temp libSQL database, serves it over Hrana HTTP (test/workerd/hrana-server.ts), applies the
+ * migrations in `migrations/` through that server and provides its URL as `libsqlUrl`, which
+ * test/workerd/vitest.config.ts binds to the Worker as `LIBSQL_URL`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client/web";
+import type { TestProject } from "vitest/node";
+import { createDb } from "../../workers/src/db/client.js";
+import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import { startHranaServer } from "./hrana-server.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Base URL of the test Hrana server (`http://127.0.0.1:<port>`). */
+    libsqlUrl: string;
+  }
+}
+
+/**
+ * Starts the database server for the workerd tests.
+ * @returns the teardown: stops the server and removes the temp folder.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = mkdtempSync(join(tmpdir(), "skillgate-workerd-"));
+  const file = join(dir, "registry.db");
+  const server = await startHranaServer({ path: file });
+  // Migrate over HTTP, like `npm run db:migrate` against Turso (the plugin's resolve conditions
+  // select the web build of `@libsql/client` here, and the server owns the file's only connection).
+  const migrator = createClient({ url: server.url });
+  try {
+    await applyMigrations(createDb(migrator));
+  } catch (err) {
+    await server.close();
+    throw err;
+  } finally {
+    migrator.close();
+  }
+  project.provide("libsqlUrl", server.url);
+  return async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
