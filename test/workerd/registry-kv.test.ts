@@ -52,6 +52,25 @@ describe("registry snapshot in Workers KV", () => {
     expect(await kvSnapshotNames()).toBeNull();
   });
 
+  it("shows a write at once on its instance even when another isolate's older load lands in KV later", async () => {
+    await call("GET", "/api/skills?q=kv-race");
+    const [key] = await registryKeys();
+    const olderSnapshot = await env.SKILLS_KV.get(key!.name);
+    expect(olderSnapshot).not.toBeNull();
+
+    const installed = await call("POST", "/api/skills/install", { body: installBody("kv-race") });
+    expect(installed.status).toBe(201);
+    // Another isolate loaded before the write and stores its (older) snapshot after it.
+    await env.SKILLS_KV.put(key!.name, olderSnapshot!, { expirationTtl: 60 });
+
+    const list = await call("GET", "/api/skills?q=kv-race");
+    expect(list.body.data.map((s: { name: string }) => s.name)).toEqual(["kv-race"]);
+    const run = await call("POST", "/api/skills/executions", {
+      body: { skillName: "kv-race", input: { text: "seen" } },
+    });
+    expect(run.body.execution?.output).toEqual({ text: "seen" });
+  });
+
   it("lets another isolate reuse the KV snapshot until the management endpoint invalidates it", async () => {
     await call("POST", "/api/skills/install", { body: installBody("kv-shared") });
     await call("GET", "/api/skills?q=kv-shared");

@@ -38,6 +38,12 @@ describe("Worker entry in workerd: install, list, execute", () => {
       apiKeyId: key.id,
     });
 
+    const duplicate = await call("POST", "/api/skills/install", {
+      body: installBody("reverse-text", { apiKeyId: key.id }),
+    });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.error.code).toBe("skill_exists");
+
     const list = await call("GET", "/api/skills?q=reverse-text");
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 1, page: 1, limit: 50, totalPages: 1 });

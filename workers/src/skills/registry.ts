@@ -45,6 +45,11 @@ export class SkillRegistry {
   private seeded: Promise<void> | null = null;
   /** Bumped on every invalidation, so a load that started before a write is not kept. */
   private epoch = 0;
+  /**
+   * Set by an invalidation: the next load reads the database, not the shared cache, so an older
+   * snapshot another instance stores there after this instance's write cannot hide the write.
+   */
+  private bypassShared = false;
 
   constructor(opts: RegistryOptions) {
     this.db = opts.db;
@@ -85,6 +90,7 @@ export class SkillRegistry {
     this.epoch++;
     this.current = null;
     this.inFlight = null;
+    this.bypassShared = true;
     await this.cache.delete(CACHE_KEY);
   }
 
@@ -93,10 +99,13 @@ export class SkillRegistry {
     const epoch = this.epoch;
     const p = (async () => {
       await this.ensureBuiltins();
-      let rows = await this.cache.get<Skill[]>(CACHE_KEY);
+      let rows = this.bypassShared ? undefined : await this.cache.get<Skill[]>(CACHE_KEY);
       if (!rows) {
         rows = (await this.db.select().from(skills)).map(skillFromRow);
-        if (epoch === this.epoch) await this.cache.put(CACHE_KEY, rows, REGISTRY_CACHE_TTL_S);
+        if (epoch === this.epoch) {
+          this.bypassShared = false;
+          await this.cache.put(CACHE_KEY, rows, REGISTRY_CACHE_TTL_S);
+        }
       }
       const snapshot = new RegistrySnapshot(rows);
       if (epoch === this.epoch) {
