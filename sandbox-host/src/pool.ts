@@ -15,6 +15,8 @@ import { containerSpec, planRun } from "./plan.js";
 
 const POOLED_LANGUAGES: SandboxLanguage[] = ["node", "python"];
 const RETRY_MS = 10_000;
+/** Containers created at once while refilling one language's pool. */
+const REFILL_PARALLELISM = 2;
 
 /** Ready pre-started containers per language. */
 export class WarmPool {
@@ -81,12 +83,17 @@ export class WarmPool {
     const list = this.ready.get(language)!;
     try {
       while (!this.closed && list.length < this.config.poolSize) {
-        const container = await this.createOne(language);
-        if (this.closed) {
-          await this.discard(container);
-          return;
+        const batch = Math.min(this.config.poolSize - list.length, REFILL_PARALLELISM);
+        const made = await Promise.allSettled(
+          Array.from({ length: batch }, () => this.createOne(language)),
+        );
+        for (const m of made) {
+          if (m.status !== "fulfilled") continue;
+          if (this.closed) await this.discard(m.value);
+          else list.push(m.value);
         }
-        list.push(container);
+        const failed = made.find((m) => m.status === "rejected");
+        if (failed) throw failed.reason;
       }
     } catch (err) {
       this.log(
