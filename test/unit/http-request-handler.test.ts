@@ -240,6 +240,21 @@ describe("http_request", () => {
     expect(err.message).toContain("ECONNREFUSED");
   });
 
+  it("fails closed on Node when the entry did not pass the resolver and pinning connector", async () => {
+    const deps: AppDeps = {
+      db: {} as Db,
+      cache: new MemoryCache(),
+      config: parseConfig({}),
+      runtime: "node",
+    };
+    const before = server.requests.length;
+    const err = await failure(
+      createHttpRequestHandlers(deps).http_request!({ url: at("/echo") }, fakeContext("k")),
+    );
+    expect(err.code).toBe("outbound_not_configured");
+    expect(server.requests.length).toBe(before);
+  });
+
   it("declares a time budget larger than the request's own limit", () => {
     const def = httpRequestDefinitions[0]!;
     expect(def.timeoutFor?.({ timeoutMs: 1000 }, parseConfig({}))).toBe(3000);

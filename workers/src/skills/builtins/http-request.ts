@@ -168,10 +168,12 @@ export async function readCapped(
 /**
  * Builds the `http_request` handler. Uses `deps.outbound.resolve` (names resolved and checked;
  * absent in the Worker) and `deps.outbound.connect` (default: fetch with `redirect: "manual"`).
+ * With `deps.runtime === "node"` both are required (`createNodeOutbound()`); without them every
+ * call fails with `outbound_not_configured` rather than fetching names unchecked.
  * Effective body cap: min(`maxBytes`, `SKILLS_MAX_HTTP_RESPONSE_BYTES`); time limit:
  * min(`timeoutMs` ?? 15 s, the executor's remaining budget), covering resolution, connection
  * and reading. Errors (ExecutionFailure): `invalid_input`, `invalid_url`, `outbound_blocked`,
- * `dns_failed`, `http_failed`, and status `timeout` with code `http_timeout`.
+ * `dns_failed`, `http_failed`, `outbound_not_configured`, and status `timeout` with code `http_timeout`.
  */
 export const createHttpRequestHandlers: BuiltinHandlerFactory = (deps) => {
   const connect = deps.outbound?.connect ?? createFetchConnector();
@@ -179,6 +181,14 @@ export const createHttpRequestHandlers: BuiltinHandlerFactory = (deps) => {
   const configCap = deps.config.SKILLS_MAX_HTTP_RESPONSE_BYTES;
 
   const handler: SkillHandler = async (input, ctx: HandlerContext): Promise<HttpRequestResult> => {
+    if (deps.runtime === "node" && !(resolve && deps.outbound?.connect)) {
+      // Fail closed: without the resolver and the pinning connector, Node would fetch names
+      // unchecked (the Worker's platform egress rules do not apply there).
+      throw new ExecutionFailure(
+        "http_request is not configured: the Node entry must pass createNodeOutbound() as deps.outbound",
+        { code: "outbound_not_configured" },
+      );
+    }
     const parsed = httpRequestInput.safeParse(input);
     if (!parsed.success) {
       const where = parsed.error.issues.map((i) => i.path.join(".") || "input").join(", ");
