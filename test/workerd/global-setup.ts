@@ -27,21 +27,25 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), "skillgate-workerd-"));
   const file = join(dir, "registry.db");
-  const server = await startHranaServer({ path: file });
+  const server = await startHranaServer({ path: file }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
+  const teardown = async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   // Migrate over HTTP, like `npm run db:migrate` against Turso (the plugin's resolve conditions
   // select the web build of `@libsql/client` here, and the server owns the file's only connection).
   const migrator = createClient({ url: server.url });
   try {
     await applyMigrations(createDb(migrator));
   } catch (err) {
-    await server.close();
+    await teardown();
     throw err;
   } finally {
     migrator.close();
   }
   project.provide("libsqlUrl", server.url);
-  return async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  return teardown;
 }
