@@ -97,7 +97,9 @@ function benign(err: unknown): boolean {
 
 /** A created, attached container; one program run; removed after inspection. */
 export class SandboxContainer {
+  /** Captured stdout (capped; see OutputSink). */
   readonly stdout: OutputSink;
+  /** Captured stderr (capped; see OutputSink). */
   readonly stderr: OutputSink;
   /** Resolves with the exit status (null when the wait failed) once the container exits. */
   readonly exited: Promise<number | null>;

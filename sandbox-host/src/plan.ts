@@ -11,8 +11,9 @@ import type { ContainerSpec } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
-/** SPEC §6 defaults: 0.1 CPU, 256 MB. */
+/** SPEC §6 default CPU: 100 thousandths = 0.1 CPU. */
 export const DEFAULT_CPU_LIMIT = 100;
+/** SPEC §6 default memory limit in MB (swap equals memory). */
 export const DEFAULT_MEMORY_MB = 256;
 
 /** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */

@@ -40,6 +40,7 @@ export interface RunnerDeps {
 /** Executes runs and tracks them by run id. */
 export class Runner {
   private readonly runs = new Map<string, ActiveRun>();
+  private closed = false;
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -52,9 +53,10 @@ export class Runner {
    * Runs one request to completion. `signal` (the HTTP request's) kills the run when it aborts.
    * Output: the result (SPEC §5 "Outcomes").
    * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy`,
-   *   503 `image_unavailable` / `docker_unavailable`.
+   *   503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
    */
   async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+    if (this.closed) throw new HostError(503, "shutting_down", "Sandbox host is shutting down");
     const plan = planRun(req, this.deps.config);
     if (this.runs.has(plan.runId))
       throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
@@ -88,8 +90,12 @@ export class Runner {
     return true;
   }
 
-  /** Kills every run (queued and executing) and waits until their containers are gone. */
-  async killAll(): Promise<void> {
+  /**
+   * Kills every run (queued and executing) and waits until their containers are gone. With
+   * `shutdown`, later runs are refused with 503 `shutting_down`.
+   */
+  async killAll(shutdown = false): Promise<void> {
+    if (shutdown) this.closed = true;
     this.deps.limiter.rejectAll();
     for (const runId of [...this.runs.keys()]) this.kill(runId);
     const deadline = Date.now() + ENGINE_SLACK_MS;

@@ -185,7 +185,7 @@ export async function startSandboxHost(
     closing ??= (async () => {
       clearInterval(timer);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      await runner.killAll();
+      await runner.killAll(true);
       await pool.close();
       await sweep("shutdown");
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();

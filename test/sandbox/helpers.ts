@@ -31,6 +31,7 @@ export const LOCAL_IMAGE_ENV: Record<string, string> = {
   SKILLS_ALLOWED_SANDBOX_IMAGES: Object.values(LOCAL_IMAGES).join(","),
 };
 
+/** Docker engine client of the tests (DOCKER_HOST or the default socket). */
 export const docker = new Docker();
 
 /**
