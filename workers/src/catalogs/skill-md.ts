@@ -10,7 +10,9 @@ import { AppError } from "../errors.js";
 
 /** Agent Skills name rule. */
 export const AGENT_SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Agent Skills limit on `name`, in characters. */
 export const MAX_NAME_LENGTH = 64;
+/** Agent Skills limit on `description`, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 /** Version used when the frontmatter has no semver `version` / `metadata.version`. */
 export const DEFAULT_SKILL_VERSION = "1.0.0";

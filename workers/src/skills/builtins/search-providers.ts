@@ -139,7 +139,10 @@ async function call(
 
 const searxngPayload = z.object({ results: z.array(z.unknown()) });
 
-/** SearXNG over its JSON API. `baseUrl` is the instance root (a path prefix is kept). */
+/**
+ * SearXNG over its JSON API. `baseUrl` is the instance root (a path prefix is kept). One page of
+ * results is read (its size is the instance's setting, typically 10-20); `limit` cuts it.
+ */
 export function createSearxngProvider(opts: {
   baseUrl: string;
   fetch?: typeof fetch;

@@ -15,8 +15,9 @@ import {
 } from "./search-providers.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
-/** Default and largest number of results per call. */
+/** Default number of results per call. */
 export const DEFAULT_SEARCH_LIMIT = 5;
+/** Largest number of results per call (Brave serves at most 20 per page). */
 export const MAX_SEARCH_LIMIT = 20;
 
 /** Input of `web_search`. */
