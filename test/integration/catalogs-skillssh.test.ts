@@ -4,6 +4,7 @@ import {
   instructionHandler,
 } from "../../workers/src/skills/builtins/instructions.js";
 import { injectSkills } from "../../workers/src/skills/injection.js";
+import { interceptToolCalls } from "../../workers/src/skills/interception.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
 import type { FakeServer } from "../support/fakes/http.js";
@@ -151,6 +152,54 @@ describe("POST /api/skills/skillssh/install", () => {
       .as(keyA.key)
       .post("/api/skills/executions", { skillName: "pdf-tools@2.0.1", input: {} });
     expect(bare.body.execution.output.instructions).toBe(BODY);
+  });
+
+  it("a model's call of the injected tool returns the SKILL.md body", async () => {
+    const snapshot = await t.services.registry.snapshot();
+    const request = {
+      model: "gpt-test",
+      messages: [{ role: "user", content: "fill pdf forms with pdf-tools" }],
+    };
+    const { injected } = injectSkills({
+      format: "openai-chat",
+      request,
+      snapshot,
+      apiKeyId: keyA.id,
+    });
+    const tool = injected.find((s) => s.name === "pdf-tools")!;
+    const response = {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          finish_reason: "tool_calls",
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "call_1",
+                type: "function",
+                function: { name: tool.toolName, arguments: '{"task":"fill a form"}' },
+              },
+            ],
+          },
+        },
+      ],
+    };
+    const out = await interceptToolCalls({
+      format: "openai-chat",
+      response,
+      snapshot,
+      apiKeyId: keyA.id,
+      injected,
+      executor: t.services.executor,
+    });
+    expect(out.toolResults).toEqual([
+      expect.objectContaining({ callId: "call_1", skill: "pdf-tools@2.0.1", status: "success" }),
+    ]);
+    expect(out.toolResults[0]!.output).toMatchObject({ instructions: BODY, task: "fill a form" });
   });
 
   it("a second install of the same name@version is a 409; another key's install counts", async () => {
