@@ -15,6 +15,7 @@ import { containerSpec, planRun } from "../sandbox-host/src/plan.js";
 import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.js";
 import { createSandboxClient } from "../workers/src/sandbox/client.js";
 import type { SandboxClient, SandboxRunRequest } from "../workers/src/sandbox/types.js";
+import { type BenchApi, startBenchApi } from "./api.js";
 import { fmt, interleave, median, row } from "./stats.js";
 
 const CODE = "print(6*7)";
@@ -31,11 +32,22 @@ const LOCAL_ENV: Record<string, string> = {
 
 /** Results of {@link runSandboxBench}; times in ms, throughput in executions per second. */
 export interface SandboxBenchResult {
-  medianMs: { bareDockerRun: number; hostPoolOff: number; hostPoolOn: number };
-  ratio: { poolOffVsBare: number; poolOnVsBare: number };
+  medianMs: {
+    bareDockerRun: number;
+    hostPoolOff: number;
+    hostPoolOn: number;
+    apiPoolOff: number;
+    apiPoolOn: number;
+  };
+  ratio: {
+    poolOffVsBare: number;
+    poolOnVsBare: number;
+    apiPoolOffVsBare: number;
+    apiPoolOnVsBare: number;
+  };
   /** Share of pool-on runs a pre-started container served (0..1). */
   poolHitRate: number;
-  executionsPerSecond: { poolOff: number; poolOn: number };
+  executionsPerSecond: { poolOff: number; poolOn: number; apiPoolOff: number; apiPoolOn: number };
   rounds: number;
 }
 
@@ -87,6 +99,32 @@ async function hostRun(
     pooledHits.total++;
     if (r.pooled) pooledHits.hits++;
   }
+}
+
+/** One `eval_code` execution end to end through the REST API; rejects unless stdout is 42. */
+async function apiRun(api: BenchApi): Promise<void> {
+  const { execution } = await api.post("/api/skills/executions", {
+    skillName: "eval_code",
+    input: { language: "python", code: CODE },
+  });
+  if (execution.status !== "success" || execution.output?.stdout !== "42\n") {
+    throw new Error(`eval_code through the API failed: ${JSON.stringify(execution)}`);
+  }
+}
+
+/** Executions per second of `total` API executions issued by {@link CONCURRENCY} concurrent callers. */
+async function apiThroughput(api: BenchApi, total: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        next++;
+        await apiRun(api);
+      }
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
 }
 
 async function startHost(
@@ -141,6 +179,8 @@ export async function runSandboxBench(
 ): Promise<SandboxBenchResult> {
   const off = await startHost("off", { SANDBOX_POOL_SIZE: "0" });
   const on = await startHost("on", { SANDBOX_POOL_SIZE: String(CONCURRENCY) });
+  const apiOff = await startBenchApi({}, { sandbox: off.client });
+  const apiOn = await startBenchApi({}, { sandbox: on.client });
   try {
     const image = on.config.images.python;
     const args = dockerRunArgs(off.config);
@@ -149,6 +189,8 @@ export async function runSandboxBench(
       await bareRun(args);
       await hostRun(off.client);
       await hostRun(on.client);
+      await apiRun(apiOff);
+      await apiRun(apiOn);
     }
     await waitForPool(on.host, image, CONCURRENCY);
     const hits = { hits: 0, total: 0 };
@@ -157,6 +199,8 @@ export async function runSandboxBench(
         bare: () => bareRun(args),
         off: () => hostRun(off.client),
         on: () => hostRun(on.client, hits),
+        apiOff: () => apiRun(apiOff),
+        apiOn: () => apiRun(apiOn),
       },
       rounds,
       1,
@@ -164,14 +208,35 @@ export async function runSandboxBench(
     const bare = median(samples.bare!);
     const poolOff = median(samples.off!);
     const poolOn = median(samples.on!);
+    const viaApiOff = median(samples.apiOff!);
+    const viaApiOn = median(samples.apiOn!);
     const offRate = await throughput(off.client, concurrentRuns);
     await waitForPool(on.host, image, CONCURRENCY);
     const onRate = await throughput(on.client, concurrentRuns);
+    const apiOffRate = await apiThroughput(apiOff, concurrentRuns);
+    await waitForPool(on.host, image, CONCURRENCY);
+    const apiOnRate = await apiThroughput(apiOn, concurrentRuns);
     const result: SandboxBenchResult = {
-      medianMs: { bareDockerRun: bare, hostPoolOff: poolOff, hostPoolOn: poolOn },
-      ratio: { poolOffVsBare: poolOff / bare, poolOnVsBare: poolOn / bare },
+      medianMs: {
+        bareDockerRun: bare,
+        hostPoolOff: poolOff,
+        hostPoolOn: poolOn,
+        apiPoolOff: viaApiOff,
+        apiPoolOn: viaApiOn,
+      },
+      ratio: {
+        poolOffVsBare: poolOff / bare,
+        poolOnVsBare: poolOn / bare,
+        apiPoolOffVsBare: viaApiOff / bare,
+        apiPoolOnVsBare: viaApiOn / bare,
+      },
       poolHitRate: hits.total ? hits.hits / hits.total : 0,
-      executionsPerSecond: { poolOff: offRate, poolOn: onRate },
+      executionsPerSecond: {
+        poolOff: offRate,
+        poolOn: onRate,
+        apiPoolOff: apiOffRate,
+        apiPoolOn: apiOnRate,
+      },
       rounds,
     };
     console.log(
@@ -185,10 +250,25 @@ export async function runSandboxBench(
       `${result.ratio.poolOnVsBare.toFixed(2)}x`,
       `hits ${(result.poolHitRate * 100).toFixed(0)}%`,
     );
+    row(
+      "eval_code end to end through the API, pool off",
+      fmt(viaApiOff),
+      `${result.ratio.apiPoolOffVsBare.toFixed(2)}x`,
+    );
+    row(
+      "eval_code end to end through the API, pool on",
+      fmt(viaApiOn),
+      `${result.ratio.apiPoolOnVsBare.toFixed(2)}x`,
+    );
+    row("targets", "API pool off ≤ 1.15x", "API pool on ≤ 0.5x");
+    row(`throughput via API, ${CONCURRENCY} callers, pool off`, `${apiOffRate.toFixed(1)} exec/s`);
+    row(`throughput via API, ${CONCURRENCY} callers, pool on`, `${apiOnRate.toFixed(1)} exec/s`);
     row(`throughput, ${CONCURRENCY} concurrent callers, pool off`, `${offRate.toFixed(1)} exec/s`);
     row(`throughput, ${CONCURRENCY} concurrent callers, pool on`, `${onRate.toFixed(1)} exec/s`);
     return result;
   } finally {
+    apiOff.close();
+    apiOn.close();
     await Promise.all([off.host.close(), on.host.close()]);
   }
 }

@@ -14,6 +14,7 @@ import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
+import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
 import type { ServiceOptions, Services } from "../../workers/src/services.js";
 
 export const MGMT_TOKEN = "test-management-token-0123456789";
@@ -62,7 +63,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const url = opts.libsqlUrl ?? `file:${join(tmp!.dir, "test.db")}`;
   const { client, db } = await openDb(url);
   const config = parseConfig({ MGMT_TOKEN, ...opts.env });
-  const deps: AppDeps = { db, cache: new MemoryCache(), config, runtime: "node", ...opts.deps };
+  const deps: AppDeps = {
+    db,
+    cache: new MemoryCache(),
+    config,
+    runtime: "node",
+    outbound: createNodeOutbound(),
+    ...opts.deps,
+  };
   const { app, services } = createApp(deps, { retryBackoffMs: 20, ...opts.services });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

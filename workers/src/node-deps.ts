@@ -11,6 +11,7 @@ import { type Config, parseConfig } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
 import { applyMigrations } from "./db/migrate-node.js";
 import type { AppDeps } from "./deps.js";
+import { createNodeOutbound } from "./outbound/node-outbound.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
 
 /** Local-only settings (not part of the Worker's configuration). */
@@ -68,6 +69,7 @@ export async function createNodeDeps(
     clock: Date.now,
     sandbox,
     fetch: globalThis.fetch.bind(globalThis),
+    outbound: createNodeOutbound(),
     runtime: "node",
     ...overrides,
   };
