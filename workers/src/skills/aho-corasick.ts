@@ -3,15 +3,20 @@
  * as substrings of a text in one pass over the text, independent of the number of patterns.
  * Used by injection for SPEC §3's verbatim-name and tag-substring rules. Matching is exact on
  * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
+ * Transitions live in an open-addressing hash of typed arrays (root transitions in a dense
+ * array), so a step costs a few array reads.
  */
 
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
-  /** Transition table: key `state * alphabet + symbol` → next state. */
-  private readonly trans = new Map<number, number>();
   /** UTF-16 code unit → symbol index, -1 when no pattern uses the code unit. */
   private readonly symbols = new Int32Array(65536).fill(-1);
   private readonly alphabet: number;
+  /** Root transitions, dense by symbol (0 = stay at the root). */
+  private readonly rootNext: Int32Array;
+  /** Open-addressing slots, `[key, next]` pairs side by side (one cache line per probe). */
+  private readonly slots: Int32Array;
+  private readonly mask: number;
   private readonly fail: Int32Array;
   /** Nearest state on the failure chain that ends a pattern (-1: none). */
   private readonly dict: Int32Array;
@@ -23,27 +28,34 @@ export class AhoCorasick {
   /** @param patterns non-empty strings; empty ones never match. */
   constructor(patterns: readonly string[]) {
     let alphabet = 0;
+    let total = 0;
     for (const p of patterns) {
+      total += p.length;
       for (let i = 0; i < p.length; i++) {
         const c = p.charCodeAt(i);
         if (this.symbols[c] === -1) this.symbols[c] = alphabet++;
       }
     }
     this.alphabet = Math.max(alphabet, 1);
+    this.rootNext = new Int32Array(this.alphabet);
+    let size = 16;
+    while (size < total * 2 + 16) size *= 2;
+    this.slots = new Int32Array(size * 2).fill(-1);
+    this.mask = size - 1;
     const outputs: (number[] | undefined)[] = [undefined];
     const children: number[][] = [[]];
     patterns.forEach((p, id) => {
       if (p.length === 0) return;
       let state = 0;
       for (let i = 0; i < p.length; i++) {
-        const key = state * this.alphabet + this.symbols[p.charCodeAt(i)]!;
-        let next = this.trans.get(key);
-        if (next === undefined) {
+        const sym = this.symbols[p.charCodeAt(i)]!;
+        let next = this.step(state, sym);
+        if (next < 0) {
           next = outputs.length;
           outputs.push(undefined);
           children.push([]);
-          this.trans.set(key, next);
-          children[state]!.push(key);
+          this.link(state, sym, next);
+          children[state]!.push(sym);
         }
         state = next;
       }
@@ -60,24 +72,55 @@ export class AhoCorasick {
     const queue: number[] = [0];
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
-      for (const key of children[state]!) {
-        const sym = key - state * this.alphabet;
-        const child = this.trans.get(key)!;
-        let f = state === 0 ? -1 : this.fail[state]!;
+      for (const sym of children[state]!) {
+        const child = this.step(state, sym);
         let target = 0;
-        while (f >= 0) {
-          const t = this.trans.get(f * this.alphabet + sym);
-          if (t !== undefined) {
-            target = t;
-            break;
+        if (state !== 0) {
+          let f = this.fail[state]!;
+          for (;;) {
+            const t = this.step(f, sym);
+            if (t >= 0) {
+              target = t;
+              break;
+            }
+            if (f === 0) break;
+            f = this.fail[f]!;
           }
-          f = f === 0 ? -1 : this.fail[f]!;
         }
         this.fail[child] = target;
         this.dict[child] = outputs[target] ? target : this.dict[target]!;
         queue.push(child);
       }
     }
+  }
+
+  /** Next state of `state` on `sym`, or -1 when there is no edge (the root answers 0 then). */
+  private step(state: number, sym: number): number {
+    if (state === 0) {
+      const r = this.rootNext[sym]!;
+      return r === 0 ? -1 : r;
+    }
+    const key = state * this.alphabet + sym;
+    const slots = this.slots;
+    let slot = Math.imul(key, 0x9e3779b1) & this.mask;
+    for (;;) {
+      const k = slots[slot * 2]!;
+      if (k === key) return slots[slot * 2 + 1]!;
+      if (k === -1) return -1;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private link(state: number, sym: number, next: number): void {
+    if (state === 0) {
+      this.rootNext[sym] = next;
+      return;
+    }
+    const key = state * this.alphabet + sym;
+    let slot = Math.imul(key, 0x9e3779b1) & this.mask;
+    while (this.slots[slot * 2] !== -1) slot = (slot + 1) & this.mask;
+    this.slots[slot * 2] = key;
+    this.slots[slot * 2 + 1] = next;
   }
 
   /**
@@ -91,7 +134,7 @@ export class AhoCorasick {
       this.query = 1;
     }
     const q = this.query;
-    const { trans, symbols, alphabet, fail, dict, outputs, seenState } = this;
+    const { symbols, fail, dict, outputs, seenState, rootNext } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const sym = symbols[text.charCodeAt(i)]!;
@@ -99,12 +142,12 @@ export class AhoCorasick {
         state = 0;
         continue;
       }
-      let next = trans.get(state * alphabet + sym);
-      while (next === undefined && state !== 0) {
+      let next = this.step(state, sym);
+      while (next < 0 && state !== 0) {
         state = fail[state]!;
-        next = trans.get(state * alphabet + sym);
+        next = this.step(state, sym);
       }
-      state = next ?? 0;
+      state = next < 0 ? rootNext[sym]! : next;
       for (
         let t = outputs[state] ? state : dict[state]!;
         t > 0 && seenState[t] !== q;

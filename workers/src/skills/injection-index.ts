@@ -1,14 +1,20 @@
 /**
- * The injection index of one registry snapshot (issue 4 performance target): instead of scoring
- * every skill per request, it keeps
- * - an inverted token index (token → candidates with +2 per name token, +1 per description token),
- * - a reason index (token → candidates with +2 per name token, +2 per tag token),
- * - one Aho-Corasick matcher over lowercased names (+6) and tags (+3),
- * - per-provider hint points,
- * so a request costs one pass over its context plus the postings it touches. Only a name's
- * competing version can win (SPEC §2/§3), so only potential winners are indexed. Results equal
+ * The injection index of one registry snapshot (issue 4 performance target). Scoring (SPEC §3)
+ * is a sum of per-feature points: context tokens (+2 per name token, +1 per description token),
+ * patterns found in the context (+6 verbatim name, +3 per tag, by one Aho-Corasick pass), reason
+ * tokens (+2 per name or tag token) and a provider hint. Each feature has a posting list.
+ *
+ * Short ("rare") postings are added per request. Long ("frequent") ones — words such as "the"
+ * that occur in most descriptions — would make every request touch every skill, so they are
+ * folded into a static per-skill score `S` (all frequent features present) with a static order
+ * by `S + hint`. When a request holds most of the frequent features ("static mode"), a skill's
+ * score is `S + hint + gain − loss`, where `loss` (points of its absent frequent features) is
+ * computed only for skills whose bound `S + hint + gain` can still enter the top five, and the
+ * best skills untouched by rare features are read off the static order until no later one can
+ * beat the current fifth (a threshold scan, as in Fagin's threshold algorithm). Otherwise the
+ * postings of the present frequent features are added like rare ones. Only a name's competing
+ * version can win (SPEC §2/§3), so only potential winners are indexed. Results equal
  * `scoreAutoSkill` (scoring.ts) exactly; a unit test checks that on random data.
- * Indexes are cached per snapshot (generation and skills array), the last few kept.
  */
 import type { RequestProvider } from "../providers/types.js";
 import { AhoCorasick } from "./aho-corasick.js";
@@ -23,33 +29,6 @@ import {
 import { SkillLookup, type SkillSource } from "./skill-lookup.js";
 import type { Skill } from "./types.js";
 
-interface Postings {
-  ids: Int32Array;
-  points: Int8Array;
-}
-
-class PostingsBuilder {
-  private readonly lists = new Map<string, number[]>();
-  add(key: string, id: number, points: number): void {
-    const list = this.lists.get(key);
-    if (list) list.push(id, points);
-    else this.lists.set(key, [id, points]);
-  }
-  build(): Map<string, Postings> {
-    const out = new Map<string, Postings>();
-    for (const [key, flat] of this.lists) {
-      const ids = new Int32Array(flat.length / 2);
-      const points = new Int8Array(flat.length / 2);
-      for (let i = 0; i < ids.length; i++) {
-        ids[i] = flat[2 * i]!;
-        points[i] = flat[2 * i + 1]!;
-      }
-      out.set(key, { ids, points });
-    }
-    return out;
-  }
-}
-
 /** A scored auto candidate. */
 export interface ScoredSkill {
   skill: Skill;
@@ -57,22 +36,65 @@ export interface ScoredSkill {
 }
 
 const PROVIDERS: readonly RequestProvider[] = ["openai", "anthropic", "google"];
+/** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
+const MIN_SCORE = AUTO_MIN_SCORE;
+const EMPTY = new Int32Array(0);
+
+/** Feature postings: parallel arrays of candidate ids and points. */
+interface Feature {
+  ids: Int32Array;
+  points: Int8Array;
+  frequent: boolean;
+}
+
+/** Collects (feature key → postings) while indexing. */
+class FeatureTable {
+  readonly ids = new Map<string, number>();
+  readonly flat: number[][] = [];
+  add(key: string, candidate: number, points: number): void {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.flat.length;
+      this.ids.set(key, id);
+      this.flat.push([]);
+    }
+    this.flat[id]!.push(candidate, points);
+  }
+}
 
 /** Scoring index plus lookups of one snapshot. */
 export class InjectionIndex {
   readonly lookup: SkillLookup;
   /** Potential winners with mode `auto` and a policy the model may trigger. */
   private readonly candidates: Skill[] = [];
-  private readonly tokens: Map<string, Postings>;
-  private readonly reason: Map<string, Postings>;
-  private readonly patterns: Postings[];
-  private readonly matcher: AhoCorasick;
-  private readonly hints: Record<RequestProvider, Int8Array>;
-  /** Potential winners with mode `on` (global, and per owning key). */
   private readonly onGlobal: Skill[] = [];
   private readonly onOwn = new Map<string, Skill[]>();
-  private readonly scores: Int32Array;
-  private readonly stamp: Uint32Array;
+  private readonly features: Feature[] = [];
+  private readonly tokenFeature = new Map<string, number>();
+  private readonly reasonFeature = new Map<string, number>();
+  /** Aho-Corasick pattern id → feature id. */
+  private readonly patternFeature: Int32Array;
+  private readonly matcher: AhoCorasick;
+  private readonly frequent: number[] = [];
+  private readonly staticScore: Int32Array;
+  /** Position of each candidate in SPEC §3 tie-break order (installCount desc, name asc). */
+  private readonly tieRank: Int32Array;
+  private readonly hints: Record<RequestProvider, Int8Array>;
+  /** Per provider: `S + hint` per candidate, and candidates in static order. */
+  private readonly statics: Partial<
+    Record<RequestProvider, { base: Int32Array; order: Int32Array }>
+  > = {};
+  // Per-request scratch (the index serves one request at a time): points gained from present
+  // features (with the list of touched candidates) and lost to absent frequent features.
+  /** Packed `query << 16 | points` per candidate (one array read per posting). */
+  private readonly gain: Int32Array;
+  private readonly touched: Int32Array;
+  private nTouched = 0;
+  /** Per candidate, its frequent features (CSR: `freqStart[id]..freqStart[id+1]`), for lazy losses. */
+  private readonly freqStart: Int32Array;
+  private readonly freqFeature: Int32Array;
+  private readonly freqPoints: Int8Array;
+  private readonly activeStamp: Uint32Array;
   private query = 0;
 
   constructor(source: SkillSource) {
@@ -82,61 +104,93 @@ export class InjectionIndex {
     for (const s of potential) {
       if (s.policy === "manual") continue;
       if (s.mode === "auto") this.candidates.push(s);
-      else if (s.mode === "on") {
-        if (s.apiKeyId === null) this.onGlobal.push(s);
-        else {
-          const list = this.onOwn.get(s.apiKeyId) ?? [];
-          list.push(s);
-          this.onOwn.set(s.apiKeyId, list);
-        }
-      }
+      else if (s.mode === "on" && s.apiKeyId === null) this.onGlobal.push(s);
+      else if (s.mode === "on" && s.apiKeyId !== null)
+        this.onOwn.set(s.apiKeyId, [...(this.onOwn.get(s.apiKeyId) ?? []), s]);
     }
-    const tokens = new PostingsBuilder();
-    const reason = new PostingsBuilder();
-    const patternIds = new Map<string, number>();
-    const patternLists: number[][] = [];
-    const addPattern = (text: string, id: number, points: number) => {
-      let pid = patternIds.get(text);
-      if (pid === undefined) {
-        pid = patternLists.length;
-        patternIds.set(text, pid);
-        patternLists.push([]);
-      }
-      patternLists[pid]!.push(id, points);
-    };
+    const n = this.candidates.length;
+    const tokens = new FeatureTable();
+    const reason = new FeatureTable();
+    const patterns = new FeatureTable();
     this.hints = {
-      openai: new Int8Array(this.candidates.length),
-      anthropic: new Int8Array(this.candidates.length),
-      google: new Int8Array(this.candidates.length),
+      openai: new Int8Array(n),
+      anthropic: new Int8Array(n),
+      google: new Int8Array(n),
     };
     this.candidates.forEach((s, id) => {
-      const nTokens = nameTokens(s.name);
+      const nSet = new Set(nameTokens(s.name));
       const tags = normaliseTags(s.tags);
-      const dTokens = new Set(tokenize(s.description));
-      const nSet = new Set(nTokens);
-      for (const t of new Set([...nTokens, ...dTokens]))
-        tokens.add(t, id, (nSet.has(t) ? 2 : 0) + (dTokens.has(t) ? 1 : 0));
+      const dSet = new Set(tokenize(s.description));
+      for (const t of new Set([...nSet, ...dSet]))
+        tokens.add(t, id, (nSet.has(t) ? 2 : 0) + (dSet.has(t) ? 1 : 0));
       const tagTokens = new Set(tokenize(tags.join(" ")));
-      for (const t of new Set([...nTokens, ...tagTokens]))
+      for (const t of new Set([...nSet, ...tagTokens]))
         reason.add(t, id, (nSet.has(t) ? 2 : 0) + (tagTokens.has(t) ? 2 : 0));
-      addPattern(s.name.toLowerCase(), id, 6);
-      for (const tag of tags) addPattern(tag, id, 3);
+      patterns.add(s.name.toLowerCase(), id, 6);
+      for (const tag of tags) patterns.add(tag, id, 3);
       for (const p of PROVIDERS) this.hints[p][id] = providerHintPoints(tags, p);
     });
-    this.tokens = tokens.build();
-    this.reason = reason.build();
-    this.patterns = patternLists.map((flat) => {
-      const ids = new Int32Array(flat.length / 2);
-      const points = new Int8Array(flat.length / 2);
-      for (let i = 0; i < ids.length; i++) {
-        ids[i] = flat[2 * i]!;
-        points[i] = flat[2 * i + 1]!;
+    const frequentAt = Math.max(64, Math.ceil(n / 64));
+    const addFeatures = (
+      table: FeatureTable,
+      map: Map<string, number> | null,
+      mayBeFrequent: boolean,
+    ): number[] => {
+      const out: number[] = [];
+      for (const [key, local] of table.ids) {
+        const flat = table.flat[local]!;
+        const ids = new Int32Array(flat.length / 2);
+        const points = new Int8Array(flat.length / 2);
+        for (let i = 0; i < ids.length; i++) {
+          ids[i] = flat[2 * i]!;
+          points[i] = flat[2 * i + 1]!;
+        }
+        const fid = this.features.length;
+        this.features.push({ ids, points, frequent: mayBeFrequent && ids.length >= frequentAt });
+        map?.set(key, fid);
+        out.push(fid);
       }
-      return { ids, points };
+      return out;
+    };
+    addFeatures(tokens, this.tokenFeature, true);
+    addFeatures(reason, this.reasonFeature, false);
+    this.patternFeature = Int32Array.from(addFeatures(patterns, null, true));
+    this.matcher = new AhoCorasick([...patterns.ids.keys()]);
+    this.staticScore = new Int32Array(n);
+    this.features.forEach((f, fid) => {
+      if (!f.frequent) return;
+      this.frequent.push(fid);
+      for (let i = 0; i < f.ids.length; i++) this.staticScore[f.ids[i]!]! += f.points[i]!;
     });
-    this.matcher = new AhoCorasick([...patternIds.keys()]);
-    this.scores = new Int32Array(this.candidates.length);
-    this.stamp = new Uint32Array(this.candidates.length);
+    this.tieRank = new Int32Array(n);
+    const byTie = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
+      const sa = this.candidates[a]!;
+      const sb = this.candidates[b]!;
+      return (
+        sb.installCount - sa.installCount || (sa.name < sb.name ? -1 : sa.name > sb.name ? 1 : 0)
+      );
+    });
+    byTie.forEach((id, rank) => {
+      this.tieRank[id] = rank;
+    });
+    this.gain = new Int32Array(n);
+    this.touched = new Int32Array(n);
+    const counts = new Int32Array(n + 1);
+    for (const fid of this.frequent) for (const id of this.features[fid]!.ids) counts[id + 1]!++;
+    for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
+    this.freqStart = counts;
+    this.freqFeature = new Int32Array(counts[n]!);
+    this.freqPoints = new Int8Array(counts[n]!);
+    const fill = counts.slice(0, n);
+    for (const fid of this.frequent) {
+      const f = this.features[fid]!;
+      for (let i = 0; i < f.ids.length; i++) {
+        const at = fill[f.ids[i]!]!++;
+        this.freqFeature[at] = fid;
+        this.freqPoints[at] = f.points[i]!;
+      }
+    }
+    this.activeStamp = new Uint32Array(this.features.length);
   }
 
   /** The `on` skills that compete for the caller (their names' winning versions). */
@@ -148,58 +202,159 @@ export class InjectionIndex {
     return out;
   }
 
+  /** `S + hint` and the static order (by it desc, then tie-break rank), built per provider on first use. */
+  private staticsFor(provider: RequestProvider): { base: Int32Array; order: Int32Array } {
+    const cached = this.statics[provider];
+    if (cached) return cached;
+    const hint = this.hints[provider];
+    const base = this.staticScore.map((v, i) => v + hint[i]!);
+    const order = Int32Array.from(
+      Array.from({ length: base.length }, (_, i) => i).sort(
+        (a, b) => base[b]! - base[a]! || this.tieRank[a]! - this.tieRank[b]!,
+      ),
+    );
+    const built = { base, order };
+    this.statics[provider] = built;
+    return built;
+  }
+
+  /** Adds the postings of `f` to `gain`, listing newly touched candidates. */
+  private gainFeature(f: Feature, q: number): void {
+    const { gain, touched } = this;
+    const { ids, points } = f;
+    const tag = q << 16;
+    let nt = this.nTouched;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const v = gain[id]!;
+      if (v >>> 16 === q) gain[id] = v + points[i]!;
+      else {
+        gain[id] = tag | points[i]!;
+        touched[nt++] = id;
+      }
+    }
+    this.nTouched = nt;
+  }
+
+  /** Points of candidate `id` from frequent features absent in request `q` (computed on demand). */
+  private lossOf(id: number, q: number): number {
+    const { freqFeature, freqPoints, activeStamp } = this;
+    let loss = 0;
+    for (let i = this.freqStart[id]!, end = this.freqStart[id + 1]!; i < end; i++) {
+      if (activeStamp[freqFeature[i]!] !== q) loss += freqPoints[i]!;
+    }
+    return loss;
+  }
+
+  /** Marks feature `fid` present; rare features are applied at once. */
+  private markPresent(fid: number | undefined, q: number): void {
+    if (fid === undefined || this.activeStamp[fid] === q) return;
+    this.activeStamp[fid] = q;
+    const f = this.features[fid]!;
+    if (!f.frequent) this.gainFeature(f, q);
+  }
+
   /**
-   * Auto skills competing for the caller with score >= {@link AUTO_MIN_SCORE}, passing `keep`,
-   * ordered by score desc, installCount desc, name asc (SPEC §3). Not re-entrant per index.
+   * The best `k` auto skills competing for the caller with score >= {@link AUTO_MIN_SCORE} and
+   * passing `keep`, ordered by score desc, installCount desc, name asc (SPEC §3). `keep` and the
+   * winner check run only for skills that would enter the top `k`. Not re-entrant per index.
    */
-  rankAuto(
+  topAuto(
     ctx: ScoringContext,
     apiKeyId: string | null,
     keep: (skill: Skill) => boolean,
+    k: number,
   ): ScoredSkill[] {
-    this.query = (this.query + 1) >>> 0;
-    if (this.query === 0) {
-      this.stamp.fill(0);
-      this.query = 1;
+    const q = this.nextQuery();
+    const { gain, touched, activeStamp, features, tieRank } = this;
+    this.nTouched = 0;
+    this.matcher.search(ctx.text, (pid) => this.markPresent(this.patternFeature[pid], q));
+    for (const t of ctx.tokens) this.markPresent(this.tokenFeature.get(t), q);
+    for (const t of ctx.reasonTokens) {
+      const fid = this.reasonFeature.get(t);
+      if (fid !== undefined) this.gainFeature(features[fid]!, q);
     }
-    const q = this.query;
-    const { scores, stamp } = this;
-    const touched: number[] = [];
-    const add = (p: Postings) => {
-      for (let i = 0; i < p.ids.length; i++) {
-        const id = p.ids[i]!;
-        if (stamp[id] !== q) {
-          stamp[id] = q;
-          scores[id] = 0;
-          touched.push(id);
-        }
-        scores[id]! += p.points[i]!;
+    let activeLen = 0;
+    let missingLen = 0;
+    for (const fid of this.frequent) {
+      if (activeStamp[fid] === q) activeLen += features[fid]!.ids.length;
+      else missingLen += features[fid]!.ids.length;
+    }
+    // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
+    const staticMode = activeLen > missingLen;
+    for (const fid of this.frequent) {
+      const active = activeStamp[fid] === q;
+      if (!staticMode && active) this.gainFeature(features[fid]!, q);
+    }
+    const base = staticMode ? this.staticsFor(ctx.provider).base : this.hints[ctx.provider];
+    const top: ScoredSkill[] = [];
+    const topIds: number[] = [];
+    // The current k-th entry; a candidate must beat it (score, then tie-break rank).
+    let worstScore = MIN_SCORE;
+    let worstRank = Number.MAX_SAFE_INTEGER;
+    const offer = (id: number, score: number) => {
+      const skill = this.candidates[id]!;
+      if (!this.lookup.isWinner(skill, apiKeyId) || !keep(skill)) return;
+      let at = top.length;
+      while (
+        at > 0 &&
+        (score > top[at - 1]!.score ||
+          (score === top[at - 1]!.score && tieRank[id]! < tieRank[topIds[at - 1]!]!))
+      )
+        at--;
+      top.splice(at, 0, { skill, score });
+      topIds.splice(at, 0, id);
+      if (top.length > k) {
+        top.pop();
+        topIds.pop();
+      }
+      if (top.length === k) {
+        worstScore = top[k - 1]!.score;
+        worstRank = tieRank[topIds[k - 1]!]!;
       }
     };
-    this.matcher.search(ctx.text, (pid) => add(this.patterns[pid]!));
-    for (const t of ctx.tokens) {
-      const p = this.tokens.get(t);
-      if (p) add(p);
+    // Untouched candidates in static order: exact score = S + hint − loss <= S + hint, so the walk
+    // stops once the bound cannot beat the current k-th. A first walk fills the top `k` before the
+    // touched candidates are scored, so that few of those reach the (costlier) filters.
+    const order = staticMode ? this.staticsFor(ctx.provider).order : EMPTY;
+    let pos = 0;
+    const walk = (fill: boolean) => {
+      for (; pos < order.length; pos++) {
+        if (fill && top.length >= k) return;
+        const id = order[pos]!;
+        const bound = base[id]!;
+        if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) {
+          pos = order.length;
+          return;
+        }
+        if (gain[id]! >>> 16 === q) continue;
+        const score = bound - this.lossOf(id, q);
+        if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
+          offer(id, score);
+      }
+    };
+    walk(true);
+    for (let i = 0, nt = this.nTouched; i < nt; i++) {
+      const id = touched[i]!;
+      const bound = base[id]! + (gain[id]! & 0xffff);
+      if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) continue;
+      const score = staticMode ? bound - this.lossOf(id, q) : bound;
+      if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
+        offer(id, score);
     }
-    for (const t of ctx.reasonTokens) {
-      const p = this.reason.get(t);
-      if (p) add(p);
+    walk(false);
+    return top;
+  }
+
+  /** Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). */
+  private nextQuery(): number {
+    this.query++;
+    if (this.query > 0x7fff) {
+      this.gain.fill(0);
+      this.activeStamp.fill(0);
+      this.query = 1;
     }
-    const hints = this.hints[ctx.provider];
-    const out: ScoredSkill[] = [];
-    for (const id of touched) {
-      const score = scores[id]! + hints[id]!;
-      if (score < AUTO_MIN_SCORE) continue;
-      const skill = this.candidates[id]!;
-      if (!this.lookup.isWinner(skill, apiKeyId) || !keep(skill)) continue;
-      out.push({ skill, score });
-    }
-    return out.sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.skill.installCount - a.skill.installCount ||
-        (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0),
-    );
+    return this.query;
   }
 }
 

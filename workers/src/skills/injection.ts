@@ -94,9 +94,10 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   const exclude = new Set(opts.exclude ?? []);
   const chosen = new Map<string, { skill: Skill; score: number | null }>();
   const usable = (s: Skill) => {
+    if (chosen.has(s.id)) return false;
+    if (clientNames.size === 0 && exclude.size === 0) return true;
     const toolName = lookup.toolName(s);
     return (
-      !chosen.has(s.id) &&
       !clientNames.has(toolName) &&
       !exclude.has(s.name) &&
       !exclude.has(`${s.name}@${s.version}`) &&
@@ -118,9 +119,9 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     if (!s || !isActive(s) || s.policy === "manual" || !usable(s)) continue;
     chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreAutoSkill(s, ctx) });
   }
-  const ranked = index.rankAuto(ctx, opts.apiKeyId, usable);
-  for (const { skill, score } of ranked.slice(0, AUTO_MAX_SKILLS))
+  for (const { skill, score } of index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)) {
     chosen.set(skill.id, { skill, score });
+  }
 
   const specs: ToolSpec[] = [];
   const injected: InjectedTool[] = [];

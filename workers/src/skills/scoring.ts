@@ -33,15 +33,27 @@ export const PROVIDER_HINTS: Readonly<Record<string, RequestProvider>> = {
   gemini: "google",
 };
 
-const TOKEN_RE = /[a-z0-9]{3,}/g;
+/** Adds the SPEC §3 tokens of an already lowercased text to `out`. */
+function addTokens(lower: string, out: Set<string>): Set<string> {
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start >= 3) out.add(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
 
 /**
  * SPEC §3 tokens: lowercase the text, take the runs of `[a-z0-9]`, keep runs of 3 or more
  * characters, de-duplicate (first occurrence order).
  */
 export function tokenize(text: string): string[] {
-  const runs = text.toLowerCase().match(TOKEN_RE);
-  return runs ? [...new Set(runs)] : [];
+  return [...addTokens(text.toLowerCase(), new Set())];
 }
 
 /**
@@ -98,11 +110,12 @@ export function buildScoringContext(input: {
   provider: RequestProvider;
   backgroundReason?: string | null;
 }): ScoringContext {
+  const text = input.text.toLowerCase();
   return {
-    text: input.text.toLowerCase(),
-    tokens: new Set(tokenize(input.text)),
+    text,
+    tokens: addTokens(text, new Set()),
     provider: input.provider,
-    reasonTokens: new Set(tokenize(input.backgroundReason ?? "")),
+    reasonTokens: addTokens((input.backgroundReason ?? "").toLowerCase(), new Set()),
   };
 }
 
