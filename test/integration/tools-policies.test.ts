@@ -88,29 +88,23 @@ describe("CASES C1 over HTTP: two versions side by side", () => {
 
 describe("key isolation", () => {
   it("another key neither gets A's skills injected nor runs them", async () => {
-    const inj = await t.api
-      .as(keyB.key)
-      .post("/api/skills/inject", {
-        format: "openai-chat",
-        request: chatRequest("reverseText please"),
-      });
+    const inj = await t.api.as(keyB.key).post("/api/skills/inject", {
+      format: "openai-chat",
+      request: chatRequest("reverseText please"),
+    });
     expect(inj.body.injected.map((i: { name: string }) => i.name)).not.toContain("reverseText");
-    const res = await t.api
-      .as(keyB.key)
-      .post("/api/skills/intercept", {
-        format: "openai-chat",
-        response: chatResponse("reverseText_v1_0_0"),
-      });
+    const res = await t.api.as(keyB.key).post("/api/skills/intercept", {
+      format: "openai-chat",
+      response: chatResponse("reverseText_v1_0_0"),
+    });
     expect(res.body).toMatchObject({ toolResults: [], messages: [], passThrough: ["call_0"] });
   });
   it("a key cannot act for another key; management can", async () => {
-    const denied = await t.api
-      .as(keyB.key)
-      .post("/api/skills/inject", {
-        format: "openai-chat",
-        request: chatRequest("x"),
-        apiKeyId: keyA.id,
-      });
+    const denied = await t.api.as(keyB.key).post("/api/skills/inject", {
+      format: "openai-chat",
+      request: chatRequest("x"),
+      apiKeyId: keyA.id,
+    });
     expect(denied.status).toBe(403);
     const mgmt = await t.api.post("/api/skills/intercept", {
       format: "openai-chat",
@@ -143,13 +137,11 @@ describe("policies through interception", () => {
     expect(approved.body.execution).toMatchObject({ status: "success", sessionId: "s-approve" });
   });
   it("manual → an error result saying it needs an explicit execution, nothing recorded", async () => {
-    const res = await t.api
-      .as(keyA.key)
-      .post("/api/skills/intercept", {
-        format: "openai-chat",
-        response: chatResponse("handsOff_v1_0_0"),
-        sessionId: "s-manual",
-      });
+    const res = await t.api.as(keyA.key).post("/api/skills/intercept", {
+      format: "openai-chat",
+      response: chatResponse("handsOff_v1_0_0"),
+      sessionId: "s-manual",
+    });
     expect(res.body.toolResults[0]).toMatchObject({ status: "error", executionId: null });
     expect(res.body.toolResults[0].error).toMatch(/explicit execution/);
     const rows = await t.api.as(keyA.key).get("/api/skills/executions?sessionId=s-manual");
@@ -185,20 +177,16 @@ describe("nothing injected", () => {
   it("when the master switch is off", async () => {
     expect((await t.api.put("/api/settings", { skillsEnabled: false })).status).toBe(200);
     try {
-      const res = await t.api
-        .as(keyA.key)
-        .post("/api/skills/inject", {
-          format: "anthropic",
-          request: { model: "m", max_tokens: 10, messages: [] },
-          include: ["reverseText"],
-        });
+      const res = await t.api.as(keyA.key).post("/api/skills/inject", {
+        format: "anthropic",
+        request: { model: "m", max_tokens: 10, messages: [] },
+        include: ["reverseText"],
+      });
       expect(res.body.injected).toEqual([]);
-      const call = await t.api
-        .as(keyA.key)
-        .post("/api/skills/intercept", {
-          format: "openai-chat",
-          response: chatResponse("reverseText_v1_0_0"),
-        });
+      const call = await t.api.as(keyA.key).post("/api/skills/intercept", {
+        format: "openai-chat",
+        response: chatResponse("reverseText_v1_0_0"),
+      });
       expect(call.body.toolResults[0].error).toMatch(/^Skills execution is disabled/);
     } finally {
       await t.api.put("/api/settings", { skillsEnabled: true });

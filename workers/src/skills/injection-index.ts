@@ -18,14 +18,8 @@
  */
 import type { RequestProvider } from "../providers/types.js";
 import { AhoCorasick } from "./aho-corasick.js";
-import {
-  AUTO_MIN_SCORE,
-  nameTokens,
-  normaliseTags,
-  providerHintPoints,
-  type ScoringContext,
-  tokenize,
-} from "./scoring.js";
+import { buildFeatures, type Feature } from "./injection-features.js";
+import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
 import { SkillLookup, type SkillSource } from "./skill-lookup.js";
 import type { Skill } from "./types.js";
 
@@ -35,32 +29,9 @@ export interface ScoredSkill {
   score: number;
 }
 
-const PROVIDERS: readonly RequestProvider[] = ["openai", "anthropic", "google"];
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;
 const EMPTY = new Int32Array(0);
-
-/** Feature postings: parallel arrays of candidate ids and points. */
-interface Feature {
-  ids: Int32Array;
-  points: Int8Array;
-  frequent: boolean;
-}
-
-/** Collects (feature key → postings) while indexing. */
-class FeatureTable {
-  readonly ids = new Map<string, number>();
-  readonly flat: number[][] = [];
-  add(key: string, candidate: number, points: number): void {
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.flat.length;
-      this.ids.set(key, id);
-      this.flat.push([]);
-    }
-    this.flat[id]!.push(candidate, points);
-  }
-}
 
 /** Scoring index plus lookups of one snapshot. */
 export class InjectionIndex {
@@ -69,13 +40,13 @@ export class InjectionIndex {
   private readonly candidates: Skill[] = [];
   private readonly onGlobal: Skill[] = [];
   private readonly onOwn = new Map<string, Skill[]>();
-  private readonly features: Feature[] = [];
-  private readonly tokenFeature = new Map<string, number>();
-  private readonly reasonFeature = new Map<string, number>();
+  private readonly features: Feature[];
+  private readonly tokenFeature: Map<string, number>;
+  private readonly reasonFeature: Map<string, number>;
   /** Aho-Corasick pattern id → feature id. */
   private readonly patternFeature: Int32Array;
   private readonly matcher: AhoCorasick;
-  private readonly frequent: number[] = [];
+  private readonly frequent: number[];
   private readonly staticScore: Int32Array;
   /** Position of each candidate in SPEC §3 tie-break order (installCount desc, name asc). */
   private readonly tieRank: Int32Array;
@@ -109,87 +80,21 @@ export class InjectionIndex {
         this.onOwn.set(s.apiKeyId, [...(this.onOwn.get(s.apiKeyId) ?? []), s]);
     }
     const n = this.candidates.length;
-    const tokens = new FeatureTable();
-    const reason = new FeatureTable();
-    const patterns = new FeatureTable();
-    this.hints = {
-      openai: new Int8Array(n),
-      anthropic: new Int8Array(n),
-      google: new Int8Array(n),
-    };
-    this.candidates.forEach((s, id) => {
-      const nSet = new Set(nameTokens(s.name));
-      const tags = normaliseTags(s.tags);
-      const dSet = new Set(tokenize(s.description));
-      for (const t of new Set([...nSet, ...dSet]))
-        tokens.add(t, id, (nSet.has(t) ? 2 : 0) + (dSet.has(t) ? 1 : 0));
-      const tagTokens = new Set(tokenize(tags.join(" ")));
-      for (const t of new Set([...nSet, ...tagTokens]))
-        reason.add(t, id, (nSet.has(t) ? 2 : 0) + (tagTokens.has(t) ? 2 : 0));
-      patterns.add(s.name.toLowerCase(), id, 6);
-      for (const tag of tags) patterns.add(tag, id, 3);
-      for (const p of PROVIDERS) this.hints[p][id] = providerHintPoints(tags, p);
-    });
-    const frequentAt = Math.max(64, Math.ceil(n / 64));
-    const addFeatures = (
-      table: FeatureTable,
-      map: Map<string, number> | null,
-      mayBeFrequent: boolean,
-    ): number[] => {
-      const out: number[] = [];
-      for (const [key, local] of table.ids) {
-        const flat = table.flat[local]!;
-        const ids = new Int32Array(flat.length / 2);
-        const points = new Int8Array(flat.length / 2);
-        for (let i = 0; i < ids.length; i++) {
-          ids[i] = flat[2 * i]!;
-          points[i] = flat[2 * i + 1]!;
-        }
-        const fid = this.features.length;
-        this.features.push({ ids, points, frequent: mayBeFrequent && ids.length >= frequentAt });
-        map?.set(key, fid);
-        out.push(fid);
-      }
-      return out;
-    };
-    addFeatures(tokens, this.tokenFeature, true);
-    addFeatures(reason, this.reasonFeature, false);
-    this.patternFeature = Int32Array.from(addFeatures(patterns, null, true));
-    this.matcher = new AhoCorasick([...patterns.ids.keys()]);
-    this.staticScore = new Int32Array(n);
-    this.features.forEach((f, fid) => {
-      if (!f.frequent) return;
-      this.frequent.push(fid);
-      for (let i = 0; i < f.ids.length; i++) this.staticScore[f.ids[i]!]! += f.points[i]!;
-    });
-    this.tieRank = new Int32Array(n);
-    const byTie = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
-      const sa = this.candidates[a]!;
-      const sb = this.candidates[b]!;
-      return (
-        sb.installCount - sa.installCount || (sa.name < sb.name ? -1 : sa.name > sb.name ? 1 : 0)
-      );
-    });
-    byTie.forEach((id, rank) => {
-      this.tieRank[id] = rank;
-    });
+    const f = buildFeatures(this.candidates);
+    this.features = f.features;
+    this.tokenFeature = f.tokenFeature;
+    this.reasonFeature = f.reasonFeature;
+    this.patternFeature = f.patternFeature;
+    this.matcher = new AhoCorasick(f.patterns);
+    this.frequent = f.frequent;
+    this.staticScore = f.staticScore;
+    this.freqStart = f.freqStart;
+    this.freqFeature = f.freqFeature;
+    this.freqPoints = f.freqPoints;
+    this.tieRank = f.tieRank;
+    this.hints = f.hints;
     this.gain = new Int32Array(n);
     this.touched = new Int32Array(n);
-    const counts = new Int32Array(n + 1);
-    for (const fid of this.frequent) for (const id of this.features[fid]!.ids) counts[id + 1]!++;
-    for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
-    this.freqStart = counts;
-    this.freqFeature = new Int32Array(counts[n]!);
-    this.freqPoints = new Int8Array(counts[n]!);
-    const fill = counts.slice(0, n);
-    for (const fid of this.frequent) {
-      const f = this.features[fid]!;
-      for (let i = 0; i < f.ids.length; i++) {
-        const at = fill[f.ids[i]!]!++;
-        this.freqFeature[at] = fid;
-        this.freqPoints[at] = f.points[i]!;
-      }
-    }
     this.activeStamp = new Uint32Array(this.features.length);
   }
 
