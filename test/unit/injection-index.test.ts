@@ -112,4 +112,20 @@ describe("the index reproduces scoreAutoSkill exactly", () => {
       }
     }
   });
+  it("reuses scoring across reloads of unchanged skills, with the reloaded skill objects", () => {
+    const make = () => [
+      skill({ id: "r1", name: "alphaReport", mode: "auto", tags: ["report"], installCount: 1 }),
+      skill({ id: "r2", name: "betaReport", mode: "auto", tags: ["report"], installCount: 2 }),
+    ];
+    const ctx = buildScoringContext({ text: "the weekly report", provider: "openai" });
+    const first = getInjectionIndex(snapshot(make())).topAuto(ctx, null, () => true, 5);
+    const reloaded = make();
+    const second = getInjectionIndex(snapshot(reloaded)).topAuto(ctx, null, () => true, 5);
+    expect(second.map((r) => r.skill.name)).toEqual(first.map((r) => r.skill.name));
+    expect(second[0]!.skill).toBe(reloaded[1]);
+    const changed = make();
+    changed[0]!.installCount = 10;
+    const third = getInjectionIndex(snapshot(changed)).topAuto(ctx, null, () => true, 5);
+    expect(third.map((r) => r.skill.name)).toEqual(["alphaReport", "betaReport"]);
+  });
 });

@@ -52,7 +52,8 @@ export class SkillLookup {
   readonly generation: number;
   readonly skills: readonly Skill[];
   private readonly byRef = new Map<string, Skill[]>();
-  private readonly byHash = new Map<string, Skill[]>();
+  /** Built on the first hash-form lookup (most requests never need it). */
+  private byHash: Map<string, Skill[]> | null = null;
   private readonly builtins = new Map<string, Skill>();
   /** Emitted tool name of every skill, by skill id. */
   private readonly toolNames = new Map<string, string>();
@@ -67,8 +68,6 @@ export class SkillLookup {
     for (const s of source.skills) {
       const ref = `${s.name}@${s.version}`;
       push(this.byRef, ref, s);
-      push(this.byHash, refHash(s.name, s.version), s);
-      this.toolNames.set(s.id, emittedToolName(s));
       if (isBuiltin(s)) {
         const cur = this.builtins.get(s.name);
         if (!cur || compareVersions(s.version, cur.version) > 0) this.builtins.set(s.name, s);
@@ -91,7 +90,12 @@ export class SkillLookup {
 
   /** The emitted tool name of `skill` (memoised per snapshot). */
   toolName(skill: Skill): string {
-    return this.toolNames.get(skill.id) ?? emittedToolName(skill);
+    let name = this.toolNames.get(skill.id);
+    if (name === undefined) {
+      name = emittedToolName(skill);
+      this.toolNames.set(skill.id, name);
+    }
+    return name;
   }
 
   /** `name@version` as the caller sees it: the key's own skill shadows a global one. Any mode. */
@@ -101,6 +105,10 @@ export class SkillLookup {
 
   /** The skill whose hash-form tool name carries `hash`, as the caller sees it. */
   resolveHash(hash: string, apiKeyId: string | null): Skill | undefined {
+    if (!this.byHash) {
+      this.byHash = new Map();
+      for (const s of this.skills) push(this.byHash, refHash(s.name, s.version), s);
+    }
     return pickForCaller(this.byHash.get(hash), apiKeyId);
   }
 
