@@ -197,6 +197,55 @@ describe("ownership rules", () => {
   });
 });
 
+describe("tool kinds Skillgate never injects", () => {
+  it("OpenAI custom tool calls are listed as passed through, even under a skill's name", async () => {
+    const fake = fakeExecutor();
+    const chat = chatCalling("lookupWeather_v1_0_0");
+    const message = (chat.choices as { message: { tool_calls: unknown[] } }[])[0]!.message;
+    message.tool_calls.push({
+      id: "call_custom",
+      type: "custom",
+      custom: { name: "lookupWeather_v1_0_0", input: "raw text" },
+    });
+    const r = await interceptToolCalls({
+      format: "openai-chat",
+      apiKeyId: null,
+      response: chat,
+      snapshot: snapshot([weather]),
+      executor: fake.executor,
+    });
+    expect(r.passThrough).toEqual(["call_custom"]);
+    expect(r.toolResults.map((t) => t.callId)).toEqual(["call_0"]);
+    const responses = {
+      output: [
+        {
+          type: "custom_tool_call",
+          id: "ctc_1",
+          call_id: "call_c",
+          name: "apply_patch",
+          input: "*** patch",
+        },
+        {
+          type: "function_call",
+          id: "fc_1",
+          call_id: "call_f",
+          name: "lookupWeather_v1_0_0",
+          arguments: "{}",
+        },
+      ],
+    };
+    const r2 = await interceptToolCalls({
+      format: "openai-responses",
+      apiKeyId: null,
+      response: responses,
+      snapshot: snapshot([weather]),
+      executor: fake.executor,
+    });
+    expect(r2.passThrough).toEqual(["call_c"]);
+    expect(r2.toolResults.map((t) => t.callId)).toEqual(["call_f"]);
+  });
+});
+
 describe("policies and failures become tool results", () => {
   const base = { format: "openai-chat" as const, apiKeyId: "key-a" };
   it("manual: error result, nothing runs; hybrid: an execution awaiting approval", async () => {

@@ -62,6 +62,23 @@ function extractCalls(response: JsonObject): ExtractedCall[] {
   for (const choice of asArray(response.choices)) {
     if (!isObject(choice) || !isObject(choice.message)) continue;
     for (const tc of asArray(choice.message.tool_calls)) {
+      if (
+        isObject(tc) &&
+        isObject(tc.custom) &&
+        typeof tc.id === "string" &&
+        typeof tc.custom.name === "string"
+      ) {
+        const input = tc.custom.input;
+        calls.push({
+          callId: tc.id,
+          providerId: tc.id,
+          name: tc.custom.name,
+          input,
+          index: calls.length,
+          clientOnly: true,
+        });
+        continue;
+      }
       if (!isObject(tc) || !isObject(tc.function) || typeof tc.id !== "string") continue;
       if (typeof tc.function.name !== "string") continue;
       const parsed = parseArguments(tc.function.arguments);

@@ -66,6 +66,22 @@ export function responsesFollowUp(outcomes: readonly CallOutcome[]): ResponsesFu
 function extractCalls(response: JsonObject): ExtractedCall[] {
   const calls: ExtractedCall[] = [];
   for (const item of asArray(response.output)) {
+    if (
+      isObject(item) &&
+      item.type === "custom_tool_call" &&
+      typeof item.call_id === "string" &&
+      typeof item.name === "string"
+    ) {
+      calls.push({
+        callId: item.call_id,
+        providerId: item.call_id,
+        name: item.name,
+        input: item.input,
+        index: calls.length,
+        clientOnly: true,
+      });
+      continue;
+    }
     if (!isObject(item) || item.type !== "function_call") continue;
     if (typeof item.call_id !== "string" || typeof item.name !== "string") continue;
     const parsed = parseArguments(item.arguments);

@@ -44,6 +44,8 @@ export interface ExtractedCall {
   inputError?: string;
   /** 0-based position among the response's calls. */
   index: number;
+  /** A call of a tool kind Skillgate never injects (OpenAI custom tools): always the client's. */
+  clientOnly?: true;
 }
 
 /** Outcome status of an intercepted call (issue 4 `toolResults[].status`). */

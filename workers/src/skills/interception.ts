@@ -191,10 +191,12 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
   const owned: { call: ExtractedCall; skill: Skill }[] = [];
   const passThrough: string[] = [];
   for (const call of adapter.extractCalls(opts.response)) {
-    const skill = resolveCallSkill(call.name, lookup, opts.apiKeyId, {
-      injected,
-      builtinAliases: opts.builtinAliases,
-    });
+    const skill = call.clientOnly
+      ? undefined
+      : resolveCallSkill(call.name, lookup, opts.apiKeyId, {
+          injected,
+          builtinAliases: opts.builtinAliases,
+        });
     if (!skill || (opts.customSkillExecutionEnabled === false && !isBuiltin(skill)))
       passThrough.push(call.callId);
     else owned.push({ call, skill });
