@@ -3,9 +3,13 @@
  * as substrings of a text in one pass over the text, independent of the number of patterns.
  * Used by injection for SPEC §3's verbatim-name and tag-substring rules. Matching is exact on
  * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
- * Transitions live in an open-addressing hash of typed arrays (root transitions in a dense
- * array), so a step costs a few array reads.
+ * Goto edges live in an open-addressing hash of typed arrays; the shallowest states (a prefix of
+ * the breadth-first order, where a scan spends most of its time) also get dense rows of the full
+ * automaton (failure links folded in), so most steps cost one array read.
  */
+
+/** Entries of the dense transition table (states × alphabet), about 256 KB of int32. */
+const DENSE_BUDGET = 65_536;
 
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
@@ -22,6 +26,11 @@ export class AhoCorasick {
   private readonly dict: Int32Array;
   /** Pattern ids ending at each state. */
   private readonly outputs: (number[] | undefined)[];
+  /** Dense row of a state (-1: none) and the rows, `rowOf[s] * alphabet + symbol` → next state. */
+  private readonly rowOf: Int32Array;
+  private readonly dense: Int32Array;
+  /** First state to report from when the scan is at a state: itself or its dictionary link. */
+  private readonly report: Int32Array;
   private readonly seenState: Uint32Array;
   private query = 0;
 
@@ -92,6 +101,22 @@ export class AhoCorasick {
         queue.push(child);
       }
     }
+    this.report = Int32Array.from(outputs, (o, st) => (o ? st : this.dict[st]!));
+    // Dense rows for a breadth-first prefix of the states: a state's failure target is shallower,
+    // so its row is already complete when the state's own row is filled.
+    const A = this.alphabet;
+    const rows = Math.min(n, Math.max(1, Math.floor(DENSE_BUDGET / A)));
+    this.rowOf = new Int32Array(n).fill(-1);
+    this.dense = new Int32Array(rows * A);
+    for (let r = 0; r < rows; r++) {
+      const st = queue[r]!;
+      this.rowOf[st] = r;
+      const failRow = st === 0 ? -1 : this.rowOf[this.fail[st]!]!;
+      for (let sym = 0; sym < A; sym++) {
+        const g = this.step(st, sym);
+        this.dense[r * A + sym] = g >= 0 ? g : failRow < 0 ? 0 : this.dense[failRow * A + sym]!;
+      }
+    }
   }
 
   /** Next state of `state` on `sym`, or -1 when there is no edge (the root answers 0 then). */
@@ -134,7 +159,7 @@ export class AhoCorasick {
       this.query = 1;
     }
     const q = this.query;
-    const { symbols, fail, dict, outputs, seenState, rootNext } = this;
+    const { symbols, fail, dict, outputs, seenState, rowOf, dense, report, alphabet } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const sym = symbols[text.charCodeAt(i)]!;
@@ -142,17 +167,22 @@ export class AhoCorasick {
         state = 0;
         continue;
       }
-      let next = this.step(state, sym);
-      while (next < 0 && state !== 0) {
-        state = fail[state]!;
-        next = this.step(state, sym);
+      const row = rowOf[state]!;
+      if (row >= 0) state = dense[row * alphabet + sym]!;
+      else {
+        let next = this.step(state, sym);
+        while (next < 0) {
+          state = fail[state]!;
+          const r = rowOf[state]!;
+          if (r >= 0) {
+            next = dense[r * alphabet + sym]!;
+            break;
+          }
+          next = this.step(state, sym);
+        }
+        state = next;
       }
-      state = next < 0 ? rootNext[sym]! : next;
-      for (
-        let t = outputs[state] ? state : dict[state]!;
-        t > 0 && seenState[t] !== q;
-        t = dict[t]!
-      ) {
+      for (let t = report[state]!; t > 0 && seenState[t] !== q; t = dict[t]!) {
         seenState[t] = q;
         for (const id of outputs[t]!) visit(id);
       }
