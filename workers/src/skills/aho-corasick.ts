@@ -3,128 +3,128 @@
  * as substrings of a text in one pass over the text, independent of the number of patterns.
  * Used by injection for SPEC §3's verbatim-name and tag-substring rules. Matching is exact on
  * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
- * Goto edges live in an open-addressing hash of typed arrays; the shallowest states (a prefix of
- * the breadth-first order, where a scan spends most of its time) also get dense rows of the full
- * automaton (failure links folded in), so most steps cost one array read.
+ *
+ * States are numbered breadth-first, so the shallow states where a scan spends most of its time
+ * are the low ids: they get dense rows of the full automaton (failure links folded in) and a
+ * step costs one array read. Deeper goto edges live in an open-addressing hash of typed arrays.
  */
 
-/** Entries of the dense transition table (states × alphabet), about 256 KB of int32. */
-const DENSE_BUDGET = 65_536;
+/** Entries of the dense transition table (states × alphabet): 1 MB of int32 per matcher. */
+const DENSE_BUDGET = 262_144;
 
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
   /** UTF-16 code unit → symbol index, -1 when no pattern uses the code unit. */
   private readonly symbols = new Int32Array(65536).fill(-1);
   private readonly alphabet: number;
-  /** Root transitions, dense by symbol (0 = stay at the root). */
-  private readonly rootNext: Int32Array;
-  /** Open-addressing slots, `[key, next]` pairs side by side (one cache line per probe). */
+  /** States `0 .. denseStates-1` have dense rows: `dense[state * alphabet + symbol]` → next state. */
+  private readonly denseStates: number;
+  private readonly dense: Int32Array;
+  /** Goto edges of the other states: `[key, next]` slot pairs, key `state * alphabet + symbol`. */
   private readonly slots: Int32Array;
   private readonly mask: number;
   private readonly fail: Int32Array;
   /** Nearest state on the failure chain that ends a pattern (-1: none). */
   private readonly dict: Int32Array;
+  /** First state to report from at a state: itself when it ends a pattern, else its `dict`. */
+  private readonly report: Int32Array;
   /** Pattern ids ending at each state. */
   private readonly outputs: (number[] | undefined)[];
-  /** Dense row of a state (-1: none) and the rows, `rowOf[s] * alphabet + symbol` → next state. */
-  private readonly rowOf: Int32Array;
-  private readonly dense: Int32Array;
-  /** First state to report from when the scan is at a state: itself or its dictionary link. */
-  private readonly report: Int32Array;
   private readonly seenState: Uint32Array;
   private query = 0;
 
   /** @param patterns non-empty strings; empty ones never match. */
   constructor(patterns: readonly string[]) {
     let alphabet = 0;
-    let total = 0;
     for (const p of patterns) {
-      total += p.length;
       for (let i = 0; i < p.length; i++) {
         const c = p.charCodeAt(i);
         if (this.symbols[c] === -1) this.symbols[c] = alphabet++;
       }
     }
-    this.alphabet = Math.max(alphabet, 1);
-    this.rootNext = new Int32Array(this.alphabet);
-    let size = 16;
-    while (size < total * 2 + 16) size *= 2;
-    this.slots = new Int32Array(size * 2).fill(-1);
-    this.mask = size - 1;
-    const outputs: (number[] | undefined)[] = [undefined];
-    const children: number[][] = [[]];
+    const A = Math.max(alphabet, 1);
+    this.alphabet = A;
+    // 1. Trie with insertion ids: edges as [symbol, child] pairs per state.
+    const edges: number[][] = [[]];
+    const ends: (number[] | undefined)[] = [undefined];
     patterns.forEach((p, id) => {
       if (p.length === 0) return;
       let state = 0;
       for (let i = 0; i < p.length; i++) {
         const sym = this.symbols[p.charCodeAt(i)]!;
-        let next = this.step(state, sym);
+        const e = edges[state]!;
+        let next = -1;
+        for (let j = 0; j < e.length; j += 2) if (e[j] === sym) next = e[j + 1]!;
         if (next < 0) {
-          next = outputs.length;
-          outputs.push(undefined);
-          children.push([]);
-          this.link(state, sym, next);
-          children[state]!.push(sym);
+          next = edges.length;
+          edges.push([]);
+          ends.push(undefined);
+          e.push(sym, next);
         }
         state = next;
       }
-      const ends = outputs[state];
-      if (ends) ends.push(id);
-      else outputs[state] = [id];
+      const list = ends[state];
+      if (list) list.push(id);
+      else ends[state] = [id];
     });
-    const n = outputs.length;
-    this.outputs = outputs;
+    // 2. Breadth-first renumbering.
+    const n = edges.length;
+    const order: number[] = [0];
+    for (let h = 0; h < order.length; h++) {
+      const e = edges[order[h]!]!;
+      for (let j = 0; j < e.length; j += 2) order.push(e[j + 1]!);
+    }
+    const newId = new Int32Array(n);
+    order.forEach((old, i) => {
+      newId[old] = i;
+    });
+    let size = 16;
+    while (size < n * 2) size *= 2;
+    this.slots = new Int32Array(size * 2).fill(-1);
+    this.mask = size - 1;
+    this.outputs = order.map((old) => ends[old]);
+    this.denseStates = Math.min(n, Math.max(1, Math.floor(DENSE_BUDGET / A)));
+    this.dense = new Int32Array(this.denseStates * A);
+    for (const old of order) {
+      const e = edges[old]!;
+      for (let j = 0; j < e.length; j += 2) this.link(newId[old]!, e[j]!, newId[e[j + 1]!]!);
+    }
+    // 3. Failure and dictionary links, dense rows (a failure target is shallower: already done).
     this.fail = new Int32Array(n);
     this.dict = new Int32Array(n).fill(-1);
-    this.seenState = new Uint32Array(n);
-    // Breadth-first: failure links of a state's children from the state's own failure link.
-    const queue: number[] = [0];
-    for (let head = 0; head < queue.length; head++) {
-      const state = queue[head]!;
-      for (const sym of children[state]!) {
-        const child = this.step(state, sym);
+    this.report = new Int32Array(n).fill(-1);
+    for (let s = 0; s < n; s++) {
+      const e = edges[order[s]!]!;
+      for (let j = 0; j < e.length; j += 2) {
+        const sym = e[j]!;
+        const child = newId[e[j + 1]!]!;
         let target = 0;
-        if (state !== 0) {
-          let f = this.fail[state]!;
-          for (;;) {
-            const t = this.step(f, sym);
+        if (s !== 0) {
+          for (let f = this.fail[s]!; ; f = this.fail[f]!) {
+            const t = this.goto(f, sym);
             if (t >= 0) {
               target = t;
               break;
             }
             if (f === 0) break;
-            f = this.fail[f]!;
           }
         }
         this.fail[child] = target;
-        this.dict[child] = outputs[target] ? target : this.dict[target]!;
-        queue.push(child);
+        this.dict[child] = this.outputs[target] ? target : this.dict[target]!;
+      }
+      this.report[s] = this.outputs[s] ? s : this.dict[s]!;
+      if (s < this.denseStates) {
+        for (let sym = 0; sym < A; sym++) {
+          const g = this.goto(s, sym);
+          this.dense[s * A + sym] = g >= 0 ? g : s === 0 ? 0 : this.dense[this.fail[s]! * A + sym]!;
+        }
       }
     }
-    this.report = Int32Array.from(outputs, (o, st) => (o ? st : this.dict[st]!));
-    // Dense rows for a breadth-first prefix of the states: a state's failure target is shallower,
-    // so its row is already complete when the state's own row is filled.
-    const A = this.alphabet;
-    const rows = Math.min(n, Math.max(1, Math.floor(DENSE_BUDGET / A)));
-    this.rowOf = new Int32Array(n).fill(-1);
-    this.dense = new Int32Array(rows * A);
-    for (let r = 0; r < rows; r++) {
-      const st = queue[r]!;
-      this.rowOf[st] = r;
-      const failRow = st === 0 ? -1 : this.rowOf[this.fail[st]!]!;
-      for (let sym = 0; sym < A; sym++) {
-        const g = this.step(st, sym);
-        this.dense[r * A + sym] = g >= 0 ? g : failRow < 0 ? 0 : this.dense[failRow * A + sym]!;
-      }
-    }
+    this.seenState = new Uint32Array(n);
   }
 
-  /** Next state of `state` on `sym`, or -1 when there is no edge (the root answers 0 then). */
-  private step(state: number, sym: number): number {
-    if (state === 0) {
-      const r = this.rootNext[sym]!;
-      return r === 0 ? -1 : r;
-    }
+  /** The goto edge of `state` on `sym`, or -1 (the trie only, no failure links). */
+  private goto(state: number, sym: number): number {
     const key = state * this.alphabet + sym;
     const slots = this.slots;
     let slot = Math.imul(key, 0x9e3779b1) & this.mask;
@@ -137,10 +137,6 @@ export class AhoCorasick {
   }
 
   private link(state: number, sym: number, next: number): void {
-    if (state === 0) {
-      this.rootNext[sym] = next;
-      return;
-    }
     const key = state * this.alphabet + sym;
     let slot = Math.imul(key, 0x9e3779b1) & this.mask;
     while (this.slots[slot * 2] !== -1) slot = (slot + 1) & this.mask;
@@ -159,7 +155,7 @@ export class AhoCorasick {
       this.query = 1;
     }
     const q = this.query;
-    const { symbols, fail, dict, outputs, seenState, rowOf, dense, report, alphabet } = this;
+    const { symbols, fail, dict, outputs, seenState, dense, denseStates, report, alphabet } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const sym = symbols[text.charCodeAt(i)]!;
@@ -167,18 +163,16 @@ export class AhoCorasick {
         state = 0;
         continue;
       }
-      const row = rowOf[state]!;
-      if (row >= 0) state = dense[row * alphabet + sym]!;
+      if (state < denseStates) state = dense[state * alphabet + sym]!;
       else {
-        let next = this.step(state, sym);
+        let next = this.goto(state, sym);
         while (next < 0) {
           state = fail[state]!;
-          const r = rowOf[state]!;
-          if (r >= 0) {
-            next = dense[r * alphabet + sym]!;
+          if (state < denseStates) {
+            next = dense[state * alphabet + sym]!;
             break;
           }
-          next = this.step(state, sym);
+          next = this.goto(state, sym);
         }
         state = next;
       }
