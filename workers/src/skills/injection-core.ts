@@ -8,6 +8,7 @@ import type { RequestProvider } from "../providers/types.js";
 import { AhoCorasick } from "./aho-corasick.js";
 import { buildFeatures, type Feature, type FeatureSet } from "./injection-features.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
+import { TokenTable } from "./token-table.js";
 import type { Skill } from "./types.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
@@ -18,7 +19,7 @@ const EMPTY = new Int32Array(0);
 export class ScoringCore {
   readonly fingerprint: string;
   private readonly features: Feature[];
-  private readonly tokenFeature: Map<string, number>;
+  private readonly tokenTable: TokenTable;
   private readonly reasonFeature: Map<string, number>;
   /** Aho-Corasick pattern id → feature id. */
   private readonly patternFeature: Int32Array;
@@ -47,7 +48,7 @@ export class ScoringCore {
     const f: FeatureSet = buildFeatures(candidates);
     this.fingerprint = fingerprint;
     this.features = f.features;
-    this.tokenFeature = f.tokenFeature;
+    this.tokenTable = new TokenTable(f.tokenFeature);
     this.reasonFeature = f.reasonFeature;
     this.patternFeature = f.patternFeature;
     this.matcher = new AhoCorasick(f.patterns);
@@ -129,7 +130,7 @@ export class ScoringCore {
     const { gain, touched, activeStamp, features, tieRank } = this;
     this.nTouched = 0;
     this.matcher.search(ctx.text, (pid) => this.markPresent(this.patternFeature[pid], q));
-    for (const t of ctx.tokens) this.markPresent(this.tokenFeature.get(t), q);
+    this.tokenTable.scan(ctx.text, (fid) => this.markPresent(fid, q));
     for (const t of ctx.reasonTokens) {
       const fid = this.reasonFeature.get(t);
       if (fid !== undefined) this.gainFeature(features[fid]!, q);

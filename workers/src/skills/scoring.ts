@@ -111,9 +111,14 @@ export function buildScoringContext(input: {
   backgroundReason?: string | null;
 }): ScoringContext {
   const text = input.text.toLowerCase();
+  let tokens: Set<string> | undefined;
   return {
     text,
-    tokens: addTokens(text, new Set()),
+    // Built on first use: the injection index reads the text directly (token-table.ts).
+    get tokens() {
+      tokens ??= addTokens(text, new Set());
+      return tokens;
+    },
     provider: input.provider,
     reasonTokens: addTokens((input.backgroundReason ?? "").toLowerCase(), new Set()),
   };
