@@ -38,7 +38,14 @@ interface InjectionFigures {
   injected: number;
 }
 
-async function injectionAt(model: TextModel, n: number): Promise<InjectionFigures> {
+/** One registry size of one text model, prepared for timing. */
+interface Setup {
+  figures: InjectionFigures;
+  run: (i: number) => number;
+  samples: number[];
+}
+
+function prepare(model: TextModel, n: number): Setup {
   const snapshot: SkillSource = {
     generation: (model === "zipf" ? 900_000 : 800_000) + n,
     skills: syntheticSkills(n, model),
@@ -54,31 +61,39 @@ async function injectionAt(model: TextModel, n: number): Promise<InjectionFigure
   getInjectionIndex(reloaded);
   const reloadMs = performance.now() - t1;
   const requests = Array.from({ length: 64 }, (_, i) => contextRequest(model, i + 1));
-  let injected = 0;
-  const run = (i: number) => {
-    injected = injectSkills({
+  const run = (i: number) =>
+    injectSkills({
       format: "openai-chat",
       request: requests[i % requests.length]!,
-      snapshot,
+      snapshot: reloaded,
       apiKeyId: "bench-key",
     }).injected.length;
-  };
-  // Synchronous timing (no await between calls): each sample is one request.
-  const samples: number[] = [];
-  for (let i = 0; i < 6_000; i++) {
-    const t = performance.now();
-    run(i);
-    if (i >= 1_000) samples.push(performance.now() - t);
+  const figures = { model, skills: n, buildMs, reloadMs, medianMs: 0, p99Ms: 0, injected: 0 };
+  return { figures, run, samples: [] };
+}
+
+/**
+ * Times the sizes of one model in interleaved rounds (1,000 requests per size per round), so
+ * that load changes on the machine hit all sizes alike. Timing is synchronous: each sample is
+ * one request.
+ */
+function injectionFor(model: TextModel, sizes: readonly number[], rounds = 8): InjectionFigures[] {
+  const setups = sizes.map((n) => prepare(model, n));
+  for (const s of setups) for (let i = 0; i < 1_000; i++) s.run(i); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    for (const s of setups) {
+      for (let i = 0; i < 1_000; i++) {
+        const t = performance.now();
+        s.figures.injected = s.run(r * 1_000 + i);
+        s.samples.push(performance.now() - t);
+      }
+    }
   }
-  return {
-    model,
-    skills: n,
-    buildMs,
-    reloadMs,
-    medianMs: median(samples),
-    p99Ms: percentile(samples, 99),
-    injected,
-  };
+  return setups.map((s) => ({
+    ...s.figures,
+    medianMs: median(s.samples),
+    p99Ms: percentile(s.samples, 99),
+  }));
 }
 
 /** A Chat response with 8 parallel calls to `toolName`. */
@@ -205,8 +220,7 @@ export async function runInjectionBench(): Promise<{
 }> {
   const injection: InjectionFigures[] = [];
   for (const model of ["zipf", "uniform"] as const) {
-    const rows: InjectionFigures[] = [];
-    for (const n of [10, 1_000, 10_000]) rows.push(await injectionAt(model, n));
+    const rows = injectionFor(model, [10, 1_000, 10_000]);
     injection.push(...rows);
     console.log(
       `\nInjection per request (openai-chat, 2 KB context, all skills auto; ${model} text model)`,
