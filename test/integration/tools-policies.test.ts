@@ -194,6 +194,22 @@ describe("nothing injected", () => {
   });
 });
 
+describe("OpenAPI document", () => {
+  it("describes the inject and intercept endpoints", async () => {
+    const res = await t.api.get("/openapi.json");
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(["/api/skills/inject", "/api/skills/intercept"]),
+    );
+    expect(res.body.components.schemas.InjectBody.properties.format.enum).toEqual([
+      "openai-chat",
+      "openai-responses",
+      "anthropic",
+      "gemini",
+    ]);
+  });
+});
+
 describe("strict input handling", () => {
   it.each([
     ["unknown format", "/api/skills/inject", { format: "cohere", request: { messages: [] } }],
