@@ -145,6 +145,27 @@ describe("tools go where each format wants them", () => {
   });
 });
 
+describe("Gemini REST requests in snake_case", () => {
+  it("reads system_instruction and merges into function_declarations", () => {
+    const request = {
+      system_instruction: { parts: [{ text: "Be brief." }] },
+      contents: [{ role: "user", parts: [{ text: "hello" }] }],
+      tools: [{ function_declarations: [{ name: "Bash" }] }, { google_search: {} }],
+    };
+    expect(gemini.contextText(request)).toBe("Be brief.\nhello");
+    expect([...gemini.clientToolNames(request)]).toEqual(["Bash"]);
+    expect(gemini.addTools(request, [spec]).tools).toEqual([
+      {
+        function_declarations: [
+          { name: "Bash" },
+          { name: SKILL, description: "Current weather", parameters: spec.parameters },
+        ],
+      },
+      { google_search: {} },
+    ]);
+  });
+});
+
 describe("CASES C12: OpenAI follow-ups", () => {
   it("Chat: one tool message per tool_call_id in call order; response unchanged (SPEC §11)", () => {
     const res = json(chatResponse(SKILL));
