@@ -139,21 +139,30 @@ describe("include, exclude, clashes, and nothing at all", () => {
     ).toEqual(["b"]);
     expect(inject([skill({ name: "a" })], "x", { exclude: ["a@1.0.0"] }).injected).toEqual([]);
   });
-  it("the client's own tool wins a name clash", () => {
+  it("the client's own tool wins a name clash (emitted or bare name)", () => {
     const ws = skill({ name: "web_search", sourceProvider: "builtin" });
+    const weather = skill({ name: "lookupWeather" });
+    const other = skill({ name: "other" });
     const request = chat("x", {
       tools: [
         { type: "function", function: { name: "web_search", parameters: { type: "object" } } },
+        { type: "function", function: { name: "lookupWeather", parameters: { type: "object" } } },
       ],
     });
     const r = injectSkills({
       format: "openai-chat",
       request,
+      snapshot: snapshot([ws, weather, other]),
+      apiKeyId: null,
+    });
+    expect(r.injected.map((i) => i.toolName)).toEqual(["other_v1_0_0"]);
+    const none = injectSkills({
+      format: "openai-chat",
+      request,
       snapshot: snapshot([ws]),
       apiKeyId: null,
     });
-    expect(r.injected).toEqual([]);
-    expect(r.request).toBe(request);
+    expect(none.request).toBe(request);
   });
   it("tool_choice none or the master switch off inject nothing", () => {
     const snap = snapshot([skill({ name: "a" })]);

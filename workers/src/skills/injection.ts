@@ -11,8 +11,9 @@
  *   installCount desc then name asc;
  * - `include` entries (`name`, `name@version` or an emitted tool name) are added as well, whatever
  *   their score (this is how two versions go side by side); `exclude` entries are never injected;
- * - the client's own tools win name clashes; the master switch off or the request's own "no
- *   tools" choice → nothing is injected and the request is returned as is.
+ * - the client's own tools win name clashes, with the emitted name or the skill's bare name (so
+ *   a call to the bare name stays the client's at interception); the master switch off or the
+ *   request's own "no tools" choice → nothing is injected and the request is returned as is.
  */
 import { getProvider } from "../providers/index.js";
 import type { JsonObject, ProviderFormat, SchemaDialect, ToolSpec } from "../providers/types.js";
@@ -99,6 +100,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     const toolName = lookup.toolName(s);
     return (
       !clientNames.has(toolName) &&
+      !clientNames.has(s.name) &&
       !exclude.has(s.name) &&
       !exclude.has(`${s.name}@${s.version}`) &&
       !exclude.has(toolName)
