@@ -4,22 +4,12 @@
  * route served the same way in the same run. Run: `npx tsx bench/registry.ts` (or `npm run bench`).
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { createClient } from "@libsql/client";
 import { Hono } from "hono";
-import { createApp } from "../workers/src/app.js";
-import { MemoryCache } from "../workers/src/cache/memory-cache.js";
-import { parseConfig } from "../workers/src/config.js";
-import { createDb } from "../workers/src/db/client.js";
-import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import { skills } from "../workers/src/db/schema.js";
+import { BENCH_TOKEN, startBenchApi } from "./api.js";
 import { fmt, interleave, median, row } from "./stats.js";
-
-const TOKEN = "bench-management-token-0123456789";
 
 async function listen(
   fetchFn: (req: Request) => Response | Promise<Response>,
@@ -34,10 +24,8 @@ async function listen(
 
 /** Runs the registry benchmark and prints its table. @returns the medians in ms. */
 export async function runRegistryBench(count = 1_000): Promise<Record<string, number>> {
-  const dir = mkdtempSync(join(tmpdir(), "skillgate-bench-"));
-  const client = createClient({ url: `file:${join(dir, "bench.db")}` });
-  const db = createDb(client);
-  await applyMigrations(db);
+  const api = await startBenchApi();
+  const { db, services } = api;
   const now = Date.now();
   const rows = Array.from({ length: count }, (_, i) => ({
     id: `skill-${i}`,
@@ -52,17 +40,12 @@ export async function runRegistryBench(count = 1_000): Promise<Record<string, nu
     updatedAt: now,
   }));
   for (let i = 0; i < rows.length; i += 200) await db.insert(skills).values(rows.slice(i, i + 200));
+  await services.registry.invalidateCache();
 
-  const { app, services } = createApp({
-    db,
-    cache: new MemoryCache(),
-    config: parseConfig({ MGMT_TOKEN: TOKEN }),
-  });
   const bare = new Hono();
   bare.get("/bare", (c) => c.json({ ok: true, data: [] }));
-  const api = await listen(app.fetch);
   const ref = await listen(bare.fetch);
-  const headers = { authorization: `Bearer ${TOKEN}` };
+  const headers = { authorization: `Bearer ${BENCH_TOKEN}` };
   const get = async (url: string) => {
     const res = await fetch(url, { headers });
     await res.arrayBuffer();
@@ -104,8 +87,6 @@ export async function runRegistryBench(count = 1_000): Promise<Record<string, nu
   );
   api.close();
   ref.close();
-  client.close();
-  rmSync(dir, { recursive: true, force: true });
 
   const m = {
     httpBare: median(http.bare!),

@@ -112,21 +112,6 @@ async function apiRun(api: BenchApi): Promise<void> {
   }
 }
 
-/** Executions per second of `total` API executions issued by {@link CONCURRENCY} concurrent callers. */
-async function apiThroughput(api: BenchApi, total: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) {
-        next++;
-        await apiRun(api);
-      }
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
-
 async function startHost(
   name: string,
   env: Record<string, string>,
@@ -152,15 +137,15 @@ async function waitForPool(host: SandboxHost, image: string, size: number): Prom
   }
 }
 
-/** Executions per second of `total` runs issued by {@link CONCURRENCY} concurrent callers. */
-async function throughput(client: SandboxClient, total: number): Promise<number> {
+/** Executions per second of `total` calls of `run` issued by {@link CONCURRENCY} concurrent callers. */
+async function throughput(run: () => Promise<void>, total: number): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < total) {
         next++;
-        await hostRun(client);
+        await run();
       }
     }),
   );
@@ -210,12 +195,12 @@ export async function runSandboxBench(
     const poolOn = median(samples.on!);
     const viaApiOff = median(samples.apiOff!);
     const viaApiOn = median(samples.apiOn!);
-    const offRate = await throughput(off.client, concurrentRuns);
+    const offRate = await throughput(() => hostRun(off.client), concurrentRuns);
     await waitForPool(on.host, image, CONCURRENCY);
-    const onRate = await throughput(on.client, concurrentRuns);
-    const apiOffRate = await apiThroughput(apiOff, concurrentRuns);
+    const onRate = await throughput(() => hostRun(on.client), concurrentRuns);
+    const apiOffRate = await throughput(() => apiRun(apiOff), concurrentRuns);
     await waitForPool(on.host, image, CONCURRENCY);
-    const apiOnRate = await apiThroughput(apiOn, concurrentRuns);
+    const apiOnRate = await throughput(() => apiRun(apiOn), concurrentRuns);
     const result: SandboxBenchResult = {
       medianMs: {
         bareDockerRun: bare,

@@ -4,10 +4,12 @@
 
 const encoder = new TextEncoder();
 
-/** SHA-256 of a UTF-8 string, as lowercase hex. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return toHex(new Uint8Array(digest));
+/** Lowercase hex SHA-256 of `data` (a string is hashed as UTF-8). */
+export async function sha256Hex(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  return toHex(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)),
+  );
 }
 
 /** Bytes → lowercase hex. */

@@ -14,7 +14,9 @@
  * query (pairs sorted by key then value, each part `encodeURIComponent`-encoded, joined by `&`),
  * timestamp, nonce, key id, lowercase hex SHA-256 of the exact body bytes — joined by `\n`.
  */
+
 import { z } from "zod";
+import { sha256Hex, toHex } from "../auth/crypto.js";
 
 /** Header names of a signed request. */
 export const SIGNATURE_HEADERS = {
@@ -40,25 +42,11 @@ const KEY_ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 const encoder = new TextEncoder();
 
-/** Lowercase hex of bytes. */
-function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let out = "";
-  for (const b of view) out += b.toString(16).padStart(2, "0");
-  return out;
-}
-
 /** Bytes of a lowercase hex string (caller checked the format). */
 function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
-}
-
-/** Lowercase hex SHA-256 of `data` (a string is hashed as UTF-8). */
-export async function sha256Hex(data: Uint8Array | string): Promise<string> {
-  const bytes = typeof data === "string" ? encoder.encode(data) : data;
-  return toHex(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
 }
 
 /**
@@ -172,7 +160,7 @@ export async function signRequest(input: SignInput): Promise<Record<string, stri
     [SIGNATURE_HEADERS.keyId]: input.keyId,
     [SIGNATURE_HEADERS.timestamp]: timestamp,
     [SIGNATURE_HEADERS.nonce]: nonce,
-    [SIGNATURE_HEADERS.signature]: toHex(mac),
+    [SIGNATURE_HEADERS.signature]: toHex(new Uint8Array(mac)),
   };
 }
 

@@ -103,9 +103,3 @@ export function concatBytes(
   }
   return out;
 }
-
-/** Hex SHA-256 of a UTF-8 string, via WebCrypto (available in Node 22 and workerd). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", utf8Encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}

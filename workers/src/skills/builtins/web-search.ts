@@ -4,10 +4,10 @@
  * `WEB_SEARCH_CACHE_TTL_S` seconds; failures are tool errors, never empty results.
  */
 import { z } from "zod";
+import { sha256Hex } from "../../auth/crypto.js";
 import type { Cache } from "../../cache/types.js";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
-import { sha256Hex } from "./bytes.js";
 import {
   createSearchProvider,
   type SearchProvider,

@@ -4,10 +4,11 @@
  * `validateWorkspacePath`; this module never interprets them.
  */
 import { and, eq } from "drizzle-orm";
+import { sha256Hex } from "../../auth/crypto.js";
 import type { Db } from "../../db/client.js";
 import { workspaceFiles } from "../../db/schema.js";
 import { ExecutionFailure } from "../../errors.js";
-import { base64ToBytes, bytesToBase64, sha256Hex } from "./bytes.js";
+import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 
 /** How many times an append is retried when another writer changed the file meanwhile. */
 const APPEND_ATTEMPTS = 8;
