@@ -1,0 +1,36 @@
+/**
+ * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
+ * beside its reference figure measured side by side: registry and REST listing (issue 2),
+ * injection and interception (issue 4), builtins (issue 5), sandbox end to end (issue 3; needs
+ * Docker and the local images). Pick some with arguments: `npm run bench -- registry sandbox`.
+ */
+import { runBuiltinsBench } from "./builtins.js";
+import { runInjectionBench } from "./injection.js";
+import { runRegistryBench } from "./registry.js";
+import { runSandboxBench } from "./sandbox.js";
+
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  registry: () => runRegistryBench(),
+  injection: () => runInjectionBench(),
+  builtins: () => runBuiltinsBench(),
+  sandbox: () => runSandboxBench(),
+};
+
+async function main(): Promise<void> {
+  const picked = process.argv.slice(2);
+  for (const name of picked) {
+    if (!(name in BENCHES))
+      throw new Error(`unknown benchmark "${name}" (have: ${Object.keys(BENCHES).join(", ")})`);
+  }
+  const names = picked.length ? picked : Object.keys(BENCHES);
+  console.log(`Skillgate benchmarks on Node ${process.version}: ${names.join(", ")}`);
+  for (const name of names) await BENCHES[name]!();
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
