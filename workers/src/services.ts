@@ -23,6 +23,8 @@ export interface Services {
   settings: SettingsService;
   apiKeys: ApiKeyService;
   builtins: readonly BuiltinDefinition[];
+  /** Builtins this deployment cannot run (see `BuiltinDefinition.available`); never injected. */
+  unavailableBuiltins: readonly string[];
 }
 
 /** Options for tests and benchmarks. */
@@ -61,5 +63,18 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     (id) => apiKeys.exists(id),
     clock,
   );
-  return { deps, clock, registry, skills, executor, settings, apiKeys, builtins };
+  const unavailableBuiltins = builtins
+    .filter((b) => b.available && !b.available(deps))
+    .map((b) => b.name);
+  return {
+    deps,
+    clock,
+    registry,
+    skills,
+    executor,
+    settings,
+    apiKeys,
+    builtins,
+    unavailableBuiltins,
+  };
 }

@@ -192,7 +192,7 @@ export function toolsRoutes() {
       apiKeyId,
       backgroundReason: body.backgroundReason ?? null,
       include: body.include,
-      exclude: body.exclude,
+      exclude: [...(body.exclude ?? []), ...services.unavailableBuiltins],
       skillsEnabled: settings.skillsEnabled,
     });
     return c.json(result, 200);

@@ -84,6 +84,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       additionalProperties: false,
     },
     policy: "hybrid",
+    available: (deps) => deps.sandbox !== undefined,
     mode: "auto",
     tags: [
       "code",
@@ -118,6 +119,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       additionalProperties: false,
     },
     policy: "manual",
+    available: (deps) => deps.sandbox !== undefined,
     mode: "auto",
     tags: ["shell", "command", "execute", "run", "cli", "terminal", "sandbox"],
     timeoutFor: executorTimeoutFor,

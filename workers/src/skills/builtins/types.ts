@@ -31,6 +31,12 @@ export interface BuiltinDefinition {
    * plus a grace). Absent: the executor default / per-skill override applies.
    */
   timeoutFor?: (input: unknown, config: Config) => number;
+  /**
+   * False when the builtin cannot work with this deployment's configuration (no search provider,
+   * no sandbox host): it is then never injected, so a model is not offered a tool that can only
+   * fail. Absent: always available.
+   */
+  available?: (deps: AppDeps) => boolean;
 }
 
 /** Builds the handlers of a builtin module, keyed by builtin name. */

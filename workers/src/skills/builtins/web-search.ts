@@ -58,6 +58,7 @@ export const webSearchDefinitions: BuiltinDefinition[] = [
     mode: "auto",
     tags: ["search", "web", "internet", "lookup", "news"],
     aliases: ["omniroute_web_search"],
+    available: (deps) => typeof createSearchProvider(deps.config) !== "string",
   },
 ];
 
