@@ -166,11 +166,14 @@ export class ImageStore {
       this.present.set(image, Date.now());
     } catch (err) {
       this.present.delete(image);
+      // The engine's message can name internal hosts (registry mirrors, resolvers): it goes to the
+      // host's log, not to callers.
       const reason = (err as Error).message?.split("\n")[0] ?? "pull failed";
+      process.stderr.write(`[sandbox-host] pull of ${image} failed: ${reason}\n`);
       throw new HostError(
         503,
         "image_unavailable",
-        `Image ${image} is not available on the sandbox host and could not be pulled (${reason}); build or load it first`,
+        `Image ${image} is not available on the sandbox host and could not be pulled; load it, or build the local images (npm run sandbox:images) and point SANDBOX_IMAGE_* and SKILLS_ALLOWED_SANDBOX_IMAGES at them`,
       );
     }
   }

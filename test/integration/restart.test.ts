@@ -39,11 +39,14 @@ describe("C4: a cold registry after a restart still has every skill", () => {
     const dir = tempDir();
     try {
       const env = { DATA_DIR: dir.dir, PORT: "0" };
+      const { chmodSync } = await import("node:fs");
+      chmodSync(dir.dir, 0o755);
       const srv = await startApiServer(env);
       await srv.close();
       const { readFileSync, statSync } = await import("node:fs");
       const path = `${dir.dir}/mgmt-token`;
       expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(dir.dir).mode & 0o777).toBe(0o700);
       const token = readFileSync(path, "utf8").trim();
       expect(token.length).toBeGreaterThan(40);
       const again = await startApiServer(env);

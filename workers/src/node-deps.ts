@@ -3,7 +3,7 @@
  * file under `DATA_DIR` (or any libSQL server via `LIBSQL_URL`), the in-process TTL cache, and
  * the sandbox host client when `SANDBOX_URL` and `SANDBOX_SECRET` are set.
  */
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import { MemoryCache } from "./cache/memory-cache.js";
@@ -25,6 +25,15 @@ export interface NodeSettings {
   /** libSQL URL (default `file:<dataDir>/skillgate.db`). */
   libsqlUrl: string;
   libsqlAuthToken: string | undefined;
+}
+
+/**
+ * Creates `dir` (and parents) readable only by its owner, and narrows an existing one to 0700:
+ * the data folder holds the database (settings such as the SkillsMP key) and generated secrets.
+ */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
 /** Reads the Node-only settings from `env`. */
@@ -52,7 +61,7 @@ export async function createNodeDeps(
   overrides: Partial<AppDeps> = {},
 ): Promise<{ deps: AppDeps; client: Client; db: Db; config: Config }> {
   const config = parseConfig(env);
-  if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
+  if (settings.libsqlUrl.startsWith("file:")) ensurePrivateDir(settings.dataDir);
   const client = createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
   if (settings.libsqlUrl.startsWith("file:") || settings.libsqlUrl === ":memory:") {
     await client.execute("PRAGMA foreign_keys = ON");

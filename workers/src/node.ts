@@ -6,11 +6,11 @@
  * once. Executions a crash left `running` are finished as `error` ("interrupted") at start-up.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
-import { createNodeDeps, nodeSettings } from "./node-deps.js";
+import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
 import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /**
@@ -24,7 +24,7 @@ export function loadOrCreateSecret(
 ): { value: string; created: boolean } {
   const path = join(dataDir, file);
   if (existsSync(path)) return { value: readFileSync(path, "utf8").trim(), created: false };
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const value = prefix + randomBytes(32).toString("base64url");
   writeFileSync(path, `${value}\n`, { mode: 0o600, flag: "wx" });
   return { value, created: true };

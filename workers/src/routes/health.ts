@@ -42,7 +42,10 @@ export function healthRoutes() {
     const details: Record<string, unknown> = {
       runtime: services.deps.runtime ?? "unknown",
       database: dbOk ? { ok: true } : { ok: false, error: dbError },
-      registry: { skills: services.registry.peek()?.skills.length ?? null },
+      registry: await services.registry.snapshot().then(
+        (snap) => ({ skills: snap.skills.length }),
+        (err: Error) => ({ error: err.message }),
+      ),
       handlers: services.executor.handlerNames(),
     };
     let sandboxOk = true;
