@@ -10,7 +10,6 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
 import type { AppDeps } from "../../workers/src/deps.js";
-import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createSandboxClient, sandboxClientFromConfig } from "../../workers/src/sandbox/client.js";
 import type { SandboxRunResult } from "../../workers/src/sandbox/types.js";
 import {
@@ -19,6 +18,7 @@ import {
   sandboxDefinitions,
 } from "../../workers/src/skills/builtins/sandbox.js";
 import type { HandlerContext, Skill } from "../../workers/src/skills/types.js";
+import { expectFailure } from "../support/fakes/handler-context.js";
 import {
   requireDocker,
   SKIP_DOCKER,
@@ -62,15 +62,6 @@ function depsOf(env: Record<string, string>): AppDeps {
   };
 }
 
-async function failureOf(p: Promise<unknown>): Promise<ExecutionFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ExecutionFailure);
-  return err as ExecutionFailure;
-}
-
 describe("sandbox builtin declarations", () => {
   it("declare the SPEC §2 policies and a time budget of the sandbox limit plus a grace", () => {
     const config = parseConfig({});
@@ -92,7 +83,7 @@ describe("sandbox builtin declarations", () => {
 
   it("fail with a retryable sandbox_unavailable when no host is configured", async () => {
     const handlers = createSandboxHandlers(depsOf({}));
-    const f = await failureOf(
+    const f = await expectFailure(
       handlers.eval_code!({ language: "python", code: "print(1)" }, ctxOf()),
     );
     expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true, status: "error" });
@@ -142,7 +133,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
 
   it("C13: a timed-out run ends as status timeout with its partial output", async () => {
     const started = Date.now();
-    const f = await failureOf(
+    const f = await expectFailure(
       handlers.eval_code!(
         {
           language: "python",
@@ -159,7 +150,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
   });
 
   it("C15: a memory bomb ends as error with oomKilled in the output", async () => {
-    const f = await failureOf(
+    const f = await expectFailure(
       handlers.eval_code!({ language: "python", code: "b = bytearray(10**9)" }, ctxOf()),
     );
     expect(f).toMatchObject({ status: "error", code: "oom_killed" });
@@ -168,7 +159,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
   });
 
   it("a non-zero exit is an error that keeps the whole result", async () => {
-    const f = await failureOf(
+    const f = await expectFailure(
       handlers.eval_code!(
         { language: "python", code: "import sys\nprint('out')\nsys.exit(3)" },
         ctxOf(),
@@ -188,7 +179,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     );
     await new Promise((r) => setTimeout(r, 1500));
     controller.abort();
-    const f = await failureOf(pending);
+    const f = await expectFailure(pending);
     expect(f.code).toBe("aborted");
     const gone = async () => (await t.containers()).length === 0 && t.host.runner.active === 0;
     const deadline = Date.now() + 10_000;
@@ -206,7 +197,9 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
       depsOf({ SANDBOX_URL: `http://127.0.0.1:${port}`, SANDBOX_SECRET: t.secret }),
     );
     const started = Date.now();
-    const f = await failureOf(down.eval_code!({ language: "python", code: "print(1)" }, ctxOf()));
+    const f = await expectFailure(
+      down.eval_code!({ language: "python", code: "print(1)" }, ctxOf()),
+    );
     expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true });
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -223,7 +216,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
         controlTimeoutMs: 500,
       });
       const started = Date.now();
-      const f = await failureOf(
+      const f = await expectFailure(
         client.run({ language: "python", code: "print(1)", timeoutMs: 500 }),
       );
       expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true });
@@ -244,7 +237,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     const deadline = Date.now() + 10_000;
     while ((await busy.client.health()).running === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
-    const f = await failureOf(
+    const f = await expectFailure(
       busy.client.run({ language: "python", code: "print(1)", timeoutMs: 5000 }),
     );
     expect(f).toMatchObject({ code: "sandbox_busy", retryable: true });

@@ -3,7 +3,6 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import type { Db } from "../../workers/src/db/client.js";
 import type { AppDeps, HostResolver } from "../../workers/src/deps.js";
-import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createFetchConnector } from "../../workers/src/outbound/fetch-connector.js";
 import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
@@ -12,7 +11,7 @@ import {
   type HttpRequestResult,
   httpRequestDefinitions,
 } from "../../workers/src/skills/builtins/http-request.js";
-import { fakeContext } from "../support/fakes/handler-context.js";
+import { expectFailure, fakeContext } from "../support/fakes/handler-context.js";
 import {
   type ConnectionProbe,
   type FakeServer,
@@ -98,15 +97,6 @@ function handler(
 const call = (input: unknown, env?: Record<string, string>) =>
   handler(env)(input, fakeContext("k")) as Promise<HttpRequestResult>;
 const at = (path: string) => `http://api.example.com:${server.port}${path}`;
-
-async function failure(p: Promise<unknown>): Promise<ExecutionFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ExecutionFailure);
-  return err as ExecutionFailure;
-}
 
 describe("http_request", () => {
   it("strips credential and hop-by-hop headers and keeps the rest", async () => {
@@ -210,7 +200,7 @@ describe("http_request", () => {
 
   it("stops at the time limit with a timeout failure", async () => {
     const started = Date.now();
-    const err = await failure(call({ url: at("/slow"), timeoutMs: 200 }));
+    const err = await expectFailure(call({ url: at("/slow"), timeoutMs: 200 }));
     expect(err.status).toBe("timeout");
     expect(err.code).toBe("http_timeout");
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -218,24 +208,25 @@ describe("http_request", () => {
 
   it("refuses methods outside the allowlist, bodies on GET/HEAD and header injection", async () => {
     for (const method of ["TRACE", "CONNECT", "OPTIONS", "PROPFIND"]) {
-      expect((await failure(call({ url: at("/echo"), method }))).code).toBe("invalid_input");
+      expect((await expectFailure(call({ url: at("/echo"), method }))).code).toBe("invalid_input");
     }
-    expect((await failure(call({ url: at("/echo"), method: "GET", body: "x" }))).code).toBe(
+    expect((await expectFailure(call({ url: at("/echo"), method: "GET", body: "x" }))).code).toBe(
       "invalid_input",
     );
     expect(
-      (await failure(call({ url: at("/echo"), headers: { "X-A": "1\r\nX-Injected: 2" } }))).code,
+      (await expectFailure(call({ url: at("/echo"), headers: { "X-A": "1\r\nX-Injected: 2" } })))
+        .code,
     ).toBe("invalid_input");
-    expect((await failure(call({ url: at("/echo"), headers: { "Bad Name": "1" } }))).code).toBe(
-      "invalid_input",
-    );
+    expect(
+      (await expectFailure(call({ url: at("/echo"), headers: { "Bad Name": "1" } }))).code,
+    ).toBe("invalid_input");
   });
 
   it("reports a refused connection as http_failed", async () => {
     const closed = await startConnectionProbe();
     const port = closed.port;
     await closed.close();
-    const err = await failure(call({ url: `http://api.example.com:${port}/` }));
+    const err = await expectFailure(call({ url: `http://api.example.com:${port}/` }));
     expect(err.code).toBe("http_failed");
     expect(err.message).toContain("ECONNREFUSED");
   });
@@ -248,7 +239,7 @@ describe("http_request", () => {
       runtime: "node",
     };
     const before = server.requests.length;
-    const err = await failure(
+    const err = await expectFailure(
       createHttpRequestHandlers(deps).http_request!({ url: at("/echo") }, fakeContext("k")),
     );
     expect(err.code).toBe("outbound_not_configured");

@@ -3,12 +3,11 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import type { Db } from "../../workers/src/db/client.js";
 import type { AppDeps } from "../../workers/src/deps.js";
-import { ExecutionFailure } from "../../workers/src/errors.js";
 import {
   createWebSearchHandlers,
   webSearchDefinitions,
 } from "../../workers/src/skills/builtins/web-search.js";
-import { fakeContext } from "../support/fakes/handler-context.js";
+import { expectFailure, fakeContext } from "../support/fakes/handler-context.js";
 import { type FakeSearch, startFakeBrave, startFakeSearxng } from "../support/fakes/search.js";
 
 const TOKEN = "brave-test-token";
@@ -45,15 +44,6 @@ const braveEnv = (token = TOKEN) => ({
   BRAVE_API_KEY: token,
   BRAVE_BASE_URL: brave.url,
 });
-
-async function failure(p: Promise<unknown>): Promise<ExecutionFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ExecutionFailure);
-  return err as ExecutionFailure;
-}
 
 describe("web_search over SearXNG", () => {
   it("calls /search?format=json and maps results to title, url, snippet", async () => {
@@ -107,7 +97,7 @@ describe("web_search over SearXNG", () => {
       const cache = new MemoryCache();
       const h = build(searxEnv(), cache).web_search!;
       searx.mode = mode;
-      const err = await failure(h({ query: `failing ${mode}` }, fakeContext("k")));
+      const err = await expectFailure(h({ query: `failing ${mode}` }, fakeContext("k")));
       expect(err.code).toBe(code);
       expect(err.retryable).toBe(retryable);
       searx.mode = "ok";
@@ -120,7 +110,7 @@ describe("web_search over SearXNG", () => {
   it("reports an unreachable instance as retryable search_unavailable", async () => {
     const h = build({ WEB_SEARCH_PROVIDER: "searxng", SEARXNG_URL: "http://127.0.0.1:9" })
       .web_search!;
-    const err = await failure(h({ query: "x" }, fakeContext("k")));
+    const err = await expectFailure(h({ query: "x" }, fakeContext("k")));
     expect(err.code).toBe("search_unavailable");
     expect(err.retryable).toBe(true);
   });
@@ -152,7 +142,7 @@ describe("web_search over Brave", () => {
       ((await build(braveEnv()).web_search!({ query: "none" }, fakeContext("k"))) as Out).results,
     ).toEqual([]);
     brave.mode = "ok";
-    const err = await failure(
+    const err = await expectFailure(
       build(braveEnv("wrong")).web_search!({ query: "x" }, fakeContext("k")),
     );
     expect(err.code).toBe("search_failed");
@@ -168,20 +158,21 @@ describe("web_search over Brave", () => {
   ] as const)("surfaces %s as %s", async (mode, code) => {
     brave.mode = mode;
     expect(
-      (await failure(build(braveEnv()).web_search!({ query: `b ${mode}` }, fakeContext("k")))).code,
+      (await expectFailure(build(braveEnv()).web_search!({ query: `b ${mode}` }, fakeContext("k"))))
+        .code,
     ).toBe(code);
   });
 });
 
 describe("web_search configuration and input", () => {
   it("fails clearly when no provider is configured", async () => {
-    const none = await failure(build({}).web_search!({ query: "x" }, fakeContext("k")));
+    const none = await expectFailure(build({}).web_search!({ query: "x" }, fakeContext("k")));
     expect(none.code).toBe("search_not_configured");
-    const noUrl = await failure(
+    const noUrl = await expectFailure(
       build({ WEB_SEARCH_PROVIDER: "searxng" }).web_search!({ query: "x" }, fakeContext("k")),
     );
     expect(noUrl.message).toContain("SEARXNG_URL");
-    const noKey = await failure(
+    const noKey = await expectFailure(
       build({ WEB_SEARCH_PROVIDER: "brave" }).web_search!({ query: "x" }, fakeContext("k")),
     );
     expect(noKey.message).toContain("BRAVE_API_KEY");
@@ -189,8 +180,8 @@ describe("web_search configuration and input", () => {
 
   it("rejects an empty query and an out-of-range limit", async () => {
     const h = build(searxEnv()).web_search!;
-    expect((await failure(h({ query: "  " }, fakeContext("k")))).code).toBe("invalid_input");
-    expect((await failure(h({ query: "x", limit: 21 }, fakeContext("k")))).code).toBe(
+    expect((await expectFailure(h({ query: "  " }, fakeContext("k")))).code).toBe("invalid_input");
+    expect((await expectFailure(h({ query: "x", limit: 21 }, fakeContext("k")))).code).toBe(
       "invalid_input",
     );
   });

@@ -4,11 +4,10 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { workspaceFiles } from "../../workers/src/db/schema.js";
 import type { AppDeps } from "../../workers/src/deps.js";
-import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createFileHandlers } from "../../workers/src/skills/builtins/files.js";
 import { workspaceIdFor } from "../../workers/src/skills/builtins/workspace-store.js";
 import { openDb } from "../support/app.js";
-import { fakeContext } from "../support/fakes/handler-context.js";
+import { expectFailure, fakeContext } from "../support/fakes/handler-context.js";
 
 let deps: AppDeps;
 let close: () => void;
@@ -24,15 +23,6 @@ afterEach(() => close());
 
 const read = (key: string | null, input: unknown) => handlers.file_read!(input, fakeContext(key));
 const write = (key: string | null, input: unknown) => handlers.file_write!(input, fakeContext(key));
-
-async function failure(p: Promise<unknown>): Promise<ExecutionFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ExecutionFailure);
-  return err as ExecutionFailure;
-}
 
 describe("workspace naming", () => {
   it("is sha256(apiKeyId).slice(0, 24), anonymous for a missing key (SPEC §7)", async () => {
@@ -72,7 +62,7 @@ describe("file_write / file_read", () => {
     };
     expect(r.bytesRead).toBe(5);
     expect(Buffer.from(r.content, "base64").equals(bytes)).toBe(true);
-    expect((await failure(read("k1", { path: "bin/blob" }))).code).toBe("not_utf8");
+    expect((await expectFailure(read("k1", { path: "bin/blob" }))).code).toBe("not_utf8");
   });
 
   it("appends, replaces by default, and refuses to replace when overwrite is false", async () => {
@@ -82,7 +72,9 @@ describe("file_write / file_read", () => {
     expect(await read("k1", { path: "log.txt" })).toMatchObject({ content: "abc" });
     await write("k1", { path: "log.txt", content: "z" });
     expect(await read("k1", { path: "log.txt" })).toMatchObject({ content: "z", bytesRead: 1 });
-    const refused = await failure(write("k1", { path: "log.txt", content: "y", overwrite: false }));
+    const refused = await expectFailure(
+      write("k1", { path: "log.txt", content: "y", overwrite: false }),
+    );
     expect(refused.code).toBe("file_exists");
     expect(await read("k1", { path: "log.txt" })).toMatchObject({ content: "z" });
     expect(await write("k1", { path: "new.txt", content: "n", overwrite: false })).toMatchObject({
@@ -101,19 +93,19 @@ describe("file_write / file_read", () => {
   });
 
   it("caps file size at SKILLS_MAX_FILE_BYTES for writes and appends", async () => {
-    expect((await failure(write("k1", { path: "big", content: "x".repeat(1025) }))).code).toBe(
-      "file_too_large",
-    );
+    expect(
+      (await expectFailure(write("k1", { path: "big", content: "x".repeat(1025) }))).code,
+    ).toBe("file_too_large");
     await write("k1", { path: "edge", content: "x".repeat(1024) });
-    expect((await failure(write("k1", { path: "edge", content: "y", append: true }))).code).toBe(
-      "file_too_large",
-    );
+    expect(
+      (await expectFailure(write("k1", { path: "edge", content: "y", append: true }))).code,
+    ).toBe("file_too_large");
     expect(await read("k1", { path: "edge" })).toMatchObject({ bytesRead: 1024 });
   });
 
   it("reports a missing file and bad base64 as tool errors", async () => {
-    expect((await failure(read("k1", { path: "nope.txt" }))).code).toBe("file_not_found");
-    const bad = await failure(
+    expect((await expectFailure(read("k1", { path: "nope.txt" }))).code).toBe("file_not_found");
+    const bad = await expectFailure(
       write("k1", { path: "x", content: "not base64!!", encoding: "base64" }),
     );
     expect(bad.code).toBe("invalid_base64");
@@ -121,8 +113,8 @@ describe("file_write / file_read", () => {
 
   it("refuses invalid paths before touching the database", async () => {
     for (const path of ["../x", ".git/config", "/etc/passwd", "a\\b", "%2e%2e/x"]) {
-      expect((await failure(write("k1", { path, content: "x" }))).code).toBe("invalid_path");
-      expect((await failure(read("k1", { path }))).code).toBe("invalid_path");
+      expect((await expectFailure(write("k1", { path, content: "x" }))).code).toBe("invalid_path");
+      expect((await expectFailure(read("k1", { path }))).code).toBe("invalid_path");
     }
     expect(await deps.db.select().from(workspaceFiles)).toEqual([]);
   });
@@ -133,8 +125,10 @@ describe("file_write / file_read", () => {
     expect(await read("key-a", { path: "shared-name.txt" })).toMatchObject({ content: "from A" });
     expect(await read("key-b", { path: "shared-name.txt" })).toMatchObject({ content: "from B" });
     await write("key-a", { path: "only-a.txt", content: "secret" });
-    expect((await failure(read("key-b", { path: "only-a.txt" }))).code).toBe("file_not_found");
-    expect((await failure(read(null, { path: "only-a.txt" }))).code).toBe("file_not_found");
+    expect((await expectFailure(read("key-b", { path: "only-a.txt" }))).code).toBe(
+      "file_not_found",
+    );
+    expect((await expectFailure(read(null, { path: "only-a.txt" }))).code).toBe("file_not_found");
     const rows = await deps.db.select({ workspace: workspaceFiles.workspace }).from(workspaceFiles);
     expect(new Set(rows.map((r) => r.workspace))).toEqual(
       new Set([await workspaceIdFor("key-a"), await workspaceIdFor("key-b")]),

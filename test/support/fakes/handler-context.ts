@@ -2,6 +2,8 @@
  * A HandlerContext for calling builtin handlers directly in unit tests (the executor builds the
  * real one): caller identity, an abort signal, the skill and a time budget.
  */
+import { expect } from "vitest";
+import { ExecutionFailure } from "../../../workers/src/errors.js";
 import type { HandlerContext, Skill } from "../../../workers/src/skills/types.js";
 
 /** A skill record with defaults; override any field. */
@@ -44,4 +46,14 @@ export function fakeContext(
     timeoutMs: 30_000,
     ...overrides,
   };
+}
+
+/** Awaits `p`, asserts that it rejected with an {@link ExecutionFailure}, and returns it. */
+export async function expectFailure(p: Promise<unknown>): Promise<ExecutionFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ExecutionFailure);
+  return err as ExecutionFailure;
 }
