@@ -23,6 +23,8 @@ export interface Services {
   settings: SettingsService;
   apiKeys: ApiKeyService;
   builtins: readonly BuiltinDefinition[];
+  /** Builtin alias → builtin name (e.g. `omniroute_web_search` → `web_search`). */
+  builtinAliases: ReadonlyMap<string, string>;
   /** Builtins this deployment cannot run (see `BuiltinDefinition.available`); never injected. */
   unavailableBuiltins: readonly string[];
 }
@@ -66,6 +68,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const unavailableBuiltins = builtins
     .filter((b) => b.available && !b.available(deps))
     .map((b) => b.name);
+  const builtinAliases = new Map(
+    builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
+  );
   return {
     deps,
     clock,
@@ -75,6 +80,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     settings,
     apiKeys,
     builtins,
+    builtinAliases,
     unavailableBuiltins,
   };
 }

@@ -7,6 +7,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey, canAccessOwned, type Principal } from "../auth/principal.js";
 import { NotFoundError, UpstreamError } from "../errors.js";
 import type { Services } from "../services.js";
+import { pageOf } from "../skills/skill-service.js";
 import type { Execution, Skill } from "../skills/types.js";
 import { parseSkillRef } from "../skills/versions.js";
 import { createRouter, principalOf } from "./context.js";
@@ -166,10 +167,7 @@ export function executionsRoutes() {
       services.executor.listExecutions(apiKeyId, q.limit, (q.page - 1) * q.limit, filter),
       services.executor.countExecutions(apiKeyId, filter),
     ]);
-    return c.json(
-      { data, total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
-      200,
-    );
+    return c.json(pageOf(data, total, q.page, q.limit), 200);
   });
 
   app.openapi(getRoute, async (c) => {

@@ -11,7 +11,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
 import { PROVIDER_FORMATS } from "../providers/index.js";
 import type { ProviderFormat } from "../providers/types.js";
-import type { Services } from "../services.js";
 import { injectSkills } from "../skills/injection.js";
 import { interceptToolCalls } from "../skills/interception.js";
 import { createRouter, principalOf } from "./context.js";
@@ -166,13 +165,6 @@ const interceptRoute = createRoute({
   },
 });
 
-/** Builtin alias → builtin name, from the builtin declarations. */
-function aliasMap(services: Services): Map<string, string> {
-  return new Map(
-    services.builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
-  );
-}
-
 /** Builds the injection / interception route group. */
 export function toolsRoutes() {
   const app = createRouter();
@@ -210,7 +202,7 @@ export function toolsRoutes() {
       sessionId: body.sessionId ?? null,
       injected: body.injected,
       customSkillExecutionEnabled: body.customSkillExecutionEnabled,
-      builtinAliases: aliasMap(services),
+      builtinAliases: services.builtinAliases,
       executor: services.executor,
     });
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);

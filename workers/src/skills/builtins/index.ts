@@ -38,11 +38,3 @@ export function createBuiltinHandlers(deps: AppDeps): Record<string, SkillHandle
   for (const factory of FACTORIES) Object.assign(handlers, factory(deps));
   return handlers;
 }
-
-/** Maps a builtin name or alias (e.g. `omniroute_web_search`) to its builtin name, or undefined. */
-export function builtinNameFor(name: string): string | undefined {
-  for (const def of BUILTIN_DEFINITIONS) {
-    if (def.name === name || def.aliases?.includes(name)) return def.name;
-  }
-  return undefined;
-}
