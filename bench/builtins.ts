@@ -1,5 +1,5 @@
 /**
- * Builtins benchmark (issue 5): median time of a `file_write` + `file_read` round trip for 1 KB and
+ * Builtins benchmark: median time of a `file_write` + `file_read` round trip for 1 KB and
  * 1 MB on embedded libSQL, the outbound guard's own cost per call (URL parsing, resolution through
  * the test resolver, range checks), and `web_search` latency uncached vs cached against a local
  * SearXNG-format server. Handlers are called as the executor calls them. Run:

@@ -1,5 +1,5 @@
 /**
- * Injection and interception benchmark (issue 4 acceptance). Prints, for 10, 1,000 and 10,000
+ * Injection and interception benchmark (docs/scoring.md#how-the-index-computes-it). Prints, for 10, 1,000 and 10,000
  * registered `auto` skills and a 2 KB context, the injection time per request (median, p99) and
  * the one-off index build; then the interception time for a response with 8 parallel calls to a
  * no-op handler: the pure interception work (executor double, no rows), and the same through the

@@ -1,5 +1,5 @@
 /**
- * Registry benchmark (issue 2): median latency of `GET /api/skills` over real HTTP and of a
+ * Registry benchmark (docs/architecture.md#the-registry-cache): median latency of `GET /api/skills` over real HTTP and of a
  * registry resolve, with 1,000 registered skills, cache warm and cold, each beside a bare Hono
  * route served the same way in the same run. Run: `npx tsx bench/registry.ts` (or `npm run bench`).
  */

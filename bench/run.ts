@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
- * beside its reference figure measured side by side: registry and REST listing (issue 2),
- * injection and interception (issue 4), builtins (issue 5), sandbox end to end (issue 3; needs
+ * beside its reference figure measured side by side: registry and REST listing,
+ * injection and interception, builtins, sandbox end to end (needs
  * Docker and the local images). Pick some with arguments: `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";

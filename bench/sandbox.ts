@@ -1,5 +1,5 @@
 /**
- * Sandbox benchmark (issue 3): median wall time of an `eval_code`-equivalent python `print(6*7)`
+ * Sandbox benchmark (docs/sandbox.md): median wall time of an `eval_code`-equivalent python `print(6*7)`
  * run through the sandbox host's signed HTTP API, with the warm pool off and on, beside a bare
  * `docker run --rm` of the same image, flags and code, measured interleaved in one run; their
  * ratios; and executions per second with 8 concurrent callers.

@@ -1,10 +1,10 @@
 /**
- * `npm start`: the local default (SPEC §1). Starts the sandbox host as a child process and the
- * API in this process, on the embedded defaults: API on 127.0.0.1:20128 with an embedded libSQL
- * file under `.data/`, sandbox host on 127.0.0.1:20129. Secrets not given in the environment are
- * created on first start in the data folder (mode 0600): the management token
- * (`.data/mgmt-token`, printed once) and the sandbox secret (`.data/sandbox-secret`, handed to
- * both processes). Stopping either process stops the other.
+ * `npm start`: the local default (docs/deployment.md#local-one-machine). Starts the sandbox host as
+ * a child process and the API in this process, on the embedded defaults: API on 127.0.0.1:20128
+ * with an embedded libSQL file under `.data/`, sandbox host on 127.0.0.1:20129. Secrets not given
+ * in the environment are created on first start in the data folder (mode 0600): the management
+ * token (`.data/mgmt-token`, printed once) and the sandbox secret (`.data/sandbox-secret`, handed
+ * to both processes). Stopping either process stops the other.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the local sandbox images from binaries already on this machine, for offline use
-# (DESIGN.md "Toolchain facts"; issue "Local images"):
+# (docs/deployment.md#sandbox-images):
 #   skillgate-local/busybox:latest  static busybox (shell image, execute_command)
 #   skillgate-local/python:latest   the system CPython (/usr/bin/python3.X) + its stdlib + busybox
 #   skillgate-local/node:latest     the Node binary of this repository's node_modules + busybox

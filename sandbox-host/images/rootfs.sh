@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Helpers that assemble a minimal root filesystem out of binaries already installed on this
-# machine (DESIGN.md "Toolchain facts": no image registry is reachable, images are built with
+# machine (docs/deployment.md#sandbox-images: no image registry is needed, images are built with
 # `docker import`). Sourced by build.sh; every function takes the rootfs directory first.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 /**
- * Request authentication of the sandbox host (issue 3 "Authentication"; DESIGN.md "Protocol"):
+ * Request authentication of the sandbox host (docs/sandbox.md#signing):
  * body size checked before hashing, signature verified (workers/src/sandbox/protocol.ts, the same
  * canonical form the API signs with) before anything is parsed, timestamp within ±300 s, nonce
  * never accepted twice within the window, two key ids accepted for rotation. Failures answer 401

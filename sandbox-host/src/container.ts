@@ -1,8 +1,8 @@
 /**
  * One hardened sandbox container through the Docker Engine API (dockerode; never the CLI). Builds
- * the HostConfig equivalent to SPEC §6's flags (plus init, an unprivileged user, a small /dev/shm,
- * no log driver; DESIGN.md "Sandbox facts"), attaches stdin/stdout/stderr before start, and offers
- * kill / inspect / remove that tolerate the races the engine reports (404, 304, 409).
+ * the HostConfig of the container flags in docs/sandbox.md#container-flags (init, an unprivileged
+ * user, a small /dev/shm and no log driver included), attaches stdin/stdout/stderr before start,
+ * and offers kill / inspect / remove that tolerate the races the engine reports (404, 304, 409).
  */
 import { constants } from "node:os";
 import type { Duplex } from "node:stream";

@@ -1,6 +1,6 @@
 /**
  * The host's one error type: an HTTP status, a machine-readable code and a message that is safe
- * to return (`{ error: { code, message } }`; DESIGN.md "House style"). Mapped in server.ts.
+ * to return (`{ error: { code, message } }`; docs/sandbox.md#errors). Mapped in server.ts.
  */
 export class HostError extends Error {
   /**

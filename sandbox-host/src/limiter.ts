@@ -1,6 +1,6 @@
 /**
- * Bounded concurrency with a bounded FIFO queue (issue 3 "Outcomes": a concurrency limit with a
- * queue; past the queue, 429 with Retry-After, which the executor treats as retryable).
+ * Bounded concurrency with a bounded FIFO queue (docs/sandbox.md#concurrency-queue-and-warm-pool;
+ * past the queue, 429 with Retry-After, which the executor treats as retryable).
  */
 import { HostError } from "./errors.js";
 

@@ -1,10 +1,10 @@
 /**
- * Warm pool (issue 3 "Warm pool"): per node/python image, a configured number of containers
- * created and started ahead of time with exactly the HostConfig of a default run (built by the
- * same `planRun`), the interpreter already waiting on stdin. Each serves one run, is then removed
- * by the runner, and is replaced in the background. A run that differs from the defaults in any
- * way (image, env, network, CPU, memory) never uses the pool, so the pool never changes what a
- * run can see or do. Size 0 turns it off.
+ * Warm pool (docs/sandbox.md#concurrency-queue-and-warm-pool): per node/python image, a configured
+ * number of containers created and started ahead of time with exactly the HostConfig of a default
+ * run (built by the same `planRun`), the interpreter already waiting on stdin. Each serves one run,
+ * is then removed by the runner, and is replaced in the background. A run that differs from the
+ * defaults in any way (image, env, network, CPU, memory) never uses the pool, so the pool never
+ * changes what a run can see or do. Size 0 turns it off.
  */
 import { randomUUID } from "node:crypto";
 import type Docker from "dockerode";

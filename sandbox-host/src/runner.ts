@@ -1,5 +1,5 @@
 /**
- * Runs programs in hardened containers (SPEC §5 "Outcomes", §6; issue 3 "Runner" and "Outcomes"):
+ * Runs programs in hardened containers (docs/sandbox.md#how-a-run-ends):
  * concurrency limit + queue, fresh or pooled container, program on stdin, time limit with SIGTERM
  * then SIGKILL after a grace, output caps (the run is stopped once past them), OOM from the
  * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
@@ -51,7 +51,7 @@ export class Runner {
 
   /**
    * Runs one request to completion. `signal` (the HTTP request's) kills the run when it aborts.
-   * Output: the result (SPEC §5 "Outcomes").
+   * Output: the result (docs/sandbox.md#protocol).
    * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy`,
    *   503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
    */

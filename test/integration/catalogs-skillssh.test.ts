@@ -121,7 +121,7 @@ describe("POST /api/skills/skillssh/install", () => {
     expect(res.body.skill.schema.input.properties.task.type).toBe("string");
   });
 
-  it("C5: the installed skill is injected for the installing key only", async () => {
+  it("the installed skill is injected for the installing key only", async () => {
     const snapshot = await t.services.registry.snapshot();
     const request = {
       model: "gpt-test",

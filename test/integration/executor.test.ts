@@ -17,7 +17,7 @@ const install = (
     ...extra,
   });
 
-describe("executor lifecycle (SPEC 5)", () => {
+describe("executor lifecycle", () => {
   let t: TestApp;
   let flakyCalls = 0;
   const seenSignals: AbortSignal[] = [];

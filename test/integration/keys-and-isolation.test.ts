@@ -52,7 +52,7 @@ describe("API keys, ownership and isolation", () => {
     expect((await t.api.as(created.body.key).get("/api/skills/executions")).status).toBe(401);
   });
 
-  it("C8: key B cannot see or read key A's executions", async () => {
+  it("key B cannot see or read key A's executions", async () => {
     const a = await t.api.createKey("A");
     const b = await t.api.createKey("B");
     await t.api.post("/api/skills/install", skill("shared-echo"));

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../workers/src/node.js";
 import { ApiClient, tempDir } from "../support/app.js";
 
-describe("C4: a cold registry after a restart still has every skill", () => {
+describe("a cold registry after a restart still has every skill", () => {
   const tmp = tempDir();
   afterAll(() => tmp.cleanup());
 

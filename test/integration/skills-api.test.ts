@@ -26,7 +26,7 @@ describe("skills REST API", () => {
   });
   afterAll(() => t.close());
 
-  it("runs the SPEC 9 install example end to end through echo-handler", async () => {
+  it("runs the README install example end to end through echo-handler", async () => {
     const key = await api.createKey("example");
     const installed = await api.post("/api/skills/install", { ...example, apiKeyId: key.id });
     expect(installed.status).toBe(201);
@@ -69,7 +69,7 @@ describe("skills REST API", () => {
     expect(run.body.execution.output).toEqual({ text: "x" });
   });
 
-  it("normalises a shorthand input schema on install (SPEC 11)", async () => {
+  it("normalises a shorthand input schema on install", async () => {
     const res = await api.post("/api/skills/install", {
       ...example,
       name: "weather",
@@ -83,7 +83,7 @@ describe("skills REST API", () => {
     });
   });
 
-  it("C6: a bad version is a 400 naming the field, and nothing is written", async () => {
+  it("a bad version is a 400 naming the field, and nothing is written", async () => {
     const before = await countRows(t, "skills");
     const res = await api.post("/api/skills/install", {
       ...example,
@@ -96,7 +96,7 @@ describe("skills REST API", () => {
     expect(await countRows(t, "skills")).toBe(before);
   });
 
-  it("C6: PUT on an unknown id is a 404 and malformed JSON is a 400", async () => {
+  it("PUT on an unknown id is a 404 and malformed JSON is a 400", async () => {
     const before = await countRows(t, "skills");
     const put = await api.put("/api/skills/00000000-0000-0000-0000-000000000000", { mode: "off" });
     expect(put.status).toBe(404);
@@ -167,7 +167,7 @@ describe("skills REST API", () => {
     expect(read.body.skill.policy).toBe("hybrid");
   });
 
-  it("C7: a skill with mode off cannot be executed and writes no execution row", async () => {
+  it("a skill with mode off cannot be executed and writes no execution row", async () => {
     const { body } = await api.post("/api/skills/install", {
       ...example,
       name: "sleepy",

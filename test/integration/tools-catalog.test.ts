@@ -1,5 +1,5 @@
 /**
- * CASES C5 through inject/intercept: a skills.sh install by key K is injected into K's requests
+ * Catalog installs through inject/intercept: a skills.sh install by key K is injected into K's requests
  * (and no other key's), and the model's call to it runs: it returns the SKILL.md body.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,7 +60,7 @@ const request = {
   ],
 };
 
-describe("CASES C5 over inject / intercept", () => {
+describe("a key's catalog install over inject / intercept", () => {
   it("K's catalog install is injected for K only", async () => {
     const forK = await t.api
       .as(keyK.key)

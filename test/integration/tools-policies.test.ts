@@ -1,5 +1,5 @@
 /**
- * Inject / intercept over HTTP: two versions side by side (CASES C1), key isolation, hybrid
+ * Inject / intercept over HTTP: two versions side by side, key isolation, hybrid
  * approval and manual policy through interception, the master switch, the request's own "no
  * tools" choice, builtins-only interception, and strict input handling (400s).
  */
@@ -61,7 +61,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe("CASES C1 over HTTP: two versions side by side", () => {
+describe("over HTTP: two versions side by side", () => {
   it("both injected on request, each call runs its own version", async () => {
     const inj = await t.api.as(keyA.key).post("/api/skills/inject", {
       format: "openai-chat",

@@ -144,7 +144,7 @@ describe("round trip per format", () => {
     ]);
   });
 
-  it("Anthropic Messages (CASES C9, C11)", async () => {
+  it("Anthropic Messages", async () => {
     const injected = await injectFor("anthropic", anthropicRequest());
     const tool = (injected.request.tools as { name: string; input_schema: unknown }[]).find(
       (x) => x.name === TOOL,
@@ -166,7 +166,7 @@ describe("round trip per format", () => {
     expect(body.response).toEqual(json(anthropicResponse(TOOL)));
   });
 
-  it("Gemini (CASES C10)", async () => {
+  it("Gemini", async () => {
     const injected = await injectFor("gemini", geminiRequest());
     const decls = (
       injected.request.config as {

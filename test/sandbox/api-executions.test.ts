@@ -3,7 +3,7 @@ import { createSandboxClient } from "../../workers/src/sandbox/client.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "./helpers.js";
 
-describe.skipIf(SKIP_DOCKER)("sandbox builtins through the REST API (issue 3 acceptance)", () => {
+describe.skipIf(SKIP_DOCKER)("sandbox builtins through the REST API", () => {
   let host: TestHost;
   let t: TestApp;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Request signing between the API and the sandbox host (issue 3 "Authentication"): unsigned,
+ * Request signing between the API and the sandbox host (docs/sandbox.md#signing): unsigned,
  * tampered, stale and replayed requests get 401 and run nothing; two key ids are accepted during a
  * secret rotation; the body size is checked before hashing.
  */

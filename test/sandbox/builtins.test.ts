@@ -1,6 +1,6 @@
 /**
  * The API side against a real host started in-process on 127.0.0.1: the signing client and the
- * `eval_code` / `execute_command` handlers, with the outcome mapping of SPEC §5 ("Outcomes"),
+ * `eval_code` / `execute_command` handlers, with the outcome mapping of docs/execution.md#outcomes,
  * abort → kill through the host, and `sandbox_unavailable` / `sandbox_busy` that never hang.
  */
 import { createServer, type Server } from "node:net";
@@ -63,7 +63,7 @@ function depsOf(env: Record<string, string>): AppDeps {
 }
 
 describe("sandbox builtin declarations", () => {
-  it("declare the SPEC §2 policies and a time budget of the sandbox limit plus a grace", () => {
+  it("declare their policies and a time budget of the sandbox limit plus a grace", () => {
     const config = parseConfig({});
     const evalCode = sandboxDefinitions.find((d) => d.name === "eval_code")!;
     const exec = sandboxDefinitions.find((d) => d.name === "execute_command")!;
@@ -131,7 +131,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     expect(out).toMatchObject({ exitCode: 0, stdout: "a b 7 true\n" });
   });
 
-  it("C13: a timed-out run ends as status timeout with its partial output", async () => {
+  it("a timed-out run ends as status timeout with its partial output", async () => {
     const started = Date.now();
     const f = await expectFailure(
       handlers.eval_code!(
@@ -149,7 +149,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     expect(await t.containers()).toEqual([]);
   });
 
-  it("C15: a memory bomb ends as error with oomKilled in the output", async () => {
+  it("a memory bomb ends as error with oomKilled in the output", async () => {
     const f = await expectFailure(
       handlers.eval_code!({ language: "python", code: "b = bytearray(10**9)" }, ctxOf()),
     );

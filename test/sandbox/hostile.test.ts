@@ -1,6 +1,5 @@
 /**
- * Hostile programs against a real sandbox host and real Docker (CASES.md C13–C15; issue 3 test
- * list). Time checks are loose bounds that prove a kill happened, not speed targets.
+ * Hostile programs against a real sandbox host and real Docker (docs/sandbox.md#how-a-run-ends). Time checks are loose bounds that prove a kill happened, not speed targets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutionFailure } from "../../workers/src/errors.js";
@@ -67,7 +66,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
     expect(r.stdout).toBe("a; id $(id) `id`\n");
   });
 
-  it("C13: an endless loop ends as timedOut well before twice the limit, container gone", async () => {
+  it("an endless loop ends as timedOut well before twice the limit, container gone", async () => {
     const started = Date.now();
     const r = await py("print('started', flush=True)\nwhile True: pass", 2000);
     const wall = Date.now() - started;
@@ -78,7 +77,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
     expect(await t.containers()).toEqual([]);
   });
 
-  it("C14: a 10 MB flood is cut at SKILLS_MAX_SANDBOX_OUTPUT_CHARS and flagged truncated", async () => {
+  it("a 10 MB flood is cut at SKILLS_MAX_SANDBOX_OUTPUT_CHARS and flagged truncated", async () => {
     const r = await py("import sys\nsys.stdout.write('x' * 10_000_000)\nsys.stdout.flush()");
     expect(t.config.maxOutputChars).toBe(100_000);
     expect(r.stdout.length).toBe(100_000);
@@ -87,7 +86,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
     expect(r.stderrTruncated).toBe(false);
   });
 
-  it("C15: allocating 1 GB under 256 MB is reported as oomKilled", async () => {
+  it("allocating 1 GB under 256 MB is reported as oomKilled", async () => {
     const r = await py("b = bytearray(10**9)\nprint('survived')");
     expect(r.oomKilled).toBe(true);
     expect(r.exitCode).not.toBe(0);

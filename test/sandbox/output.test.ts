@@ -1,6 +1,6 @@
 /**
  * Output capture (sandbox-host/src/output.ts): incremental UTF-8 decoding, invalid bytes replaced,
- * the per-stream cap in characters, and bounded memory however much is written (CASES.md C14).
+ * the per-stream cap in characters, and bounded memory however much is written.
  */
 import { describe, expect, it } from "vitest";
 import { OutputSink } from "../../sandbox-host/src/output.js";

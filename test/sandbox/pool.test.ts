@@ -1,5 +1,5 @@
 /**
- * Warm pool (issue 3 "Warm pool"): pre-started containers serve default runs, are replaced after
+ * Warm pool (docs/sandbox.md#concurrency-queue-and-warm-pool): pre-started containers serve default runs, are replaced after
  * one run, never serve runs that differ from the defaults, and give a run exactly the restrictions
  * of a fresh container.
  */

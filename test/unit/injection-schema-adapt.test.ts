@@ -41,7 +41,7 @@ function typesDeep(value: unknown, out: unknown[] = []): unknown[] {
   return out;
 }
 
-describe("CASES C2: shorthand schemas", () => {
+describe("shorthand schemas", () => {
   const normalised = normalizeInputSchema({
     city: "string",
     days: { type: "integer", required: true },
@@ -64,7 +64,7 @@ describe("CASES C2: shorthand schemas", () => {
   });
 });
 
-describe("Gemini schema subset (SPEC §11)", () => {
+describe("Gemini schema subset", () => {
   const rich = {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",

@@ -26,7 +26,7 @@ const inject = (
 const names = (r: ReturnType<typeof injectSkills>) =>
   r.injected.map((i) => `${i.name}@${i.version}`);
 
-describe("selection by mode and policy (SPEC §3)", () => {
+describe("selection by mode and policy", () => {
   it("on always (score null), off never, manual never, auto by score", () => {
     const r = inject(
       [
@@ -121,7 +121,7 @@ describe("visibility per key", () => {
 describe("include, exclude, clashes, and nothing at all", () => {
   const v1 = skill({ name: "lookupWeather", version: "1.0.0", mode: "auto" });
   const v2 = skill({ name: "lookupWeather", version: "2.0.0", mode: "auto" });
-  it("include puts two versions side by side (CASES C1)", () => {
+  it("include puts two versions side by side", () => {
     const r = inject([v1, v2], "hello", {
       include: ["lookupWeather@1.0.0", "lookupWeather_v2_0_0"],
     });
@@ -211,7 +211,7 @@ describe("include, exclude, clashes, and nothing at all", () => {
   });
 });
 
-describe("CASES C1: provider-safe names in every format", () => {
+describe("provider-safe names in every format", () => {
   const long = `w${"x".repeat(63)}`;
   const skills = [
     skill({ name: "lookupWeather" }),

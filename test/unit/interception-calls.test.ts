@@ -43,7 +43,7 @@ const weather2 = skill({ name: "lookupWeather", version: "2.0.0" });
 const webSearch = skill({ name: "web_search", sourceProvider: "builtin", mode: "auto" });
 const aliases = new Map([["omniroute_web_search", "web_search"]]);
 
-describe("CASES C9: native client tools pass through", () => {
+describe("native client tools pass through", () => {
   it("runs only the owned calls, concurrently; Bash is passed through untouched", async () => {
     const fake = fakeExecutor();
     const response = json(anthropicResponse("lookupWeather_v1_0_0"));
@@ -102,7 +102,7 @@ const chatCalling = (...names: string[]) => {
 
 describe("ownership rules", () => {
   const base = { format: "openai-chat" as const, apiKeyId: "key-a" };
-  it("two versions side by side each run their own version (CASES C1)", async () => {
+  it("two versions side by side each run their own version", async () => {
     const fake = fakeExecutor();
     const r = await interceptToolCalls({
       ...base,

@@ -126,7 +126,7 @@ describe("guardOutboundUrl rules", () => {
   });
 });
 
-describe("http_request refuses private targets before any connection (C16)", () => {
+describe("http_request refuses private targets before any connection", () => {
   const literal = (port: number) => [
     `http://127.0.0.1:${port}/`,
     `http://127.0.0.1.:${port}/`,

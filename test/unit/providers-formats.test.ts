@@ -166,8 +166,8 @@ describe("Gemini REST requests in snake_case", () => {
   });
 });
 
-describe("CASES C12: OpenAI follow-ups", () => {
-  it("Chat: one tool message per tool_call_id in call order; response unchanged (SPEC §11)", () => {
+describe("OpenAI follow-ups", () => {
+  it("Chat: one tool message per tool_call_id in call order; response unchanged", () => {
     const res = json(chatResponse(SKILL));
     const calls = openaiChat.extractCalls(res);
     expect(calls.map((c) => [c.callId, c.name, c.input])).toEqual([
@@ -221,7 +221,7 @@ describe("CASES C12: OpenAI follow-ups", () => {
   });
 });
 
-describe("CASES C11: Anthropic follow-up", () => {
+describe("Anthropic follow-up", () => {
   it("one user message starting with one tool_result per tool_use_id, is_error on failure", () => {
     const res = json(anthropicResponse(SKILL));
     const calls = anthropic.extractCalls(res);
@@ -250,7 +250,7 @@ describe("CASES C11: Anthropic follow-up", () => {
   });
 });
 
-describe("CASES C10: Gemini REST shape", () => {
+describe("Gemini REST shape", () => {
   it("reads candidates[].content.parts[].functionCall; one user turn of functionResponse parts in order", () => {
     const res = json({ candidates: geminiCandidates(SKILL, false) });
     const calls = gemini.extractCalls(res);

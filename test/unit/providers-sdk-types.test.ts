@@ -1,6 +1,6 @@
 /**
  * Every request and follow-up the provider modules build type-checks against the official SDK
- * types (issue 4 scope 8). The assignments below are checked by `tsc --noEmit` (the repository
+ * types. The assignments below are checked by `tsc --noEmit` (the repository
  * tsconfig includes test/); the runtime assertions prove that the adapters produce exactly those
  * typed objects. Gemini's SDK models enums as TS string enums; on the wire they are plain
  * strings, so {@link Wire} maps each enum to its string values before comparing.

@@ -49,7 +49,7 @@ const row = (name: string, version: string, now: number) => ({
   updatedAt: now,
 });
 
-describe("registry cache (SPEC 2)", () => {
+describe("registry cache", () => {
   it("seeds builtins and reserves their names and aliases", async () => {
     const { registry } = await setup({ t: 1_000 });
     const snap = await registry.snapshot();
@@ -84,7 +84,7 @@ describe("registry cache (SPEC 2)", () => {
     expect(await registry.resolveVersion("fmt", ">=1.0.0", null)).toBe("1.0.0");
   });
 
-  it("C3 through the registry: every constraint form resolves to the highest match", async () => {
+  it("through the registry: every constraint form resolves to the highest match", async () => {
     const { registry } = await setup({ t: 1_000 });
     for (const v of ["1.0.0", "1.2.0", "2.0.0"]) await registry.insert(row("fmt", v, 1_000));
     expect(await registry.resolveVersion("fmt", ">=1.1.0", null)).toBe("2.0.0");

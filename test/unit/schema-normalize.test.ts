@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
 import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
 
-describe("normalizeInputSchema (SPEC 11, C2)", () => {
-  it("turns the C2 shorthand into JSON Schema", () => {
+describe("normalizeInputSchema", () => {
+  it("turns the shorthand into JSON Schema", () => {
     expect(
       normalizeInputSchema({ city: "string", days: { type: "integer", required: true } }),
     ).toEqual({

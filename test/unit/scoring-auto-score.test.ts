@@ -16,7 +16,7 @@ const ctx = (
 ) => buildScoringContext({ text, provider, backgroundReason });
 const sk = (name: string, description = "", tags: string[] = []) => ({ name, description, tags });
 
-describe("SPEC §3 tokens", () => {
+describe("scoring tokens", () => {
   it("lowercases, keeps [a-z0-9] runs of 3+ characters and de-duplicates", () => {
     expect(tokenize("Find THE weather, the Weather in NYC; a b c4 x86!")).toEqual([
       "find",
@@ -46,7 +46,7 @@ describe("SPEC §3 tokens", () => {
   });
 });
 
-describe("scoreAutoSkill, one test per SPEC §3 row", () => {
+describe("scoreAutoSkill, one test per row of the scoring table", () => {
   it("skill name verbatim in the context: +6 (case-insensitive), plus its name tokens", () => {
     const b = scoreBreakdown(sk("lookupWeather"), ctx("please call LOOKUPWEATHER now"));
     expect(b.verbatimName).toBe(6);

@@ -9,7 +9,7 @@ import {
 const REGISTRY_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 const long64 = `a${"b".repeat(62)}z`;
 
-describe("emitted tool names (SPEC §3, CASES C1)", () => {
+describe("emitted tool names", () => {
   it("uses the readable direct form when it fits", () => {
     expect(emittedToolName({ name: "lookupWeather", version: "1.0.0" })).toBe(
       "lookupWeather_v1_0_0",

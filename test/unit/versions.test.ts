@@ -5,7 +5,7 @@ import {
   resolveVersion,
 } from "../../workers/src/skills/versions.js";
 
-describe("resolveVersion (C3)", () => {
+describe("resolveVersion", () => {
   const versions = ["1.0.0", "1.2.0", "2.0.0"];
   it.each([
     [">=1.1.0", "2.0.0"],

@@ -25,7 +25,7 @@ const read = (key: string | null, input: unknown) => handlers.file_read!(input, 
 const write = (key: string | null, input: unknown) => handlers.file_write!(input, fakeContext(key));
 
 describe("workspace naming", () => {
-  it("is sha256(apiKeyId).slice(0, 24), anonymous for a missing key (SPEC §7)", async () => {
+  it("is sha256(apiKeyId).slice(0, 24), anonymous for a missing key", async () => {
     const hex = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 24);
     expect(await workspaceIdFor("key-123")).toBe(hex("key-123"));
     expect(await workspaceIdFor(null)).toBe(hex("anonymous"));

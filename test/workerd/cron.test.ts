@@ -1,5 +1,5 @@
 /**
- * The Worker's cron trigger (`scheduled` in workers/src/index.ts; SPEC 5): executions left
+ * The Worker's cron trigger (`scheduled` in workers/src/index.ts; docs/execution.md#crash-recovery): executions left
  * `running` past their timeout plus a minute are finished as `error` ("interrupted"); fresh ones
  * and approvals still within their TTL are left alone. Rows are written straight into the
  * database over HTTP, as a crashed isolate would have left them.

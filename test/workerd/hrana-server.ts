@@ -1,7 +1,7 @@
 /**
  * Test-only Hrana-over-HTTP server (HTTP API v2, JSON) on top of the embedded `libsql` engine, so
  * that the Worker inside workerd reaches a real libSQL database the way it reaches Turso in
- * production (`@libsql/client/web`; DESIGN.md "Runtimes"). Node only (native module): never
+ * production (`@libsql/client/web`; docs/architecture.md#runtimes). Node only (native module): never
  * import it from code that runs in workerd. Nothing in production uses it.
  *
  * Wire format (libsql docs `HTTP_V2_SPEC.md`, `HRANA_2_SPEC.md`, `HRANA_1_SPEC.md`):

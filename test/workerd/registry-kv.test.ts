@@ -1,6 +1,6 @@
 /**
- * The registry cache on the `SKILLS_KV` binding inside workerd (SPEC 2 cache; DESIGN.md
- * "Runtimes"): a read stores the snapshot in KV, a write invalidates it, another isolate's app
+ * The registry cache on the `SKILLS_KV` binding inside workerd
+ * (docs/architecture.md#the-registry-cache): a read stores the snapshot in KV, a write invalidates it, another isolate's app
  * reuses the KV snapshot until it is invalidated; and KvCache's own semantics (memory layer in
  * front of KV, KV's 60 s minimum TTL) against the real KV binding.
  */
@@ -34,7 +34,7 @@ describe("registry snapshot in Workers KV", () => {
     expect(list.body.data.map((s: { name: string }) => s.name)).toEqual(["kv-first"]);
     expect(await kvSnapshotNames()).toContain("kv-first");
     const [entry] = await registryKeys();
-    // SPEC 2's 60 s TTL, which is also KV's minimum.
+    // The registry's 60 s TTL, which is also KV's minimum.
     expect(entry!.expiration! - before).toBeGreaterThanOrEqual(KV_MIN_TTL_S);
     expect(entry!.expiration! - before).toBeLessThanOrEqual(KV_MIN_TTL_S + 5);
 

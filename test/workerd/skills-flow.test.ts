@@ -1,5 +1,5 @@
 /**
- * SPEC 9 flow inside workerd through the Worker entry (workers/src/index.ts): install → list →
+ * The REST flow inside workerd through the Worker entry (workers/src/index.ts): install → list →
  * execute through `echo-handler`, API keys, error envelopes, and fail-closed configuration. The
  * database is a real libSQL engine reached over HTTP (test Hrana server).
  */
@@ -24,7 +24,7 @@ async function callWithEnv(
 }
 
 describe("Worker entry in workerd: install, list, execute", () => {
-  it("runs the SPEC 9 install example end to end through echo-handler as an API key", async () => {
+  it("runs the README install example end to end through echo-handler as an API key", async () => {
     const key = await createKey("workerd-example");
     const installed = await call("POST", "/api/skills/install", {
       body: installBody("reverse-text", { apiKeyId: key.id }),

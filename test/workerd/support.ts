@@ -69,7 +69,7 @@ export async function createKey(name: string): Promise<{ key: string; id: string
   return { key: res.body.key, id: res.body.apiKey.id };
 }
 
-/** A `name`-unique install body in the shape of SPEC 9's example (`echo-handler`). */
+/** A `name`-unique install body in the shape of the README's example (`echo-handler`). */
 export function installBody(
   name: string,
   extra: Record<string, unknown> = {},

@@ -1,8 +1,8 @@
 /**
  * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry
- * (DESIGN.md "Runtimes"). Mounts the route groups, authenticates `/api/*`, maps every error to
- * the envelope `{ error: { code, message, details? } }` in one place, and serves the OpenAPI
- * document at `/openapi.json`.
+ * (docs/architecture.md#runtimes). Mounts the route groups, authenticates `/api/*`, maps every
+ * error to the envelope `{ error: { code, message, details? } }` in one place, and serves the
+ * OpenAPI document at `/openapi.json`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";

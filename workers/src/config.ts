@@ -1,7 +1,7 @@
 /**
  * API configuration, parsed once from environment variables (Node) or Worker bindings (vars and
  * secrets) with zod, then passed down. Domain code never reads the environment itself.
- * Every variable is listed in the README's configuration table.
+ * Every variable is listed in docs/configuration.md.
  */
 import { z } from "zod";
 import { InvalidInputError } from "./errors.js";
@@ -36,7 +36,7 @@ export const configSchema = z.object({
   MGMT_TOKEN: optionalString,
   /** Sandbox host base URL, e.g. `http://127.0.0.1:20129`. */
   SANDBOX_URL: optionalString,
-  /** Shared HMAC secret for the sandbox host (SPEC §6; DESIGN "Protocol"). */
+  /** Shared HMAC secret for the sandbox host (docs/sandbox.md#signing). */
   SANDBOX_SECRET: optionalString,
   /** Key id sent with signed requests, so the host can accept two secrets during rotation. */
   SANDBOX_KEY_ID: z.string().default("k1"),
@@ -46,11 +46,11 @@ export const configSchema = z.object({
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, 60_000),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
   SKILLS_ALLOWED_SANDBOX_IMAGES: list,
-  /** SkillsMP marketplace base URL (SPEC §2). */
+  /** SkillsMP marketplace base URL (docs/catalogs.md). */
   SKILLSMP_BASE_URL: z.string().url().default("https://skillsmp.com"),
   /** SkillsMP API key as a secret; the `skillsmpApiKey` setting takes precedence when set. */
   SKILLSMP_API_KEY: optionalString,
-  /** skills.sh catalog base URL (SPEC §2). */
+  /** skills.sh catalog base URL (docs/catalogs.md). */
   SKILLSSH_BASE_URL: z.string().url().default("https://skills.sh"),
   /** GitHub raw content base URL used to fetch SKILL.md files. */
   GITHUB_RAW_BASE_URL: z.string().url().default("https://raw.githubusercontent.com"),
@@ -64,7 +64,7 @@ export const configSchema = z.object({
   BRAVE_BASE_URL: z.string().url().default("https://api.search.brave.com"),
   /** Seconds a web_search result stays cached. */
   WEB_SEARCH_CACHE_TTL_S: int(300, 60),
-  /** How long a hybrid execution may wait for approval before it expires, in ms (SPEC §5). */
+  /** How long a hybrid execution may wait for approval before it expires, in ms. */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
 });
 

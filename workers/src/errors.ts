@@ -1,7 +1,7 @@
 /**
  * Typed errors of the product. Each carries an HTTP status, a machine-readable `code` and a
  * human-readable message; `app.ts` maps them to the envelope `{ error: { code, message, details? } }`
- * in one place (DESIGN.md "House style").
+ * in one place (docs/api.md#errors).
  */
 export class AppError extends Error {
   /**
@@ -58,7 +58,8 @@ export class ConflictError extends AppError {
 
 /**
  * A feature or skill is switched off. `skill_disabled` (mode off) answers 409; the master switch
- * (`skills_disabled`) answers 503 with a message beginning "Skills execution is disabled" (SPEC §5).
+ * (`skills_disabled`) answers 503 with a message beginning "Skills execution is disabled"
+ * (docs/policies.md#the-master-switch).
  */
 export class DisabledError extends AppError {
   constructor(
@@ -77,10 +78,10 @@ export class UpstreamError extends AppError {
 }
 
 /**
- * Thrown by a skill handler to end an execution with a specific outcome (SPEC §5 "Outcomes"):
- * `status` `error` or `timeout`, an optional `output` kept on the row (e.g. the sandbox result with
- * stdout/stderr), a machine-readable `code`, and `retryable` for errors worth another attempt
- * (an unreachable or saturated sandbox host, a handler that says so).
+ * Thrown by a skill handler to end an execution with a specific outcome
+ * (docs/execution.md#outcomes): `status` `error` or `timeout`, an optional `output` kept on the row
+ * (e.g. the sandbox result with stdout/stderr), a machine-readable `code`, and `retryable` for
+ * errors worth another attempt (an unreachable or saturated sandbox host, a handler that says so).
  */
 export class ExecutionFailure extends Error {
   readonly status: "error" | "timeout";
@@ -105,7 +106,7 @@ export class ExecutionFailure extends Error {
   }
 }
 
-/** A handler error that asks the executor for another attempt (SPEC §5 retries). */
+/** A handler error that asks the executor for another attempt (docs/execution.md#retries). */
 export class RetryableError extends ExecutionFailure {
   constructor(message: string, code = "retryable_error") {
     super(message, { code, retryable: true });

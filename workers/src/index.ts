@@ -1,5 +1,5 @@
 /**
- * Worker entry (SPEC §1; DESIGN.md "Runtimes"): builds the deps from bindings — Turso/libSQL over
+ * Worker entry (docs/architecture.md#runtimes): builds the deps from bindings — Turso/libSQL over
  * HTTP (`@libsql/client/web`), the `SKILLS_KV` namespace (with a per-isolate memory layer),
  * secrets (`MGMT_TOKEN`, `SANDBOX_SECRET`, `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`.
  * The cron trigger finishes executions left `running` past their timeout plus a minute, and
@@ -27,7 +27,7 @@ interface ExecutionContextLike {
   passThroughOnException?(): void;
 }
 
-/** SPEC §5: stale `running` rows are finished by cron after their timeout plus this grace (ms). */
+/** Stale `running` rows are finished by cron after their timeout plus this grace (ms). */
 export const CRON_STALE_GRACE_MS = 60_000;
 
 let built: { env: WorkerEnv; app: BuiltApp } | null = null;

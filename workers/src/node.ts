@@ -1,9 +1,10 @@
 /**
- * Local entry (DESIGN.md "Runtimes"): serves `createApp(deps)` on Node with `@hono/node-server`,
- * an embedded libSQL file under `DATA_DIR` (default `.data/`) and the in-process cache.
- * Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is unset, a random
- * management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600) and printed
- * once. Executions a crash left `running` are finished as `error` ("interrupted") at start-up.
+ * Local entry (docs/architecture.md#runtimes): serves `createApp(deps)` on Node with
+ * `@hono/node-server`, an embedded libSQL file under `DATA_DIR` (default `.data/`) and the
+ * in-process cache. Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is
+ * unset, a random management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600)
+ * and printed once. Executions a crash left `running` are finished as `error` ("interrupted") at
+ * start-up.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -31,7 +31,7 @@ export interface Services {
 
 /** Options for tests and benchmarks. */
 export interface ServiceOptions {
-  /** Retry backoff base in ms (SPEC §5: 1000). */
+  /** Retry backoff base in ms (default 1000; docs/execution.md#retries). */
   retryBackoffMs?: number;
   /** Builtins to seed (default: the product's). */
   builtins?: readonly BuiltinDefinition[];

@@ -1,6 +1,6 @@
 /**
- * API keys (SPEC §9 auth): created by management, shown once, stored only as a SHA-256 hash.
- * Keys look like `sg_<43 base64url chars>` (256 bits of randomness).
+ * API keys (docs/api.md#authentication): created by management, shown once, stored only as a
+ * SHA-256 hash. Keys look like `sg_<43 base64url chars>` (256 bits of randomness).
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Cache } from "../cache/types.js";

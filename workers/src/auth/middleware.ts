@@ -1,7 +1,7 @@
 /**
- * Authentication middleware (SPEC §9): `Authorization: Bearer <token>` carries either the
- * management token (compared in constant time; when none is configured, management calls are
- * refused — fail closed) or an API key.
+ * Authentication middleware (docs/api.md#authentication): `Authorization: Bearer <token>` carries
+ * either the management token (compared in constant time; when none is configured, management calls
+ * are refused — fail closed) or an API key.
  */
 import type { MiddlewareHandler } from "hono";
 import { UnauthorizedError } from "../errors.js";

@@ -1,6 +1,6 @@
 /**
- * Who is calling (SPEC §9 auth): the management token holder, or an API key. A key can never act
- * for another key; management may act for a key by naming its `apiKeyId`.
+ * Who is calling (docs/api.md#acting-for-a-key): the management token holder, or an API key. A key
+ * can never act for another key; management may act for a key by naming its `apiKeyId`.
  */
 import { ForbiddenError, UnauthorizedError } from "../errors.js";
 

@@ -1,6 +1,7 @@
 /**
- * The KV-style cache every layer uses (SPEC §1 "Cache"): Workers KV (with a per-isolate memory
- * layer) in the Worker, an in-process TTL cache locally. Values are JSON-serialisable.
+ * The KV-style cache every layer uses (docs/architecture.md#runtimes): Workers KV (with a
+ * per-isolate memory layer) in the Worker, an in-process TTL cache locally. Values are
+ * JSON-serialisable.
  *
  * Consistency: a `put` or `delete` is visible at once on the instance that made it; other
  * instances see it within the TTL of their memory layer (KV itself is eventually consistent,

@@ -1,8 +1,8 @@
 /**
- * Finds a skill's SKILL.md on GitHub raw without assuming the branch or one layout (SPEC §11 "the
- * skills.sh install assumes branch `main` and one folder layout"). The default branch is reached
- * through the `HEAD` ref (`{GITHUB_RAW_BASE_URL}/{owner}/{repo}/HEAD/<path>`); the folders tried are
- * `skills/<id>/`, `.claude/skills/<id>/`, `.agents/skills/<id>/` and the repository root.
+ * Finds a skill's SKILL.md on GitHub raw without assuming the branch or one layout
+ * (docs/catalogs.md#finding-the-skillmd). The default branch is reached through the `HEAD` ref
+ * (`{GITHUB_RAW_BASE_URL}/{owner}/{repo}/HEAD/<path>`); the folders tried are `skills/<id>/`,
+ * `.claude/skills/<id>/`, `.agents/skills/<id>/` and the repository root.
  */
 import { InvalidInputError, NotFoundError, UpstreamError } from "../errors.js";
 import { parseSkillMd } from "./skill-md.js";

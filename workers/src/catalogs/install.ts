@@ -1,6 +1,6 @@
 /**
- * Installing a catalog skill (SPEC §2, §9, §11): locate its SKILL.md on GitHub raw, validate it,
- * and register an instruction skill (mode `auto`, handler `skill-instructions`, input
+ * Installing a catalog skill (docs/catalogs.md#installing): locate its SKILL.md on GitHub raw,
+ * validate it, and register an instruction skill (mode `auto`, handler `skill-instructions`, input
  * `{ task?: string }`, the SKILL.md body in `instructions`) owned by the installing key, or global
  * when management installs it. A second install of the same `name@version` by the same owner is a
  * 409; the install count of the catalog item is kept across owners.

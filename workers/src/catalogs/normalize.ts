@@ -1,6 +1,7 @@
 /**
- * Defensive readers for catalog payloads (both catalog APIs are undocumented and vary, SPEC §9):
- * locate the item array under the common envelopes and read fields under their common spellings.
+ * Defensive readers for catalog payloads (both catalog APIs are undocumented and vary;
+ * docs/catalogs.md#searching): locate the item array under the common envelopes and read fields
+ * under their common spellings.
  */
 import { z } from "zod";
 import { UpstreamError } from "../errors.js";

@@ -1,5 +1,5 @@
 /**
- * SKILL.md parsing and validation (SPEC §2 catalogs, §11 instruction skills). A SKILL.md is YAML
+ * SKILL.md parsing and validation (docs/catalogs.md#skillmd-rules). A SKILL.md is YAML
  * frontmatter between `---` lines followed by a Markdown body. Rules follow the Agent Skills
  * specification: `name` 1–64 characters of lowercase letters, digits and single hyphens (not at
  * either end); `description` 1–1024 characters.
@@ -43,7 +43,7 @@ const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 /**
  * Version rule: frontmatter `version`, else `metadata.version`, used when it is a valid semver
  * (a leading `v` is tolerated); pre-release and build parts are dropped because the registry keys
- * on `MAJOR.MINOR.PATCH` (SPEC §2). Anything else gives `1.0.0`.
+ * on `MAJOR.MINOR.PATCH` (docs/registry.md#versions). Anything else gives `1.0.0`.
  */
 export function versionFrom(frontmatter: Record<string, unknown>): string {
   const metadata = frontmatter.metadata;

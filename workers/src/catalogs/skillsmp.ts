@@ -1,5 +1,6 @@
 /**
- * SkillsMP marketplace client (SPEC §2: `GET {SKILLSMP_BASE_URL}/api/v1/skills/search?q&page&limit&sortBy`,
+ * SkillsMP marketplace client (docs/catalogs.md#searching;
+ * `GET {SKILLSMP_BASE_URL}/api/v1/skills/search?q&page&limit&sortBy`,
  * `Authorization: Bearer <key>`). Observed payloads: `{ success: true, data: { skills: [{ id, name,
  * description, author, stars, githubUrl, skillUrl, updatedAt }], pagination: { page, limit, total,
  * totalPages } } }`, and flat `{ skills, pagination }`; errors `{ success: false, error: { code,

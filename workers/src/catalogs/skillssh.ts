@@ -1,5 +1,6 @@
 /**
- * skills.sh catalog client (SPEC §2: `GET {SKILLSSH_BASE_URL}/api/search?q=&limit=`, no auth).
+ * skills.sh catalog client (docs/catalogs.md#searching;
+ * `GET {SKILLSSH_BASE_URL}/api/search?q=&limit=`, no auth).
  * Observed payloads: `{ query, searchType, skills: [{ id: "owner/repo/skill", skillId, name,
  * installs, source: "owner/repo" }], count }`; older or other shapes use `topSource`, `slug`, or a
  * bare array. The SKILL.md itself comes from GitHub raw.
@@ -9,7 +10,7 @@ import { itemsOf, numberField, str } from "./normalize.js";
 import type { CatalogPage, CatalogSkill } from "./types.js";
 import { joinUrl, upstreamJson } from "./upstream.js";
 
-/** `limit` range of `GET /api/skills/skillssh` (SPEC §9). */
+/** `limit` range of `GET /api/skills/skillssh` (docs/catalogs.md#searching). */
 export const SKILLSSH_MAX_LIMIT = 100;
 
 /** Normalises one skills.sh item; null when it names no skill. */

@@ -1,5 +1,5 @@
 /**
- * The catalog item shape the API returns for both catalogs (SPEC §9 `GET /api/skills/marketplace`
+ * The catalog item shape the API returns for both catalogs (`GET /api/skills/marketplace`
  * and `GET /api/skills/skillssh`), normalised from their varying payloads.
  */
 

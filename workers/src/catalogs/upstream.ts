@@ -1,8 +1,9 @@
 /**
- * HTTP calls to the catalogs and GitHub raw (operator-configured upstreams, SPEC §2): one place
- * that maps their failures to API errors. Upstream 429 → 429 `catalog_rate_limited`; other non-2xx
- * → 502 `catalog_failed` (404 is left to the caller where it means "try the next path");
- * unreachable → 502 `catalog_unreachable`; a body that is not JSON → 502 `catalog_invalid_response`.
+ * HTTP calls to the catalogs and GitHub raw (operator-configured upstreams; docs/catalogs.md): one
+ * place that maps their failures to API errors. Upstream 429 → 429 `catalog_rate_limited`; other
+ * non-2xx → 502 `catalog_failed` (404 is left to the caller where it means "try the next path");
+ * unreachable → 502 `catalog_unreachable`; a body that is not JSON → 502
+ * `catalog_invalid_response`.
  */
 import { UpstreamError } from "../errors.js";
 

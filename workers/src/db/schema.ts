@@ -1,12 +1,12 @@
 /**
- * Registry storage (SPEC §8), as drizzle-orm SQLite tables for libSQL/Turso. Migrations in
+ * Registry storage, as drizzle-orm SQLite tables for libSQL/Turso. Migrations in
  * `migrations/` are generated from this file by drizzle-kit (`npm run db:generate`).
  * Timestamps are integer milliseconds since the epoch; JSON columns hold text.
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-/** API keys (SPEC §9 auth). Only the SHA-256 hash of a key is stored, never the key. */
+/** API keys (docs/api.md). Only the SHA-256 hash of a key is stored, never the key. */
 export const apiKeys = sqliteTable(
   "api_keys",
   {
@@ -23,7 +23,7 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
 );
 
-/** Skills (SPEC §2). `api_key_id` NULL = global; `name@version` is unique per owner, global included. */
+/** Skills. `api_key_id` NULL = global; `name@version` is unique per owner, global included. */
 export const skills = sqliteTable(
   "skills",
   {
@@ -69,7 +69,7 @@ export const skills = sqliteTable(
   ],
 );
 
-/** Executions (SPEC §5, §8), one row per execution; retries are counted in `attempts`. */
+/** Executions (docs/execution.md), one row per execution; retries are counted in `attempts`. */
 export const skillExecutions = sqliteTable(
   "skill_executions",
   {
@@ -121,7 +121,7 @@ export const skillExecutions = sqliteTable(
   ],
 );
 
-/** Product settings (SPEC §9 settings): one JSON value per key. */
+/** Product settings (docs/configuration.md): one JSON value per key. */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
@@ -129,8 +129,8 @@ export const settings = sqliteTable("settings", {
 });
 
 /**
- * Workspace files of `file_read` / `file_write` (SPEC §7: a Worker has no disk). One row per
- * file; `workspace` is `sha256(apiKeyId || "anonymous").slice(0, 24)`.
+ * Workspace files of `file_read` / `file_write` (docs/workspaces.md: a Worker has no disk). One row
+ * per file; `workspace` is `sha256(apiKeyId || "anonymous").slice(0, 24)`.
  */
 export const workspaceFiles = sqliteTable(
   "workspace_files",

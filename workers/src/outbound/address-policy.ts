@@ -1,9 +1,8 @@
 /**
- * Which IP addresses `http_request` may reach (SPEC §7 "only public addresses"; §11 "the outbound
- * guard checks host strings only"). The decision is made on a parsed address, never on a string
- * pattern: ipaddr.js classifies it, and the IANA special-purpose registries of both families
- * (RFC 6890 and its updates) are checked on top, so that a range the library files under
- * `unicast` still cannot slip through.
+ * Which IP addresses `http_request` may reach (docs/outbound.md#public-unicast). The decision is
+ * made on a parsed address, never on a string pattern: ipaddr.js classifies it, and the IANA
+ * special-purpose registries of both families (RFC 6890 and its updates) are checked on top, so
+ * that a range the library files under `unicast` still cannot slip through.
  */
 import ipaddr from "ipaddr.js";
 

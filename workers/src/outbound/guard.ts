@@ -1,7 +1,7 @@
 /**
- * The outbound guard of `http_request` (SPEC §7, §11): decides whether a user-supplied URL may be
- * fetched, on the URL as the WHATWG parser understands it and on the addresses its host resolves
- * to, before any connection is made.
+ * The outbound guard of `http_request` (docs/outbound.md#the-guard): decides whether a
+ * user-supplied URL may be fetched, on the URL as the WHATWG parser understands it and on the
+ * addresses its host resolves to, before any connection is made.
  *
  * Runtime behaviour:
  * - Node (a resolver is injected through `AppDeps.outbound.resolve`): the host is resolved once,

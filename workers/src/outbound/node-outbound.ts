@@ -1,9 +1,9 @@
 /**
- * Node's resolver and connector for `http_request` (SPEC §7). The connector connects to the
- * addresses the guard approved through a `lookup` function that returns only them, while the
- * request keeps the original host name for the `Host` header and TLS SNI; so no second DNS lookup
- * happens and DNS rebinding cannot switch the target. Imports `node:` modules: only the Node entry
- * (and tests) may import this file, never code bundled into the Worker.
+ * Node's resolver and connector for `http_request` (docs/outbound.md#the-guard). The connector
+ * connects to the addresses the guard approved through a `lookup` function that returns only them,
+ * while the request keeps the original host name for the `Host` header and TLS SNI; so no second
+ * DNS lookup happens and DNS rebinding cannot switch the target. Imports `node:` modules: only the
+ * Node entry (and tests) may import this file, never code bundled into the Worker.
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import * as http from "node:http";

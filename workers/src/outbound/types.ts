@@ -1,6 +1,6 @@
 /**
- * The connection layer of `http_request` (SPEC §7). The guard decides what may be reached; a
- * connector performs one HTTP exchange. Two connectors exist: the Node one connects to the
+ * The connection layer of `http_request` (docs/outbound.md). The guard decides what may be reached;
+ * a connector performs one HTTP exchange. Two connectors exist: the Node one connects to the
  * addresses the guard checked (no second lookup), the fetch one is for the Worker, where the
  * platform resolves names itself. Both are chosen by the entry point, never by a request.
  */

@@ -1,8 +1,8 @@
 /**
- * Anthropic Messages wire format (SPEC §3, §4; Anthropic docs "Tool use": `tools[]` of
- * `{ name, description, input_schema }`, calls as `tool_use` content blocks, results as one `user`
- * message whose content starts with one `tool_result` block per `tool_use_id`, `is_error: true` on
- * failures).
+ * Anthropic Messages wire format (docs/injection.md, docs/interception.md; Anthropic docs "Tool
+ * use": `tools[]` of `{ name, description, input_schema }`, calls as `tool_use` content blocks,
+ * results as one `user` message whose content starts with one `tool_result` block per
+ * `tool_use_id`, `is_error: true` on failures).
  *
  * Splice: `tool_result` blocks are not valid in an assistant message, so the response stays
  * unchanged; the follow-up user message is what goes back (the client adds its own `tool_result`
@@ -47,7 +47,7 @@ export function anthropicTool(spec: ToolSpec): AnthropicTool {
 }
 
 /**
- * One user message with one `tool_result` block per outcome, in call order (CASES C11); empty
+ * One user message with one `tool_result` block per outcome, in call order; empty
  * when there are no outcomes.
  */
 export function anthropicFollowUp(outcomes: readonly CallOutcome[]): AnthropicToolResultMessage[] {

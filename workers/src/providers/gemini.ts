@@ -1,13 +1,13 @@
 /**
- * Google Gemini `generateContent` wire format (SPEC §3, §4, §11; Gemini API docs "Function
- * calling"). Requests come in the REST shape (`contents`, `systemInstruction`, `tools`,
- * `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same fields
- * under `config`). Tools are `functionDeclarations` of `{ name, description, parameters }`; calls
- * are read from `candidates[].content.parts[].functionCall`, and from the SDK's `functionCalls`
- * field only when no candidates exist, so no call is counted twice. Results go back as one `user`
- * turn of `functionResponse` parts in call order, names echoed and ids echoed when present. The
- * response is not spliced (no documented splice); a replayed model turn keeps every part as it
- * came, `thoughtSignature` included.
+ * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API
+ * docs "Function calling"). Requests come in the REST shape (`contents`, `systemInstruction`,
+ * `tools`, `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same
+ * fields under `config`). Tools are `functionDeclarations` of `{ name, description, parameters }`;
+ * calls are read from `candidates[].content.parts[].functionCall`, and from the SDK's
+ * `functionCalls` field only when no candidates exist, so no call is counted twice. Results go back
+ * as one `user` turn of `functionResponse` parts in call order, names echoed and ids echoed when
+ * present. The response is not spliced (no documented splice); a replayed model turn keeps every
+ * part as it came, `thoughtSignature` included.
  */
 import type { GeminiSchema } from "../skills/schema-adapt.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
@@ -57,7 +57,7 @@ export function geminiResponseValue(outcome: CallOutcome): JsonObject {
   return { output: outcomeValue(outcome) };
 }
 
-/** One user turn with one `functionResponse` part per outcome, in call order (CASES C10). */
+/** One user turn with one `functionResponse` part per outcome, in call order. */
 export function geminiFollowUp(outcomes: readonly CallOutcome[]): GeminiFunctionResponseContent[] {
   if (outcomes.length === 0) return [];
   const parts = outcomes.map((o): GeminiFunctionResponsePart => {

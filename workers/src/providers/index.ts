@@ -1,5 +1,5 @@
 /**
- * Registry of the supported wire formats (issue 4): `openai-chat`, `openai-responses`,
+ * Registry of the supported wire formats: `openai-chat`, `openai-responses`,
  * `anthropic`, `gemini`, each mapped to its {@link ProviderAdapter}.
  */
 import { anthropic } from "./anthropic.js";

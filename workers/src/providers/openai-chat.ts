@@ -1,11 +1,12 @@
 /**
- * OpenAI Chat Completions wire format (SPEC §3, §4; OpenAI API reference "Chat Completions":
- * `tools[]` of `{ type: "function", function: { name, description, parameters } }`, calls in
+ * OpenAI Chat Completions wire format (docs/injection.md, docs/interception.md; OpenAI API
+ * reference "Chat Completions": `tools[]` of
+ * `{ type: "function", function: { name, description, parameters } }`, calls in
  * `choices[].message.tool_calls[]`, results as one `{ role: "tool", tool_call_id, content }`
  * message per call).
  *
  * Splice: the original put a non-standard `tool_results` field next to a turn that still ends with
- * `finish_reason: "tool_calls"`, which leaves a client holding calls it cannot run (SPEC §11). That
+ * `finish_reason: "tool_calls"`, which leaves a client holding calls it cannot run. That
  * splice is not valid Chat Completions, so the response stays unchanged and the follow-up
  * `tool` messages (plus `passThrough`) tell the client what is left for it to run.
  */
@@ -48,7 +49,7 @@ export function chatTool(spec: ToolSpec): ChatFunctionTool {
   };
 }
 
-/** One `tool` message per outcome, in call order (CASES C12). */
+/** One `tool` message per outcome, in call order. */
 export function chatFollowUp(outcomes: readonly CallOutcome[]): ChatToolMessage[] {
   return outcomes.map((o) => ({
     role: "tool",

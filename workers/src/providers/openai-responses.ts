@@ -1,10 +1,12 @@
 /**
- * OpenAI Responses API wire format (SPEC §3, §4; OpenAI API reference "Responses": `tools[]` of
- * `{ type: "function", name, description, parameters, strict }`, calls as `output[]` items of type
- * `function_call` keyed by `call_id`, results as `function_call_output` input items).
+ * OpenAI Responses API wire format (docs/injection.md, docs/interception.md; OpenAI API reference
+ * "Responses": `tools[]` of `{ type: "function", name, description, parameters, strict }`, calls as
+ * `output[]` items of type `function_call` keyed by `call_id`, results as `function_call_output`
+ * input items).
  *
  * Splice: `function_call_output` is a valid `output[]` item of a Response, so each owned call's
- * output item is inserted right after its `function_call` item (the documented splice of SPEC §4).
+ * output item is inserted right after its `function_call` item
+ * (docs/interception.md#results-and-follow-ups).
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
@@ -54,7 +56,7 @@ export function responsesTool(spec: ToolSpec): ResponsesFunctionTool {
   };
 }
 
-/** One `function_call_output` item per outcome, in call order (CASES C12). */
+/** One `function_call_output` item per outcome, in call order. */
 export function responsesFollowUp(outcomes: readonly CallOutcome[]): ResponsesFunctionCallOutput[] {
   return outcomes.map((o) => ({
     type: "function_call_output",

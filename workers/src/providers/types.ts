@@ -1,18 +1,18 @@
 /**
- * Shared shapes of the provider wire-format modules (SPEC §3 injection, §4 interception).
+ * Shared shapes of the provider wire-format modules (docs/injection.md, docs/interception.md).
  * Requests and responses arrive as parsed JSON, so every reader is defensive: a field of the wrong
  * shape is ignored rather than trusted. Builders return narrow wire types that the test suite
  * checks against the official SDK types (`openai`, `@anthropic-ai/sdk`, `@google/genai`).
  */
 import type { JsonSchema } from "../skills/types.js";
 
-/** The four wire formats Skillgate speaks (issue 4 scope). */
+/** The four wire formats Skillgate speaks. */
 export type ProviderFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 
-/** The requesting provider used by AUTO scoring's provider hints (SPEC §3). */
+/** The requesting provider used by AUTO scoring's provider hints (docs/scoring.md). */
 export type RequestProvider = "openai" | "anthropic" | "google";
 
-/** Which JSON Schema dialect a format's tool declarations take (SPEC §3 "Schemas are adapted"). */
+/** Which JSON Schema dialect a format's tool declarations take (docs/schema-adaptation.md). */
 export type SchemaDialect = "json-schema" | "gemini";
 
 /** A parsed JSON object. */
@@ -48,7 +48,7 @@ export interface ExtractedCall {
   clientOnly?: true;
 }
 
-/** Outcome status of an intercepted call (issue 4 `toolResults[].status`). */
+/** Outcome status of an intercepted call (`toolResults[].status`; docs/interception.md). */
 export type OutcomeStatus = "success" | "error" | "timeout" | "pending_approval";
 
 /** The result of one owned call, to be sent back in the provider's shape. */
@@ -63,7 +63,7 @@ export interface CallOutcome {
 }
 
 /**
- * What each wire-format module knows (issue 4 scope 1): where tools go, the context text, the
+ * What each wire-format module knows: where tools go, the context text, the
  * "no tools" choice, the client's own tool names, where calls sit in a response, the follow-up a
  * client sends as is, the documented splice, and the replayed assistant/model turn.
  */
@@ -83,7 +83,7 @@ export interface ProviderAdapter {
   extractCalls(response: JsonObject): ExtractedCall[];
   /** Provider-native items the client appends after the assistant turn, for `outcomes` in call order. */
   followUp(outcomes: readonly CallOutcome[]): object[];
-  /** A copy of `response` with the documented splice where the format admits it (SPEC §4). */
+  /** A copy of `response` with the splice where the format admits it (docs/interception.md). */
   splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject;
   /** The assistant/model turn(s) of `response` as request items, for replaying history. */
   replayTurn(response: JsonObject): JsonObject[];

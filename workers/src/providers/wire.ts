@@ -47,7 +47,7 @@ export function parseArguments(raw: unknown): { input: unknown; error?: string }
   }
 }
 
-/** Message given to the model for a call that waits for an operator (SPEC §5 "Approval"). */
+/** Message given to the model for a call that waits for an operator (docs/policies.md#approval). */
 export const PENDING_APPROVAL_MESSAGE =
   "This call needs approval by an operator before it runs; it has not run yet.";
 

@@ -1,5 +1,5 @@
 /**
- * Management routes: API keys (`/api/keys`) and settings (`/api/settings`) (SPEC §9; issue 2).
+ * Management routes: API keys (`/api/keys`) and settings (`/api/settings`) (docs/api.md).
  * All need the management token.
  */
 import { createRoute, z } from "@hono/zod-openapi";

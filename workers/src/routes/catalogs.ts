@@ -1,5 +1,5 @@
 /**
- * Catalog routes (SPEC §9): search SkillsMP (`/api/skills/marketplace`) and skills.sh
+ * Catalog routes (docs/catalogs.md): search SkillsMP (`/api/skills/marketplace`) and skills.sh
  * (`/api/skills/skillssh`), and install from them. Management and API keys may use them; a key's
  * install belongs to that key, management's is global unless it names an `apiKeyId`. An install
  * from the catalog that is not the active provider setting answers 409 `provider_not_active`.
@@ -47,7 +47,7 @@ const InstalledSchema = z
   .object({ skill: SkillSchema, skillMd: z.object({ url: z.string(), path: z.string() }) })
   .openapi("CatalogInstall");
 
-/** `limit` from 1, capped at `max` (SPEC §9: skills.sh limit capped at 100). */
+/** `limit` from 1, capped at `max` (docs/catalogs.md#searching). */
 const limitParam = (max: number, def: number) =>
   z.coerce
     .number()

@@ -1,7 +1,7 @@
 /**
- * Execution routes (SPEC §5, §9): run a skill now, read the history, and decide pending
- * approvals of hybrid skills. A key sees and decides only its own executions (another key's id
- * answers 404); management sees all, or one key's with `?apiKeyId=`.
+ * Execution routes (docs/execution.md, docs/policies.md#approval): run a skill now, read the
+ * history, and decide pending approvals of hybrid skills. A key sees and decides only its own
+ * executions (another key's id answers 404); management sees all, or one key's with `?apiKeyId=`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey, canAccessOwned, type Principal } from "../auth/principal.js";
@@ -132,7 +132,7 @@ export async function resolveSkillRef(
   return skill;
 }
 
-/** SPEC §5: an unreachable sandbox host is a 503, with the recorded execution in `details`. */
+/** An unreachable sandbox host is a 503, with the recorded execution in `details`. */
 function answerFor(execution: Execution): Execution {
   if (execution.status === "error" && execution.errorCode === "sandbox_unavailable") {
     throw new UpstreamError(

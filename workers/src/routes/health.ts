@@ -1,6 +1,6 @@
 /**
- * `GET /api/health` (issue 2): no auth needed; anonymous callers get only `{ status }`, the
- * management token adds details (database, registry, sandbox host).
+ * `GET /api/health` (docs/api.md#acting-for-a-key): no auth needed; anonymous callers get only
+ * `{ status }`, the management token adds details (database, registry, sandbox host).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * zod schemas of the REST API (SPEC §9), shared by validation at the edge and the OpenAPI
+ * zod schemas of the REST API (docs/api.md), shared by validation at the edge and the OpenAPI
  * document at `/openapi.json`.
  */
 import { z } from "@hono/zod-openapi";
@@ -46,7 +46,7 @@ export const ExecutionStatusSchema = z.enum(["pending", "running", "success", "e
 export const ApprovalSchema = z.enum(["none", "required", "approved", "rejected", "expired"]);
 const JsonObject = z.record(z.string(), z.unknown());
 
-/** A skill as the API returns it (SPEC §2). */
+/** A skill as the API returns it (docs/registry.md#a-skill). */
 export const SkillSchema = z
   .object({
     id: z.string(),
@@ -70,7 +70,7 @@ export const SkillSchema = z
   })
   .openapi("Skill");
 
-/** An execution as every execution endpoint returns it (SPEC §5). */
+/** An execution as every execution endpoint returns it (docs/execution.md). */
 export const ExecutionSchema = z
   .object({
     id: z.string(),
@@ -92,7 +92,7 @@ export const ExecutionSchema = z
   })
   .openapi("Execution");
 
-/** Pagination query (SPEC §9): `page` from 1, `limit` default 50, capped at 200. */
+/** Pagination query (docs/api.md#pagination): `page` from 1, `limit` default 50, capped at 200. */
 export const PaginationQuery = z.object({
   page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
   limit: z.coerce

@@ -1,7 +1,7 @@
 /**
- * `/api/skills` management routes (SPEC §9): list, read, install, update, delete, and cache
- * invalidation. List/install/update/delete need management auth; a key may read (`GET
- * /api/skills/{id}`) the skills it can see.
+ * `/api/skills` management routes (docs/registry.md): list, read, install, update, delete, and
+ * cache invalidation. List/install/update/delete need management auth; a key may read
+ * (`GET /api/skills/{id}`) the skills it can see.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { canAccessOwned, requireManagement } from "../auth/principal.js";
@@ -25,7 +25,7 @@ const JsonObject = z.record(z.string(), z.unknown());
 const SchemaBody = z.object({ input: JsonObject.optional(), output: JsonObject.optional() });
 const TimeoutMs = z.number().int().min(1).max(600_000);
 
-/** Install body (SPEC §9 example). */
+/** Install body (docs/registry.md#installing). */
 export const InstallBody = z
   .object({
     name: z.string().openapi({ example: "reverse-text" }),

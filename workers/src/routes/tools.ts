@@ -1,5 +1,5 @@
 /**
- * Injection and interception endpoints (SPEC §3, §4; issue 4 scope 7):
+ * Injection and interception endpoints (docs/injection.md, docs/interception.md):
  * - `POST /api/skills/inject` `{ format, request, backgroundReason?, sessionId?, include?, exclude? }`
  *   → `{ request, injected: [{ name, version, toolName, mode, score }] }`;
  * - `POST /api/skills/intercept` `{ format, response, injected?, sessionId?, customSkillExecutionEnabled? }`

@@ -1,5 +1,5 @@
 /**
- * Signing HTTP client for the sandbox host (SPEC §6; DESIGN.md "Protocol"; issue 3 "API side").
+ * Signing HTTP client for the sandbox host (docs/sandbox.md#protocol).
  * Uses the global `fetch` and WebCrypto only, so it runs in workerd and Node. Every call is bounded
  * by an AbortSignal, so a silent host never hangs a handler.
  */

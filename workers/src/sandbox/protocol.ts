@@ -1,7 +1,7 @@
 /**
- * Wire protocol between the API and the sandbox host (DESIGN.md "Protocol between API and sandbox
- * host"; issue 3 "Authentication"). One implementation of the canonical string, used by the
- * signing client (workerd and Node) and by the host's verifier. WebCrypto only, no Node APIs.
+ * Wire protocol between the API and the sandbox host (docs/sandbox.md#protocol). One implementation
+ * of the canonical string, used by the signing client (workerd and Node) and by the host's
+ * verifier. WebCrypto only, no Node APIs.
  *
  * Every request carries four headers:
  * - `X-Skillgate-Key-Id`: which shared secret signed it (two ids are accepted during rotation);
@@ -29,10 +29,10 @@ export const SIGNATURE_HEADERS = {
 /** First line of the canonical string; bump it when the canonical form changes. */
 export const SIGNATURE_SCHEME = "SKILLGATE-HMAC-SHA256-V1";
 
-/** Accepted clock difference between signer and verifier, in ms (issue 3: ±300 s). */
+/** Accepted clock difference between signer and verifier, in ms (docs/sandbox.md#signing). */
 export const SIGNATURE_WINDOW_MS = 300_000;
 
-/** Upper bound of a sandbox time limit in ms (SPEC §6: never above 60 s). */
+/** Upper bound of a sandbox time limit in ms (docs/sandbox.md#run-planning). */
 export const MAX_SANDBOX_TIMEOUT_MS = 60_000;
 
 const NONCE_RE = /^[A-Za-z0-9_-]{16,128}$/;

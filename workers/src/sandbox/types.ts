@@ -1,8 +1,7 @@
 /**
- * The API-side view of the sandbox host (SPEC §6; DESIGN.md "Protocol between API and sandbox
- * host"). Implemented by the signing HTTP client in `client.ts`; served by `sandbox-host/`.
- * The wire format is exactly these shapes as JSON (`POST /v1/run` takes a {@link SandboxRunRequest}
- * and answers a {@link SandboxRunResult}).
+ * The API-side view of the sandbox host (docs/sandbox.md#protocol). Implemented by the signing HTTP
+ * client in `client.ts`; served by `sandbox-host/`. The wire format is exactly these shapes as JSON
+ * (`POST /v1/run` takes a {@link SandboxRunRequest} and answers a {@link SandboxRunResult}).
  */
 
 /** Languages the host knows; each maps to one image on the host (`SANDBOX_IMAGE_*`). */
@@ -20,13 +19,13 @@ export interface SandboxRunRequest {
   command?: string;
   /** Arguments for `shell`, passed as argv. */
   args?: string[];
-  /** Time limit in ms; default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at 60 000 (SPEC §6). */
+  /** Time limit in ms; default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at 60 000. */
   timeoutMs?: number;
-  /** Asks for bridge networking; honoured only when the host's master gate is on (SPEC §6). */
+  /** Asks for bridge networking; honoured only when the host's master gate is on. */
   networkEnabled?: boolean;
-  /** CPU in thousandths of a CPU (100 = 0.1 CPU; SPEC §6 default). */
+  /** CPU in thousandths of a CPU (default 100 = 0.1 CPU). */
   cpuLimit?: number;
-  /** Memory limit in MB (swap equals memory; SPEC §6 default 256). */
+  /** Memory limit in MB (swap equals memory; default 256). */
   memoryLimit?: number;
   /** Extra environment variables; names outside the host's allowlist are rejected (400). */
   env?: Record<string, string>;
@@ -36,7 +35,7 @@ export interface SandboxRunRequest {
   runId?: string;
 }
 
-/** One run result (SPEC §5 "Outcomes"; DESIGN "Protocol"). */
+/** One run result (docs/sandbox.md#protocol). */
 export interface SandboxRunResult {
   /** The run's id (the caller's `runId`, or one the host chose). */
   runId: string;

@@ -1,5 +1,5 @@
 /**
- * Product settings (SPEC §2 "active provider", §5 "Master switch", §9 `GET/PUT /api/settings`),
+ * Product settings (docs/configuration.md#settings-stored-not-configured; `GET/PUT /api/settings`),
  * stored in the `settings` table and read through the KV-style cache (invalidated on write).
  */
 import { eq } from "drizzle-orm";
@@ -9,9 +9,9 @@ import { settings } from "../db/schema.js";
 
 /** Settings with their types. */
 export interface Settings {
-  /** Master switch: false blocks every execution (SPEC §5). */
+  /** Master switch: false blocks every execution (docs/policies.md#the-master-switch). */
   skillsEnabled: boolean;
-  /** Which catalog the dashboard installs from (SPEC §2). */
+  /** Which catalog installs come from (docs/catalogs.md#installing). */
   activeProvider: "skillsmp" | "skillssh";
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;

@@ -1,8 +1,8 @@
 /**
  * Aho-Corasick multi-pattern matcher (Aho & Corasick 1975): finds which of many patterns occur
  * as substrings of a text in one pass over the text, independent of the number of patterns.
- * Used by injection for SPEC §3's verbatim-name and tag-substring rules. Matching is exact on
- * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
+ * Used by injection for the verbatim-name and tag-substring rules of docs/scoring.md. Matching is
+ * exact on UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
  *
  * States are numbered breadth-first, so the shallow states where a scan spends most of its time
  * are the low ids: they get dense rows of the full automaton (failure links folded in) and a

@@ -1,6 +1,6 @@
 /**
- * Persistence of executions in `skill_executions` (SPEC §5, §8): every lifecycle step is a
- * write, so that an execution's state survives a crash and can be recovered.
+ * Persistence of executions in `skill_executions` (docs/execution.md#lifecycle): every lifecycle
+ * step is a write, so that an execution's state survives a crash and can be recovered.
  */
 import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
@@ -161,9 +161,10 @@ export class ExecutionStore {
   }
 
   /**
-   * Ends rows a crash left behind (SPEC §5): `running`, and `pending` not awaiting approval, as
-   * `error` "interrupted". With `staleAfterMs`, only rows whose budget (timeout_ms, default
-   * `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last touched (Worker cron).
+   * Ends rows a crash left behind (docs/execution.md#crash-recovery): `running`, and `pending` not
+   * awaiting approval, as `error` "interrupted". With `staleAfterMs`, only rows whose budget
+   * (timeout_ms, default `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last
+   * touched (Worker cron).
    * @returns the number of rows ended.
    */
   async recoverInterrupted(opts: {

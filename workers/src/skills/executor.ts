@@ -1,6 +1,6 @@
 /**
- * The executor (SPEC §5): runs a skill's registered handler with a timeout and retries, writing
- * each lifecycle step (`pending` → `running` → `success` | `error` | `timeout`) to
+ * The executor (docs/execution.md): runs a skill's registered handler with a timeout and retries,
+ * writing each lifecycle step (`pending` → `running` → `success` | `error` | `timeout`) to
  * `skill_executions`. One executor per process; handlers are registered by name
  * (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is never
  * evaluated.
@@ -16,10 +16,10 @@ import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "./types.js";
 
-/** SPEC §5 defaults. */
+/** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 3;
-/** SPEC §5: backoff of 1 s × attempt between retries. */
+/** Backoff of 1 s × attempt between retries (docs/execution.md#retries). */
 export const DEFAULT_RETRY_BACKOFF_MS = 1_000;
 
 /** Options of {@link Executor}. */
@@ -28,7 +28,7 @@ export interface ExecutorOptions {
   /** Reads the master switch (`skillsEnabled` setting). */
   isSkillsEnabled: () => Promise<boolean>;
   clock?: () => number;
-  /** Base of the linear retry backoff in ms (SPEC: 1000). */
+  /** Base of the linear retry backoff in ms (default 1000). */
   retryBackoffMs?: number;
 }
 
@@ -79,14 +79,14 @@ export class Executor {
     return [...this.handlers.keys()].sort();
   }
 
-  /** Default handler timeout in ms (SPEC §5 `setTimeout`; 30 000 by default). */
+  /** Default handler timeout in ms (30 000 by default; docs/execution.md#time-budget). */
   setTimeout(ms: number): void {
     if (!Number.isInteger(ms) || ms <= 0)
       throw new InvalidInputError("timeout must be a positive integer (ms)");
     this.timeoutMs = ms;
   }
 
-  /** Total number of attempts for retryable errors (SPEC §5 `setMaxRetries`; 3 by default). */
+  /** Total number of attempts for retryable errors (3 by default; docs/execution.md#retries). */
   setMaxRetries(n: number): void {
     if (!Number.isInteger(n) || n < 1)
       throw new InvalidInputError("maxRetries must be an integer >= 1");
@@ -128,8 +128,8 @@ export class Executor {
   }
 
   /**
-   * Runs `skill` now and returns the terminal execution (SPEC §5 "Outcomes": `success`, `error`
-   * with `errorMessage` and the program's output, or `timeout` with partial output).
+   * Runs `skill` now and returns the terminal execution (docs/execution.md#outcomes: `success`,
+   * `error` with `errorMessage` and the program's output, or `timeout` with partial output).
    * @throws see {@link preflight}; nothing is written when it throws.
    */
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
@@ -140,7 +140,8 @@ export class Executor {
   }
 
   /**
-   * Creates an execution that waits for an operator's approval (SPEC §5, policy `hybrid`).
+   * Creates an execution that waits for an operator's approval (policy `hybrid`;
+   * docs/policies.md#approval).
    * @throws see {@link preflight}.
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
@@ -185,12 +186,12 @@ export class Executor {
     });
   }
 
-  /** One execution by id (SPEC §5 `getExecution`). */
+  /** One execution by id. */
   getExecution(id: string): Promise<Execution | undefined> {
     return this.store.get(id);
   }
 
-  /** Executions of a key, newest first (SPEC §5 `listExecutions`). */
+  /** Executions of a key, newest first. */
   listExecutions(
     apiKeyId: string | null | undefined,
     limit: number,
@@ -200,7 +201,7 @@ export class Executor {
     return this.store.list({ ...filter, apiKeyId }, limit, offset);
   }
 
-  /** Number of executions of a key (SPEC §5 `countExecutions`). */
+  /** Number of executions of a key. */
   countExecutions(apiKeyId: string | null | undefined, filter: ExecutionFilter = {}) {
     return this.store.count({ ...filter, apiKeyId });
   }

@@ -26,7 +26,7 @@ export class ScoringCore {
   private readonly matcher: AhoCorasick;
   private readonly frequent: number[];
   private readonly staticScore: Int32Array;
-  /** Position of each candidate in SPEC §3 tie-break order (installCount desc, name asc). */
+  /** Position of each candidate in tie-break order (installCount desc, name asc). */
   private readonly tieRank: Int32Array;
   private readonly hints: Record<RequestProvider, Int8Array>;
   private readonly freqStart: Int32Array;
@@ -119,7 +119,8 @@ export class ScoringCore {
   /**
    * The best `k` candidates with score >= {@link AUTO_MIN_SCORE} that `accept` (called only for
    * candidates that would enter the top `k`), ordered by score desc, then tie-break rank
-   * (installCount desc, name asc; SPEC §3). Not re-entrant: one request at a time per core.
+   * (installCount desc, name asc; docs/scoring.md#selection). Not re-entrant: one request at a time
+   * per core.
    */
   top(
     ctx: ScoringContext,

@@ -1,9 +1,9 @@
 /**
  * Builds the scoring features of the injection index (see injection-index.ts) from the auto
- * candidates of a snapshot: one posting list per SPEC §3 signal source — context tokens (+2 per
- * name token, +1 per description token), patterns for the substring rules (+6 verbatim name, +3
- * per tag), reason tokens (+2 per name or tag token) — plus provider-hint points, the static
- * score of the frequent features and the tie-break rank.
+ * candidates of a snapshot: one posting list per signal source of docs/scoring.md — context tokens
+ * (+2 per name token, +1 per description token), patterns for the substring rules (+6 verbatim
+ * name, +3 per tag), reason tokens (+2 per name or tag token) — plus provider-hint points, the
+ * static score of the frequent features and the tie-break rank.
  */
 import type { RequestProvider } from "../providers/types.js";
 import { nameTokens, normaliseTags, providerHintPoints, tokenize } from "./scoring.js";
@@ -34,7 +34,7 @@ export interface FeatureSet {
   freqStart: Int32Array;
   freqFeature: Int32Array;
   freqPoints: Int8Array;
-  /** Position in SPEC §3 tie-break order (installCount desc, name asc). */
+  /** Position in tie-break order (installCount desc, name asc; docs/scoring.md#selection). */
   tieRank: Int32Array;
   hints: Record<RequestProvider, Int8Array>;
 }

@@ -1,5 +1,5 @@
 /**
- * The injection index of one registry snapshot (issue 4 performance target). Scoring (SPEC §3)
+ * The injection index of one registry snapshot (docs/scoring.md#how-the-index-computes-it). Scoring
  * is a sum of per-feature points: context tokens (+2 per name token, +1 per description token),
  * patterns found in the context (+6 verbatim name, +3 per tag, by one Aho-Corasick pass), reason
  * tokens (+2 per name or tag token) and a provider hint. Each feature has a posting list.
@@ -13,8 +13,9 @@
  * best skills untouched by rare features are read off the static order until no later one can
  * beat the current fifth (a threshold scan, as in Fagin's threshold algorithm). Otherwise the
  * postings of the present frequent features are added like rare ones. Only a name's competing
- * version can win (SPEC §2/§3), so only potential winners are indexed. Results equal
- * `scoreAutoSkill` (scoring.ts) exactly; a unit test checks that on random data.
+ * version can win (docs/registry.md#visibility-and-shadowing), so only potential winners are
+ * indexed. Results equal `scoreAutoSkill` (scoring.ts) exactly; a unit test checks that on random
+ * data.
  */
 import { type ScoringCore, scoringCoreFor } from "./injection-core.js";
 import type { ScoringContext } from "./scoring.js";
@@ -61,8 +62,8 @@ export class InjectionIndex {
 
   /**
    * The best `k` auto skills competing for the caller with score >= AUTO_MIN_SCORE and passing
-   * `keep`, ordered by score desc, installCount desc, name asc (SPEC §3). `keep` and the winner
-   * check run only for skills that would enter the top `k`.
+   * `keep`, ordered by score desc, installCount desc, name asc (docs/scoring.md#selection). `keep`
+   * and the winner check run only for skills that would enter the top `k`.
    */
   topAuto(
     ctx: ScoringContext,

@@ -1,5 +1,5 @@
 /**
- * `injectSkills` (SPEC §3; issue 4 scope 5): chooses the skills for one provider request and
+ * `injectSkills` (docs/injection.md): chooses the skills for one provider request and
  * returns the request with them added as tools in the request's own format.
  *
  * Selection, for a caller key over a registry snapshot:
@@ -36,11 +36,11 @@ export interface InjectOptions {
   backgroundReason?: string | null;
   include?: readonly string[];
   exclude?: readonly string[];
-  /** Master switch (SPEC §5 `skillsEnabled`); false → nothing injected. Default true. */
+  /** Master switch (`skillsEnabled`); false → nothing injected. Default true. */
   skillsEnabled?: boolean;
 }
 
-/** One injected tool (issue 4 `injected[]`); `score` is null for `on` skills. */
+/** One injected tool (`injected[]`); `score` is null for `on` skills. */
 export interface InjectedTool {
   name: string;
   version: string;

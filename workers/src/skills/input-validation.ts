@@ -1,6 +1,6 @@
 /**
- * Validation of execution input against a skill's input schema (SPEC §5: "Input is validated
- * against the skill's input schema before the handler runs"). Uses `@cfworker/json-schema`,
+ * Validation of execution input against a skill's input schema before the handler runs
+ * (docs/execution.md#before-anything-is-written). Uses `@cfworker/json-schema`,
  * which runs in workerd (Ajv compiles with `new Function`, which Workers forbid).
  */
 import { Validator } from "@cfworker/json-schema";

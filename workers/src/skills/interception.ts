@@ -1,5 +1,5 @@
 /**
- * `handleToolCallExecution` (SPEC §4; issue 4 scope 6): reads the tool calls of a provider
+ * `handleToolCallExecution` (docs/interception.md): reads the tool calls of a provider
  * response, runs the ones Skillgate owns concurrently, and hands back the results in the
  * provider's shape. A call is owned when its name is
  * - a builtin alias (`omniroute_web_search` → `web_search`), resolved first;
@@ -7,9 +7,9 @@
  * - a builtin's bare name, unless the caller passed `injected` without it (then a client tool of
  *   the same name is never hijacked);
  * - a bare custom skill name, only when `injected` lists that skill.
- * Everything else passes through untouched (CASES C9). With `customSkillExecutionEnabled: false`
+ * Everything else passes through untouched. With `customSkillExecutionEnabled: false`
  * only builtins are intercepted. A `manual` skill gets an error result (it needs an explicit
- * execution); a `hybrid` one creates an execution awaiting approval (SPEC §5).
+ * execution); a `hybrid` one creates an execution awaiting approval (docs/policies.md#approval).
  */
 import { AppError } from "../errors.js";
 import { getProvider } from "../providers/index.js";
@@ -25,7 +25,7 @@ import { isActive, isBuiltin, type SkillLookup, type SkillSource } from "./skill
 import { parseToolName } from "./tool-names.js";
 import type { CallerContext, Execution, Skill } from "./types.js";
 
-/** What interception needs from the executor (SPEC §5). */
+/** What interception needs from the executor (docs/execution.md). */
 export interface InterceptionExecutor {
   /**
    * Runs `skill` now and resolves with the finished execution (`success` | `error` | `timeout`).
@@ -47,14 +47,14 @@ export interface InterceptOptions {
   apiKeyId: string | null;
   sessionId?: string | null;
   injected?: readonly InjectedRef[];
-  /** false → only builtins are intercepted (SPEC §4). Default true. */
+  /** false → only builtins are intercepted (docs/interception.md). Default true. */
   customSkillExecutionEnabled?: boolean;
   /** Builtin aliases: alias → builtin name (from the builtin declarations). */
   builtinAliases?: ReadonlyMap<string, string>;
   executor: InterceptionExecutor;
 }
 
-/** One owned call's result (issue 4 `toolResults[]`). */
+/** One owned call's result (`toolResults[]`). */
 export interface ToolResult {
   callId: string;
   toolName: string;

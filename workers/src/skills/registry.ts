@@ -1,11 +1,12 @@
 /**
- * The skill registry (SPEC §2): one registry for builtins, custom and catalog skills, keyed by
- * `name@version` per owner. Reads come from an in-memory {@link RegistrySnapshot} with a 60 s
- * TTL, backed by the KV-style cache (so other instances can share a load); a cold load is
- * idempotent and concurrent loads are de-duplicated (one in flight); every write invalidates
- * both layers, so a write is visible at once on the instance that made it and on every other
- * instance within the TTL. After editing the database by hand, call {@link invalidateCache}
- * (management endpoint `POST /api/skills/cache/invalidate`) or wait 60 s.
+ * The skill registry (docs/registry.md, docs/architecture.md#the-registry-cache): one registry for
+ * builtins, custom and catalog skills, keyed by `name@version` per owner. Reads come from an
+ * in-memory {@link RegistrySnapshot} with a 60 s TTL, backed by the KV-style cache (so other
+ * instances can share a load); a cold load is idempotent and concurrent loads are de-duplicated
+ * (one in flight); every write invalidates both layers, so a write is visible at once on the
+ * instance that made it and on every other instance within the TTL. After editing the database by
+ * hand, call {@link invalidateCache} (management endpoint `POST /api/skills/cache/invalidate`) or
+ * wait 60 s.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Cache } from "../cache/types.js";
@@ -17,7 +18,7 @@ import { skillFromRow } from "./mappers.js";
 import { RegistrySnapshot } from "./snapshot.js";
 import type { Skill } from "./types.js";
 
-/** SPEC §2: registry cache TTL in seconds. */
+/** Registry cache TTL in seconds (docs/architecture.md#the-registry-cache). */
 export const REGISTRY_CACHE_TTL_S = 60;
 const CACHE_KEY = "registry:skills:v1";
 
@@ -246,7 +247,7 @@ export class SkillRegistry {
     await this.invalidateCache();
   }
 
-  /** Adds one to a skill's install count (catalog re-installs, SPEC §2 `installCount`). */
+  /** Adds one to a skill's install count (catalog re-installs; docs/catalogs.md#install-count). */
   async incrementInstallCount(id: string): Promise<void> {
     await this.db
       .update(skills)
@@ -255,12 +256,12 @@ export class SkillRegistry {
     await this.invalidateCache();
   }
 
-  /** Versions of `name` visible to `apiKeyId`, highest first (SPEC §2 `getSkillVersions`). */
+  /** Versions of `name` visible to `apiKeyId`, highest first (docs/registry.md#versions). */
   async getSkillVersions(name: string, apiKeyId: string | null): Promise<string[]> {
     return (await this.snapshot()).visibleVersions(name, apiKeyId).map((s) => s.version);
   }
 
-  /** Highest visible version of `name` matching `constraint` (SPEC §2 `resolveVersion`), or null. */
+  /** Highest visible version of `name` matching `constraint` (docs/registry.md), or null. */
   async resolveVersion(
     name: string,
     constraint: string,

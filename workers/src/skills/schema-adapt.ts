@@ -1,6 +1,6 @@
 /**
- * Per-provider adaptation of a skill's input schema (SPEC §3 "Schemas are adapted to each
- * provider's accepted JSON Schema subset", §11 shorthand and Gemini defects; CASES C2).
+ * Per-provider adaptation of a skill's input schema to each provider's accepted JSON Schema subset
+ * (docs/schema-adaptation.md).
  *
  * - OpenAI and Anthropic take the normalised JSON Schema with root `type: "object"` and a
  *   `properties` object ({@link toJsonSchemaParameters}).

@@ -1,5 +1,5 @@
 /**
- * Normalisation of skill input schemas to JSON Schema (SPEC §11 "shorthand input schemas").
+ * Normalisation of skill input schemas to JSON Schema (docs/registry.md#input-schemas).
  * Accepts real JSON Schema as is, and the shorthand the original documents use:
  * `{ "city": "string" }` (property → type name) and `required: true` on a property.
  * The result always has root `type: "object"`, a `properties` object, and a `required` array

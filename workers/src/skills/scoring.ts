@@ -1,6 +1,6 @@
 /**
- * AUTO scoring (SPEC §3): additive integer points of a skill against a request context. The
- * tokenizer and every rule here are fixed by the SPEC so that scores are reproducible:
+ * AUTO scoring (docs/scoring.md): additive integer points of a skill against a request context. The
+ * tokenizer and every rule here are fixed so that scores are reproducible:
  *
  * | signal | points |
  * |---|---|
@@ -18,12 +18,12 @@
  */
 import type { RequestProvider } from "../providers/types.js";
 
-/** SPEC §3: minimum score for an `auto` skill to be injected. */
+/** Minimum score for an `auto` skill to be injected. */
 export const AUTO_MIN_SCORE = 3;
-/** SPEC §3: at most this many `auto` skills are injected per request. */
+/** At most this many `auto` skills are injected per request. */
 export const AUTO_MAX_SKILLS = 5;
 
-/** SPEC §3: tags that are provider hints, and the provider each one names. */
+/** Tags that are provider hints, and the provider each one names. */
 export const PROVIDER_HINTS: Readonly<Record<string, RequestProvider>> = {
   openai: "openai",
   gpt: "openai",
@@ -33,7 +33,7 @@ export const PROVIDER_HINTS: Readonly<Record<string, RequestProvider>> = {
   gemini: "google",
 };
 
-/** Adds the SPEC §3 tokens of an already lowercased text to `out`. */
+/** Adds the scoring tokens of an already lowercased text to `out`. */
 function addTokens(lower: string, out: Set<string>): Set<string> {
   let start = -1;
   for (let i = 0; i <= lower.length; i++) {
@@ -49,16 +49,17 @@ function addTokens(lower: string, out: Set<string>): Set<string> {
 }
 
 /**
- * SPEC §3 tokens: lowercase the text, take the runs of `[a-z0-9]`, keep runs of 3 or more
- * characters, de-duplicate (first occurrence order).
+ * Scoring tokens (docs/scoring.md#tokens): lowercase the text, take the runs of `[a-z0-9]`, keep
+ * runs of 3 or more characters, de-duplicate (first occurrence order).
  */
 export function tokenize(text: string): string[] {
   return [...addTokens(text.toLowerCase(), new Set())];
 }
 
 /**
- * SPEC §3 name tokens: split at camelCase boundaries (`issueSearch` → `issue Search`,
- * `HTTPServer` → `HTTP Server`, `v2Api` → `v2 Api`) and at `. _ @ - /`, then {@link tokenize}.
+ * Name tokens (docs/scoring.md#tokens): split at camelCase boundaries (`issueSearch` →
+ * `issue Search`, `HTTPServer` → `HTTP Server`, `v2Api` → `v2 Api`) and at `. _ @ - /`, then
+ * {@link tokenize}.
  */
 export function nameTokens(name: string): string[] {
   const split = name
@@ -80,7 +81,7 @@ export function normaliseTags(tags: readonly string[]): string[] {
 
 /**
  * +2 when a provider hint among `tags` (already normalised) names `provider`, −2 when the tags
- * carry hints but none names it, 0 without hints (SPEC §3).
+ * carry hints but none names it, 0 without hints.
  */
 export function providerHintPoints(tags: readonly string[], provider: RequestProvider): number {
   let hinted = false;
@@ -131,7 +132,7 @@ export interface ScorableSkill {
   tags: readonly string[];
 }
 
-/** Points per SPEC §3 row, for tests and diagnostics. */
+/** Points per row of the scoring table, for tests and diagnostics. */
 export interface ScoreBreakdown {
   verbatimName: number;
   nameTokens: number;
@@ -143,7 +144,7 @@ export interface ScoreBreakdown {
   total: number;
 }
 
-/** Scores one skill against a context row by row (SPEC §3). */
+/** Scores one skill against a context row by row. */
 export function scoreBreakdown(skill: ScorableSkill, ctx: ScoringContext): ScoreBreakdown {
   const nTokens = nameTokens(skill.name);
   const tags = normaliseTags(skill.tags);
@@ -169,7 +170,7 @@ export function scoreBreakdown(skill: ScorableSkill, ctx: ScoringContext): Score
   return { ...b, total };
 }
 
-/** `scoreAutoSkill` (SPEC §3): the total integer score of `skill` against `ctx`. */
+/** `scoreAutoSkill`: the total integer score of `skill` against `ctx`. */
 export function scoreAutoSkill(skill: ScorableSkill, ctx: ScoringContext): number {
   return scoreBreakdown(skill, ctx).total;
 }

@@ -1,7 +1,8 @@
 /**
  * Per-snapshot lookups over every skill of the registry (all owners): which skill a
  * `name@version` or an emitted hash name means for a caller, which builtin a name or alias
- * means, and which version of a name competes for injection (SPEC §2 visibility, §3, §4).
+ * means, and which version of a name competes for injection
+ * (docs/registry.md#visibility-and-shadowing, docs/tool-names.md).
  * Built once per registry snapshot generation (see injection-index.ts for the cache).
  */
 import { emittedToolName, refHash } from "./tool-names.js";
@@ -13,7 +14,7 @@ export interface SkillSource {
   readonly skills: readonly Skill[];
 }
 
-/** Numeric comparison of two `MAJOR.MINOR.PATCH` versions (SPEC §2 format). */
+/** Numeric comparison of two `MAJOR.MINOR.PATCH` versions. */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(".");
   const pb = b.split(".");
@@ -24,7 +25,7 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Active = may be injected or executed at all: `enabled` and mode not `off` (SPEC §2 "Mode"). */
+/** Active = may be injected or executed at all: `enabled` and mode not `off` (docs/policies.md). */
 export function isActive(skill: Skill): boolean {
   return skill.enabled && skill.mode !== "off";
 }
@@ -119,7 +120,7 @@ export class SkillLookup {
 
   /**
    * The version of `name` that competes for injection for a caller: the highest active version
-   * visible to it, the key's own winning ties (SPEC §2 shadowing).
+   * visible to it, the key's own winning ties (docs/registry.md#visibility-and-shadowing).
    */
   winner(name: string, apiKeyId: string | null): Skill | undefined {
     const own = apiKeyId === null ? undefined : this.ownBest.get(apiKeyId)?.get(name);

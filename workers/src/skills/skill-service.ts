@@ -1,5 +1,5 @@
 /**
- * Skill management rules on top of the registry (SPEC §2, §9): install with validation,
+ * Skill management rules on top of the registry (docs/registry.md): install with validation,
  * `enabled`/`mode` consistency on update, filtered and paginated listing from the snapshot.
  */
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
@@ -8,7 +8,7 @@ import { normalizeInputSchema } from "./schema-normalize.js";
 import type { JsonSchema, Skill, SkillMode, SkillPolicy, SourceProvider } from "./types.js";
 import { isStrictVersion } from "./versions.js";
 
-/** SPEC §2 / issue 2: registry names (Agent Skills names may start with a digit). */
+/** Registry names (Agent Skills names may start with a digit; docs/registry.md#a-skill). */
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 
 /** Input of {@link SkillService.install}. */
@@ -83,7 +83,7 @@ export class SkillService {
   ) {}
 
   /**
-   * Installs a skill (SPEC §9 `POST /api/skills/install`).
+   * Installs a skill (`POST /api/skills/install`; docs/registry.md#installing).
    * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId).
    * @throws ConflictError `reserved_name` for builtin names, `skill_exists` for a duplicate.
    */
@@ -143,8 +143,9 @@ export class SkillService {
   }
 
   /**
-   * Applies an edit (SPEC §2: `enabled` and `mode` stay consistent — `enabled: true` on an `off`
-   * skill gives `on`, `enabled: false` gives `off`, a contradictory pair is a 400).
+   * Applies an edit (docs/registry.md#editing-and-removing: `enabled` and `mode` stay consistent —
+   * `enabled: true` on an `off` skill gives `on`, `enabled: false` gives `off`, a contradictory
+   * pair is a 400).
    * @throws NotFoundError for an unknown id; InvalidInputError for an empty or contradictory body.
    */
   async update(id: string, patch: UpdateSkillInput): Promise<Skill> {
@@ -185,7 +186,7 @@ export class SkillService {
     return this.registry.update(id, row);
   }
 
-  /** Lists skills from the snapshot with filters and pagination (SPEC §9). */
+  /** Lists skills from the snapshot with filters and pagination (docs/api.md#pagination). */
   async list(query: ListSkillsQuery): Promise<Page<Skill>> {
     const snapshot = await this.registry.snapshot();
     const q = query.q?.trim().toLowerCase();

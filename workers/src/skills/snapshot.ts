@@ -1,6 +1,6 @@
 /**
  * An immutable in-memory view of every skill in the registry (all owners), indexed for the hot
- * paths: lookup by id, by name, visibility per API key, version resolution (SPEC §2).
+ * paths: lookup by id, by name, visibility per API key, version resolution (docs/registry.md).
  * A new snapshot (with a new `generation`) is built after every load; indexes built on top of a
  * snapshot (e.g. the injection index) are keyed by its generation.
  */
@@ -84,7 +84,7 @@ export class RegistrySnapshot {
   }
 
   /**
-   * Resolves `name` + constraint for a caller (SPEC §2 `resolveVersion`): the highest visible
+   * Resolves `name` + constraint for a caller (docs/registry.md#versions): the highest visible
    * version that matches; no constraint = the highest visible version.
    */
   resolve(name: string, constraint: string | null, apiKeyId: string | null): Skill | undefined {

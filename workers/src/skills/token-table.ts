@@ -1,8 +1,8 @@
 /**
- * Finds which known tokens occur in a text without building token strings (issue 4 performance):
- * it walks the SPEC §3 token runs (`[a-z0-9]` runs of 3+ characters of a lowercased text),
- * hashes each run while reading it, and looks the hash up in an open-addressing table of the
- * known tokens, comparing characters to rule out collisions. Same tokens as `tokenize`.
+ * Finds which known tokens occur in a text without building token strings: it walks the token runs
+ * of docs/scoring.md#tokens (`[a-z0-9]` runs of 3+ characters of a lowercased text), hashes each
+ * run while reading it, and looks the hash up in an open-addressing table of the known tokens,
+ * comparing characters to rule out collisions. Same tokens as `tokenize`.
  */
 
 const FNV_OFFSET = 0x811c9dc5;

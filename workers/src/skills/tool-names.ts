@@ -1,8 +1,7 @@
 /**
- * Provider-safe, reversible tool names (SPEC §3 "we emit a reversible provider-safe form"; issue 4
- * scope 3). Real providers reject `@` and `.` in tool names (OpenAI and Anthropic accept
- * `^[a-zA-Z0-9_-]{1,64}$`, Gemini wants a letter or `_` first), so every emitted name matches
- * {@link TOOL_NAME_PATTERN}:
+ * Provider-safe, reversible tool names (docs/tool-names.md). Real providers reject `@` and `.` in
+ * tool names (OpenAI and Anthropic accept `^[a-zA-Z0-9_-]{1,64}$`, Gemini wants a letter or `_`
+ * first), so every emitted name matches {@link TOOL_NAME_PATTERN}:
  *
  * - builtins keep their bare name (`web_search`);
  * - direct form `<name>_v<major>_<minor>_<patch>` (`lookupWeather_v1_0_0`) when the name starts

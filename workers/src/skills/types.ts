@@ -1,22 +1,22 @@
 /**
- * Core domain types of the skills registry and executor (SPEC §2, §5).
+ * Core domain types of the skills registry and executor (docs/registry.md, docs/execution.md).
  * Shared by every layer; this module has no runtime code.
  */
 
-/** Injection mode (SPEC §2 "Mode"): `on` always injected, `off` never (and not executable), `auto` scored. */
+/** Injection mode (docs/policies.md): `on` always injected, `off` never, `auto` scored. */
 export type SkillMode = "on" | "off" | "auto";
 
-/** Executor policy (SPEC §2): who may trigger a skill. */
+/** Executor policy (docs/policies.md): who may trigger a skill. */
 export type SkillPolicy = "auto" | "manual" | "hybrid";
 
-/** Where a skill came from (SPEC §9 `?source=`). */
+/** Where a skill came from (`?source=` of `GET /api/skills`). */
 export type SourceProvider = "builtin" | "local" | "skillsmp" | "skillssh";
 
-/** Terminal and non-terminal execution states (SPEC §8 CHECK constraint). */
+/** Terminal and non-terminal execution states (docs/execution.md#lifecycle). */
 export type ExecutionStatus = "pending" | "running" | "success" | "error" | "timeout";
 
 /**
- * Approval state of an execution (SPEC §5 "Approval"): `none` for executions that need no
+ * Approval state of an execution (docs/policies.md#approval): `none` for executions that need no
  * approval, `required` while a hybrid call waits for an operator, then `approved` or `rejected`,
  * or `expired` when nobody decided in time.
  */
@@ -25,13 +25,13 @@ export type ApprovalState = "none" | "required" | "approved" | "rejected" | "exp
 /** A JSON Schema object (draft 2020-12 subset), kept as plain data. */
 export type JsonSchema = Record<string, unknown>;
 
-/** The skill's schemas (SPEC §2): `input` is always a normalised JSON Schema with root `type: "object"`. */
+/** The skill's schemas (docs/registry.md): `input` is a JSON Schema with root `type: "object"`. */
 export interface SkillSchema {
   input: JsonSchema;
   output?: JsonSchema;
 }
 
-/** A registered skill (SPEC §2). Timestamps are ISO-8601 strings. */
+/** A registered skill (docs/registry.md#a-skill). Timestamps are ISO-8601 strings. */
 export interface Skill {
   id: string;
   name: string;
@@ -75,7 +75,7 @@ export interface Execution {
   errorCode: string | null;
   /** Wall time of the final attempt sequence in ms; null until the execution ends. */
   durationMs: number | null;
-  /** Number of handler attempts made (SPEC §5 retries). */
+  /** Number of handler attempts made (docs/execution.md#retries). */
   attempts: number;
   createdAt: string;
   updatedAt: string;
@@ -101,7 +101,7 @@ export interface HandlerContext extends CallerContext {
 }
 
 /**
- * A skill handler (SPEC §5): `(input, ctx) => Promise<output>`. Throw to fail; throw an error with
- * `retryable: true` (see {@link RetryableError}) to ask for another attempt.
+ * A skill handler (docs/execution.md#handlers): `(input, ctx) => Promise<output>`. Throw to fail;
+ * throw an error with `retryable: true` (see {@link RetryableError}) to ask for another attempt.
  */
 export type SkillHandler = (input: unknown, ctx: HandlerContext) => Promise<unknown>;

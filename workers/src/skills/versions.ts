@@ -1,11 +1,11 @@
 /**
- * Skill versions (SPEC §2 "Identity and versions"): strict `MAJOR.MINOR.PATCH` and constraint
+ * Skill versions (docs/registry.md#versions): strict `MAJOR.MINOR.PATCH` and constraint
  * resolution with the `semver` package. Constraints: `^`, `~`, `>`, `>=`, `<`, `<=`, `==` and an
  * exact version; the highest matching version wins.
  */
 import semver from "semver";
 
-/** SPEC §2: a version is `^\d+\.\d+\.\d+$` exactly (no pre-release, no build metadata, no `v`). */
+/** A version is `^\d+\.\d+\.\d+$` exactly (no pre-release, no build metadata, no `v`). */
 export const VERSION_PATTERN = /^\d+\.\d+\.\d+$/;
 
 /** True when `version` is a strict `MAJOR.MINOR.PATCH` version. */
@@ -26,7 +26,7 @@ export function toSemverRange(constraint: string): string | null {
 }
 
 /**
- * Highest version among `versions` that satisfies `constraint` (SPEC §2 `resolveVersion`).
+ * Highest version among `versions` that satisfies `constraint` (docs/registry.md#versions).
  * @param versions strict versions, any order.
  * @param constraint `^1.0.0`, `~1.0.0`, `>1.0.0`, `>=1.1.0`, `<2.0.0`, `<=1.2.0`, `==1.0.0`, `1.0.0`, or empty / `latest` for the highest.
  * @returns the version, or null when none matches or the constraint is invalid.

@@ -1,6 +1,6 @@
 /**
- * Example handlers that ship registered (issue 2): `echo-handler` returns its input, so the
- * install example of SPEC §9 works end to end.
+ * Example handlers that ship registered: `echo-handler` returns its input, so the README's
+ * install example works end to end (docs/builtins.md).
  */
 import type { SkillHandler } from "../types.js";
 

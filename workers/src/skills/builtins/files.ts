@@ -1,5 +1,5 @@
 /**
- * Builtins `file_read` and `file_write` (SPEC §2 "Builtins", §7 "Workspaces"): files in a
+ * Builtins `file_read` and `file_write` (docs/workspaces.md): files in a
  * per-API-key workspace kept in the database, every path validated before any I/O, sizes capped by
  * `SKILLS_MAX_FILE_BYTES`.
  */
@@ -56,7 +56,7 @@ const encodingProperty = {
   description: "`utf8` for text (default), `base64` for binary data.",
 };
 
-/** Declarations of the two file builtins (SPEC §2: policy `auto`). */
+/** Declarations of the two file builtins (policy `auto`; docs/registry.md#builtins). */
 export const fileDefinitions: BuiltinDefinition[] = [
   {
     name: "file_read",

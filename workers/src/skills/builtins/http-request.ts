@@ -1,5 +1,5 @@
 /**
- * Builtin `http_request` (SPEC §2, §7 "http_request"): method allowlist, header stripping, no
+ * Builtin `http_request` (docs/outbound.md): method allowlist, header stripping, no
  * redirects followed, public addresses only (outbound guard), body cut at the cap with
  * `truncated: true`, and a time limit.
  */
@@ -12,13 +12,14 @@ import type { HandlerContext, SkillHandler } from "../types.js";
 import { bytesToBase64, concatBytes, utf8Encode } from "./bytes.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
-/** Methods `http_request` may use (SPEC §7). */
+/** Methods `http_request` may use (docs/outbound.md#the-request). */
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /**
- * Outgoing headers removed before sending: the SPEC §7 list (`host`, `connection`,
+ * Outgoing headers removed before sending: the fixed list (`host`, `connection`,
  * `content-length`, `cookie`, `set-cookie`, `authorization`, `proxy-authorization`) plus the other
- * hop-by-hop headers of RFC 9110 §7.6.1, which only the connection layer may set.
+ * hop-by-hop headers of RFC 9110 §7.6.1, which only the connection layer may set
+ * (docs/outbound.md#the-request).
  */
 export const STRIPPED_HEADERS: ReadonlySet<string> = new Set([
   "host",
@@ -67,7 +68,7 @@ export interface HttpRequestResult {
   url: string;
 }
 
-/** Declaration of `http_request` (SPEC §2: policy `auto`). */
+/** Declaration of `http_request` (policy `auto`; docs/registry.md#builtins). */
 export const httpRequestDefinitions: BuiltinDefinition[] = [
   {
     name: "http_request",

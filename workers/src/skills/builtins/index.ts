@@ -1,7 +1,7 @@
 /**
- * The builtin catalogue (SPEC §2 "Builtins"): declarations seeded into the registry and the
- * handler factories registered with the executor. Policies per SPEC §2: file I/O, http and
- * search `auto`; `eval_code` `hybrid`; `execute_command` `manual`.
+ * The builtin catalogue (docs/builtins.md): declarations seeded into the registry and the
+ * handler factories registered with the executor. Policies (docs/registry.md#builtins): file I/O,
+ * http and search `auto`; `eval_code` `hybrid`; `execute_command` `manual`.
  */
 import type { AppDeps } from "../../deps.js";
 import type { SkillHandler } from "../types.js";

@@ -1,8 +1,8 @@
 /**
- * Instruction skills (SPEC §11): a catalog (SKILL.md) skill's tool takes an optional `{ task }` and
- * returns the SKILL.md body stored in the skill's `instructions` field (progressive disclosure, as
- * Agent Skills work). Every catalog install names this handler in `handlerCode`, so such skills
- * always execute ("handler not found" is ruled out).
+ * Instruction skills (docs/catalogs.md#running-an-instruction-skill): a catalog (SKILL.md) skill's
+ * tool takes an optional `{ task }` and returns the SKILL.md body stored in the skill's
+ * `instructions` field (progressive disclosure, as Agent Skills work). Every catalog install names
+ * this handler in `handlerCode`, so such skills always execute ("handler not found" is ruled out).
  */
 import { z } from "zod";
 import { ExecutionFailure } from "../../errors.js";

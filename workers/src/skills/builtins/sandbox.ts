@@ -1,6 +1,6 @@
 /**
  * Builtins `eval_code` (node, python) and `execute_command` (shell argv) delegated to the sandbox
- * host (SPEC §1, §2 "Builtins", §5 "Outcomes", §6; issue 3 "API side").
+ * host (docs/sandbox.md#the-builtins).
  */
 import { z } from "zod";
 import type { Config } from "../../config.js";
@@ -13,7 +13,7 @@ import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
 /**
  * Time the executor allows beyond the sandbox limit, in ms: kill grace, container start and
- * removal, the HTTP round trip (issue 3: "the executor's own timeout ... is that plus a grace").
+ * removal, the HTTP round trip (docs/execution.md#time-budget).
  */
 export const SANDBOX_EXECUTOR_GRACE_MS = 5_000;
 
@@ -43,7 +43,7 @@ const timeoutProperty = {
 
 /**
  * Sandbox time limit of a call in ms: the call's `timeoutMs`, else `SKILLS_SANDBOX_TIMEOUT_MS`,
- * never above 60 000 (SPEC §6).
+ * never above 60 000 (docs/sandbox.md#the-builtins).
  */
 export function sandboxTimeoutFor(input: unknown, config: Config): number {
   const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
@@ -59,7 +59,7 @@ function executorTimeoutFor(input: unknown, config: Config): number {
   return sandboxTimeoutFor(input, config) + SANDBOX_EXECUTOR_GRACE_MS;
 }
 
-/** Declarations of the sandbox builtins (SPEC §2: eval_code `hybrid`, execute_command `manual`). */
+/** Declarations of the sandbox builtins (eval_code `hybrid`, execute_command `manual`). */
 export const sandboxDefinitions: BuiltinDefinition[] = [
   {
     name: "eval_code",
@@ -136,7 +136,7 @@ function parseInput<T>(schema: z.ZodType<T>, input: unknown, tool: string): T {
 }
 
 /**
- * Maps a run result to the execution outcome (SPEC §5 "Outcomes"): exit 0 without OOM → the
+ * Maps a run result to the execution outcome (docs/execution.md#outcomes): exit 0 without OOM → the
  * result is returned (success); a timeout → ExecutionFailure `timeout` with the partial result;
  * OOM or a non-zero exit → ExecutionFailure `error` with the whole result as output.
  */

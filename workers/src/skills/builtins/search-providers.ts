@@ -1,5 +1,5 @@
 /**
- * Search providers of `web_search` (SPEC §7 "a pluggable search provider"). Two implementations
+ * Search providers of `web_search` (docs/builtins.md#web_search). Two implementations
  * against their documented JSON APIs: SearXNG (`GET {SEARXNG_URL}/search?q=&format=json`, the
  * instance must enable the `json` format) and the Brave Search API
  * (`GET {BRAVE_BASE_URL}/res/v1/web/search?q=&count=` with `X-Subscription-Token`). The endpoint is

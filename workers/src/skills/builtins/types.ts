@@ -1,5 +1,5 @@
 /**
- * How builtin skills are declared (SPEC §2 "Builtins"). Each builtin module exports its
+ * How builtin skills are declared (docs/registry.md#builtins). Each builtin module exports its
  * definitions and a factory that builds the handlers from the app's dependencies; the registry
  * seeds the definitions as global skills (`source_provider = 'builtin'`, version `1.0.0`), and the
  * executor registers the handlers under the builtin's name.
@@ -16,13 +16,13 @@ export interface BuiltinDefinition {
   /** JSON Schema of the input, root `type: "object"`. */
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
-  /** Default executor policy (SPEC §2): file I/O, http, search `auto`; eval_code `hybrid`; execute_command `manual`. */
+  /** Default executor policy (docs/policies.md). */
   policy: SkillPolicy;
   /** Default injection mode; builtins take part in scoring as `auto`. */
   mode: SkillMode;
   /** Whether the builtin is enabled on a fresh install. */
   enabled?: boolean;
-  /** Descriptive tags that feed AUTO scoring (SPEC §3). */
+  /** Descriptive tags that feed AUTO scoring (docs/scoring.md). */
   tags: string[];
   /** Other names a model may use for this builtin (e.g. `omniroute_web_search`). */
   aliases?: string[];

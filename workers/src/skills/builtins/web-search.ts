@@ -1,6 +1,6 @@
 /**
- * Builtin `web_search` (SPEC §2, §7 "a pluggable search provider with cached results"; alias
- * `omniroute_web_search`, SPEC §4). Results are cached in the KV-style cache for
+ * Builtin `web_search` (docs/builtins.md#web_search; alias `omniroute_web_search`,
+ * docs/tool-names.md#builtin-names-and-aliases). Results are cached in the KV-style cache for
  * `WEB_SEARCH_CACHE_TTL_S` seconds; failures are tool errors, never empty results.
  */
 import { z } from "zod";
@@ -35,7 +35,7 @@ export interface WebSearchResult {
   cached: boolean;
 }
 
-/** Declaration of `web_search` (SPEC §2: policy `auto`). */
+/** Declaration of `web_search` (policy `auto`; docs/registry.md#builtins). */
 export const webSearchDefinitions: BuiltinDefinition[] = [
   {
     name: "web_search",

@@ -1,10 +1,11 @@
 /**
- * Workspace path validation for `file_read` / `file_write` (SPEC §7 "Workspaces"). Every path is
- * checked here, as a string, before any storage access; nothing is resolved against a file system.
+ * Workspace path validation for `file_read` / `file_write` (docs/workspaces.md#path-rules). Every
+ * path is checked here, as a string, before any storage access; nothing is resolved against a file
+ * system.
  */
 import { ExecutionFailure } from "../../errors.js";
 
-/** Path segments that may never appear, compared case-insensitively (SPEC §7). */
+/** Path segments that may never appear, compared case-insensitively (docs/workspaces.md). */
 export const FORBIDDEN_SEGMENTS: readonly string[] = [
   ".env",
   ".git",
@@ -73,12 +74,12 @@ function countAscii(text: string, chars: string): number {
  * Validates a workspace-relative path and returns its normal form (segments joined by `/`, with
  * `.` segments and repeated slashes removed). Pure: performs no I/O.
  *
- * Refused (SPEC §7, plus the classes of bypass known from path-traversal attacks): non-strings,
- * empty or blank paths, NUL and other control or invisible format characters, over-long paths or
- * segments, absolute paths (`/…`, `~…`), drive letters and any other `:` (URL schemes, NTFS
- * streams), backslashes, `..` anywhere (even inside a name), percent-encoded bytes, Unicode
- * look-alikes of `.`, `/`, `\` (explicit list, plus any character whose NFKC form adds one of
- * `./\:%`), trailing `/` (a directory), and the forbidden segments `.env`, `.git`, `.ssh`,
+ * Refused (docs/workspaces.md#path-rules, the classes of bypass known from path-traversal attacks):
+ * non-strings, empty or blank paths, NUL and other control or invisible format characters,
+ * over-long paths or segments, absolute paths (`/…`, `~…`), drive letters and any other `:` (URL
+ * schemes, NTFS streams), backslashes, `..` anywhere (even inside a name), percent-encoded bytes,
+ * Unicode look-alikes of `.`, `/`, `\` (explicit list, plus any character whose NFKC form adds one
+ * of `./\:%`), trailing `/` (a directory), and the forbidden segments `.env`, `.git`, `.ssh`,
  * `.omniroute`, `.codex`, `secrets` compared case-insensitively after dropping trailing dots and
  * spaces (Windows treats `.git.` as `.git`); `.env.*` files (e.g. `.env.local`) are refused too.
  *

@@ -1,7 +1,7 @@
 /**
- * Per-key workspaces of `file_read` / `file_write`, stored in the `workspace_files` table (SPEC §7:
- * a Worker has no disk). Paths handed to this module must already be validated by
- * `validateWorkspacePath`; this module never interprets them.
+ * Per-key workspaces of `file_read` / `file_write`, stored in the `workspace_files` table
+ * (docs/workspaces.md: a Worker has no disk). Paths handed to this module must already be validated
+ * by `validateWorkspacePath`; this module never interprets them.
  */
 import { and, eq } from "drizzle-orm";
 import { sha256Hex } from "../../auth/crypto.js";
@@ -14,8 +14,9 @@ import { base64ToBytes, bytesToBase64 } from "./bytes.js";
 const APPEND_ATTEMPTS = 8;
 
 /**
- * Workspace name of an API key (SPEC §7): `sha256(apiKeyId || "anonymous")` in hex, first 24
- * characters. A null, undefined or empty key maps to the one shared `anonymous` workspace.
+ * Workspace name of an API key (docs/workspaces.md#which-workspace):
+ * `sha256(apiKeyId || "anonymous")` in hex, first 24 characters. A null, undefined or empty key
+ * maps to the one shared `anonymous` workspace.
  */
 export async function workspaceIdFor(apiKeyId: string | null | undefined): Promise<string> {
   const digest = await sha256Hex(apiKeyId ? apiKeyId : "anonymous");
