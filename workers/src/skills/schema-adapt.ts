@@ -65,7 +65,11 @@ function typed(node: Obj, t: string, values: unknown[] | undefined): Obj {
     out.items = gemini(isObject(node.items) ? node.items : {});
     if (typeof node.minItems === "number") out.minItems = node.minItems;
     if (typeof node.maxItems === "number") out.maxItems = node.maxItems;
-  } else if (t === "object" && isObject(node.properties)) {
+  } else if (
+    t === "object" &&
+    isObject(node.properties) &&
+    Object.keys(node.properties).length > 0
+  ) {
     const props: Obj = {};
     for (const [k, v] of Object.entries(node.properties)) props[k] = gemini(isObject(v) ? v : {});
     out.properties = props;

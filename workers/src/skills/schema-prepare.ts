@@ -73,54 +73,66 @@ class Preparer {
     };
   }
 
-  /** The node with its `$ref` inlined and `allOf` merged; null for a recursive/unknown ref. */
-  private resolve(raw: Obj, seen: readonly string[]): Obj | null {
+  /**
+   * The node with its `$ref` inlined and `allOf` merged, and the references followed on the way
+   * (`seen` plus those); null for a recursive or unknown reference.
+   */
+  private resolve(
+    raw: Obj,
+    seen: readonly string[],
+  ): { node: Obj; seen: readonly string[] } | null {
     let node = raw;
+    let path = seen;
     if (typeof node.$ref === "string") {
       const ref = node.$ref;
       const m = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
       const target = m ? this.defs[m[1]!.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined;
       if (!isObject(target) || seen.includes(ref) || seen.length >= MAX_REFS) return null;
-      const { $ref: _ref, ...siblings } = node;
       const inner = this.resolve(target, [...seen, ref]);
       if (!inner) return null;
-      node = { ...inner, ...siblings };
+      // Keywords beside a $ref apply together with the target: merged like an allOf member.
+      const { $ref: _ref, ...siblings } = node;
+      node = { ...siblings, allOf: [...asList(siblings.allOf), inner.node] };
+      path = inner.seen;
     }
-    if (!Array.isArray(node.allOf)) return node;
+    if (!Array.isArray(node.allOf)) return { node, seen: path };
     const { allOf, ...base } = node;
     const merged: Obj = { ...base };
     for (const raw of allOf) {
-      const part = isObject(raw) ? this.resolve(raw, seen) : null;
+      const part = isObject(raw) ? this.resolve(raw, path) : null;
       if (!part) continue;
-      for (const [k, v] of Object.entries(part)) {
+      path = [...new Set([...path, ...part.seen])];
+      for (const [k, v] of Object.entries(part.node)) {
         if (k === "properties" && isObject(v))
-          merged.properties = { ...v, ...(isObject(merged.properties) ? merged.properties : {}) };
+          merged.properties = addProperties(merged.properties, v);
         else if (k === "required" && Array.isArray(v))
-          merged.required = [
-            ...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...v]),
-          ];
+          merged.required = [...new Set([...asList(merged.required), ...v])];
         else if (!(k in merged)) merged[k] = v;
       }
     }
-    return merged;
+    return { node: merged, seen: path };
   }
 
   /** Converts one schema (see the module docs); null for the `false` schema. */
   convert(raw: unknown, depth: number, seen: readonly string[], root = false): Converted | null {
     if (raw === false) return null;
     if (!isObject(raw) || depth > MAX_DEPTH) return { schema: {} };
-    let node = this.resolve(raw, seen);
-    if (node && oneBranch(node)) {
+    let resolved = this.resolve(raw, seen);
+    if (resolved) resolved = { ...resolved, node: withoutBooleanBranches(resolved.node) };
+    if (resolved && oneBranch(resolved.node)) {
       // anyOf/oneOf of one schema means that schema: merged like an allOf member.
-      const { anyOf, oneOf, ...rest } = node;
-      node = this.resolve({ ...rest, allOf: [...asList(anyOf), ...asList(oneOf)] }, seen);
+      const { anyOf, oneOf, ...rest } = resolved.node;
+      const only = [...asList(anyOf), ...asList(oneOf)];
+      resolved = this.resolve({ ...rest, allOf: only }, resolved.seen);
     }
-    if (!node) {
+    if (!resolved) {
       // Recursive or unknown reference: an open value (described when it said what it is).
       const out: Obj = {};
       if (typeof raw.description === "string") out.description = raw.description;
       return { schema: out };
     }
+    const node = resolved.node;
+    seen = resolved.seen;
     let types = typesOf(node);
     if (types.length === 0 && isObject(node.properties)) types = ["object"];
     else if (types.length === 0 && (node.items !== undefined || Array.isArray(node.prefixItems)))
@@ -147,19 +159,17 @@ class Preparer {
       ...(Array.isArray(node.anyOf) ? node.anyOf : []),
       ...(Array.isArray(node.oneOf) ? node.oneOf : []),
     ];
-    const resolved = branches.map((b) => (isObject(b) ? this.resolve(b, seen) : null));
+    const alts = branches.map((b) => (isObject(b) ? (this.resolve(b, seen)?.node ?? null) : null));
     const fold =
       branches.length > 0 &&
-      (root || (types.length === 1 && types[0] === "object" && resolved.every(isRefinement)));
-    let properties = isObject(node.properties) ? { ...node.properties } : undefined;
+      (root || (types.length === 1 && types[0] === "object" && alts.every(isRefinement)));
+    let properties = isObject(node.properties) ? node.properties : undefined;
     let required = stringList(node.required);
     let alternatives: string[][] | null = null;
     if (fold) {
-      const objects = resolved.filter((b): b is Obj => b !== null && isObjectLike(b));
-      for (const b of objects) {
-        if (!isObject(b.properties)) continue;
-        properties = { ...b.properties, ...(properties ?? {}) };
-      }
+      const objects = alts.filter((b): b is Obj => b !== null && isObjectLike(b));
+      for (const b of objects)
+        if (isObject(b.properties)) properties = addProperties(properties, b.properties);
       const sets = objects.map((b) => stringList(b.required));
       if (sets.length > 0) {
         const common = sets.reduce((acc, s) => acc.filter((n) => s.includes(n)));
@@ -175,7 +185,7 @@ class Preparer {
     }
 
     if (types.includes("object")) {
-      const obj = this.object(node, properties ?? {}, required, depth, seen);
+      const obj = this.object(node, properties, required, depth, seen);
       Object.assign(out, obj.schema);
       names = mergeArgumentNameMaps(obj.names, names);
       if (alternatives) {
@@ -224,13 +234,13 @@ class Preparer {
   /** `properties`, `required` and `additionalProperties` of an object node, names made safe. */
   private object(
     node: Obj,
-    properties: Obj,
+    properties: Obj | undefined,
     required: string[],
     depth: number,
     seen: readonly string[],
   ): { schema: Obj; names?: ArgumentNameMap; rename: Map<string, string> } {
     const kept: [string, Converted][] = [];
-    for (const [k, v] of Object.entries(properties)) {
+    for (const [k, v] of Object.entries(properties ?? {})) {
       const c = this.convert(v, depth + 1, seen);
       if (c) kept.push([k, c]);
     }
@@ -242,7 +252,7 @@ class Preparer {
       props[safe] = c.schema;
       if (safe !== k || c.names) map.set(safe, c.names ? { name: k, below: c.names } : { name: k });
     }
-    const schema: Obj = { properties: props };
+    const schema: Obj = properties ? { properties: props } : {};
     const req = [...new Set(required.filter((r) => rename.has(r)).map((r) => rename.get(r)!))];
     if (req.length > 0) schema.required = req;
     let additional: ArgumentNameMap | undefined;
@@ -265,8 +275,30 @@ class Preparer {
   }
 }
 
+/** `base` plus the properties of `extra` it does not have (base keys first, base schemas win). */
+function addProperties(base: unknown, extra: Obj): Obj {
+  const out: Obj = isObject(base) ? { ...base } : {};
+  for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(out, k)) out[k] = v;
+  return out;
+}
+
 function asList(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
+}
+
+/**
+ * The node with `false` members removed from its `anyOf`/`oneOf`, and a combinator holding a
+ * `true` member (always satisfied) removed.
+ */
+function withoutBooleanBranches(node: Obj): Obj {
+  let out = node;
+  for (const k of ["anyOf", "oneOf"] as const) {
+    const list = out[k];
+    if (!Array.isArray(list) || !list.some((b) => typeof b === "boolean")) continue;
+    const { [k]: _drop, ...rest } = out;
+    out = list.includes(true) ? rest : { ...rest, [k]: list.filter((b) => b !== false) };
+  }
+  return out;
 }
 
 /** True when the node's anyOf/oneOf hold exactly one schema between them. */
