@@ -118,6 +118,7 @@ const CLASSES: Record<string, unknown> = {
     allOf: [{ properties: { extra: { type: "boolean" } } }],
     not: { required: ["forbidden"] },
     if: { properties: { kind: { const: "a" } } },
+    // biome-ignore lint/suspicious/noThenProperty: a JSON Schema conditional, not a thenable.
     then: { required: ["x"] },
   },
   "top-level $ref with $defs": {

@@ -81,7 +81,7 @@ function walk(node: unknown, path: string, out: string[], visit: Visit): void {
       walk(v, `${path}.properties.${k}`, out, visit);
   if (node.items !== undefined) walk(node.items, `${path}.items`, out, visit);
   if (Array.isArray(node.anyOf))
-    node.anyOf.forEach((b, i) => walk(b, `${path}.anyOf[${i}]`, out, visit));
+    for (const [i, b] of node.anyOf.entries()) walk(b, `${path}.anyOf[${i}]`, out, visit);
   if (isObj(node.additionalProperties))
     walk(node.additionalProperties, `${path}.additionalProperties`, out, visit);
 }
