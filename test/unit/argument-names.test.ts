@@ -149,6 +149,27 @@ describe("restoring a model's arguments", () => {
     for (const v of [null, 3, "s", [1, 2]]) expect(restoreCallArguments(schema, v)).toEqual(v);
   });
 
+  it("an alternative's renamed property never renames a sibling that has that name", () => {
+    const schema = normalizeInputSchema({
+      type: "object",
+      properties: {
+        box: {
+          type: "object",
+          properties: { a_b: { type: "string" } },
+          anyOf: [
+            {
+              type: "object",
+              properties: { "a b": { type: "number" } },
+              additionalProperties: false,
+            },
+            { type: "object", properties: { c: { type: "number" } }, additionalProperties: false },
+          ],
+        },
+      },
+    });
+    expect(restoreCallArguments(schema, { box: { a_b: "own" } })).toEqual({ box: { a_b: "own" } });
+  });
+
   it("a __proto__ argument stays plain data", () => {
     const args = JSON.parse('{"first_name":"Ann","__proto__":{"polluted":true}}');
     const out = restoreCallArguments(normalizeInputSchema(SCHEMA), args) as Obj;

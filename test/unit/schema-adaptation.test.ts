@@ -362,6 +362,23 @@ describe("class by class", () => {
     }
   });
 
+  it("a $defs graph that doubles at every level stays bounded", () => {
+    const $defs: Obj = { d0: { type: "string" } };
+    for (let i = 1; i <= 30; i++)
+      $defs[`d${i}`] = {
+        type: "object",
+        properties: { l: { $ref: `#/$defs/d${i - 1}` }, r: { $ref: `#/$defs/d${i - 1}` } },
+      };
+    const schema = { type: "object", properties: { top: { $ref: "#/$defs/d30" } }, $defs };
+    for (const dialect of ["json-schema", "gemini"] as const) {
+      const out = adaptSchema(schema, dialect) as Obj;
+      const nodes = JSON.stringify(out).split('"type"').length - 1;
+      expect(nodes).toBeGreaterThan(1_000);
+      expect(nodes).toBeLessThanOrEqual(5_000);
+      expect(out.properties.top.type).toBe("object");
+    }
+  });
+
   it("Gemini omits parameters for a skill without any; OpenAI and Anthropic get an empty object", () => {
     expect(emitted("gemini", {})).toBeUndefined();
     expect(emitted("gemini", { type: "object", properties: {} })).toBeUndefined();

@@ -14,6 +14,7 @@
  *   nodes of that type (`properties` never on an `integer`);
  * - every array schema has `items` (OpenAI refuses one without); missing items become `{}`
  *   (any value), tuples the `anyOf` of their members;
+ * - at most 32 levels and 5,000 nodes (inlined references included); beyond, an open value;
  * - property names matching {@link SAFE_ARGUMENT_NAME} (see argument-names.ts).
  *
  * The result may be looser than the skill's schema, never stricter: the executor still validates
@@ -43,6 +44,8 @@ type Converted = { schema: Obj; names?: ArgumentNameMap };
 
 const MAX_DEPTH = 32;
 const MAX_REFS = 16;
+/** Nodes converted per schema at most (inlining a $defs graph can multiply them). */
+const MAX_NODES = 5_000;
 
 function isObject(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -65,6 +68,7 @@ export function appendDescription(out: Obj, note: string): void {
 
 class Preparer {
   private readonly defs: Obj;
+  private nodes = 0;
 
   constructor(root: Obj) {
     this.defs = {
@@ -116,7 +120,7 @@ class Preparer {
   /** Converts one schema (see the module docs); null for the `false` schema. */
   convert(raw: unknown, depth: number, seen: readonly string[], root = false): Converted | null {
     if (raw === false) return null;
-    if (!isObject(raw) || depth > MAX_DEPTH) return { schema: {} };
+    if (!isObject(raw) || depth > MAX_DEPTH || ++this.nodes > MAX_NODES) return { schema: {} };
     let resolved = this.resolve(raw, seen);
     if (resolved) resolved = { ...resolved, node: withoutBooleanBranches(resolved.node) };
     if (resolved && oneBranch(resolved.node)) {
@@ -185,7 +189,8 @@ class Preparer {
     }
 
     if (types.includes("object")) {
-      const obj = this.object(node, properties, required, depth, seen);
+      // Names from items/branches share this level: list every own name so those win.
+      const obj = this.object(node, properties, required, depth, seen, names !== undefined);
       Object.assign(out, obj.schema);
       names = mergeArgumentNameMaps(obj.names, names);
       if (alternatives) {
@@ -238,6 +243,7 @@ class Preparer {
     required: string[],
     depth: number,
     seen: readonly string[],
+    listAll: boolean,
   ): { schema: Obj; names?: ArgumentNameMap; rename: Map<string, string> } {
     const kept: [string, Converted][] = [];
     for (const [k, v] of Object.entries(properties ?? {})) {
@@ -265,7 +271,7 @@ class Preparer {
         additional = c.names;
       }
     }
-    if (additional) {
+    if (additional || listAll) {
       for (const [k] of kept) if (!map.has(rename.get(k)!)) map.set(rename.get(k)!, { name: k });
     }
     const names: ArgumentNameMap = {};
