@@ -170,12 +170,12 @@ describe("round trip per format", () => {
     const injected = await injectFor("gemini", geminiRequest());
     const decls = (
       injected.request.config as {
-        tools: { functionDeclarations: { name: string; parameters?: unknown }[] }[];
+        tools: { functionDeclarations: { name: string; parametersJsonSchema?: unknown }[] }[];
       }
     ).tools[0]!.functionDeclarations;
-    expect(decls.find((d) => d.name === TOOL)!.parameters).toEqual({
-      type: "OBJECT",
-      properties: { city: { type: "STRING" } },
+    expect(decls.find((d) => d.name === TOOL)!.parametersJsonSchema).toEqual({
+      type: "object",
+      properties: { city: { type: "string" } },
       required: ["city"],
     });
     const body = await intercept(

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+/**
+ * Shorthand schemas and the Gemini form of a schema rich in keywords outside Gemini's documented
+ * subset (docs/schema-adaptation.md, "Gemini").
+ */
 import {
   adaptSchema,
-  toGeminiSchema,
+  toGeminiParameters,
   toJsonSchemaParameters,
 } from "../../workers/src/skills/schema-adapt.js";
 import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
@@ -15,6 +19,7 @@ const FORBIDDEN_FOR_GEMINI = [
   "oneOf",
   "allOf",
   "definitions",
+  "nullable",
 ];
 
 /** Every key used anywhere in a schema tree. */
@@ -54,11 +59,11 @@ describe("shorthand schemas", () => {
     expect(p.required).toEqual(["days"]);
   });
 
-  it("Gemini parameters are in Gemini's subset", () => {
-    const p = toGeminiSchema(normalised);
+  it("Gemini parameters are a JSON Schema object in Gemini's subset", () => {
+    const p = toGeminiParameters(normalised);
     expect(p).toEqual({
-      type: "OBJECT",
-      properties: { city: { type: "STRING" }, days: { type: "INTEGER" } },
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer" } },
       required: ["days"],
     });
   });
@@ -94,7 +99,7 @@ describe("Gemini schema subset", () => {
     },
     required: ["city", "ghost"],
   };
-  const g = toGeminiSchema(rich)!;
+  const g = toGeminiParameters(rich)!;
   const props = g.properties as Record<string, Record<string, unknown>>;
 
   it("drops keywords outside the subset everywhere", () => {
@@ -102,39 +107,44 @@ describe("Gemini schema subset", () => {
     for (const k of FORBIDDEN_FOR_GEMINI) expect(keys.has(k)).toBe(false);
     expect(keys.has("uniqueItems")).toBe(false);
   });
-  it("turns type arrays and null branches into one type plus nullable", () => {
-    expect(props.city).toEqual({ type: "STRING", nullable: true, minLength: "2" });
-    expect(props.mode).toEqual({ type: "STRING", nullable: true });
+  it("turns type arrays and null branches into one type per node plus a null branch", () => {
+    expect(props.city).toEqual({
+      description: "at least 2 characters",
+      anyOf: [{ type: "string" }, { type: "null" }],
+    });
+    expect(props.mode).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] });
     for (const t of typesDeep(g)) expect(typeof t).toBe("string");
   });
   it("inlines $ref and describes recursive references", () => {
-    expect(props.unit).toEqual({ type: "STRING", enum: ["c", "f"], description: "Unit" });
-    expect(props.tree).toEqual({
-      type: "OBJECT",
-      properties: { next: { type: "OBJECT", description: "Nested object" } },
-    });
+    expect(props.unit).toEqual({ type: "string", enum: ["c", "f"], description: "Unit" });
+    expect(props.tree).toEqual({ type: "object", properties: { next: {} } });
   });
-  it("rewrites const as an enum of one (strings) or a description", () => {
-    expect(props.kind).toEqual({ type: "STRING", enum: ["forecast"] });
-    expect(props.count).toEqual({ type: "NUMBER", description: "must be 3" });
+  it("rewrites const as an enum of one", () => {
+    expect(props.kind).toEqual({ type: "string", enum: ["forecast"] });
+    expect(props.count).toEqual({ type: "number", enum: [3] });
   });
-  it("keeps supported formats only, merges allOf, keeps anyOf, describes non-string enums", () => {
-    expect(props.when).toEqual({ type: "STRING", format: "date-time" });
+  it("keeps supported formats only, merges allOf, keeps anyOf, keeps number enums", () => {
+    expect(props.when).toEqual({ type: "string", format: "date-time" });
     expect(props.both).toEqual({
-      type: "OBJECT",
-      properties: { a: { type: "STRING" }, b: { type: "INTEGER" } },
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "integer" } },
       required: ["a"],
     });
-    expect(props.mixed).toEqual({ anyOf: [{ type: "STRING" }, { type: "NUMBER" }] });
-    expect(props.levels).toEqual({ type: "INTEGER", description: "one of 1, 2, 3" });
-    expect(props.tags).toEqual({ type: "ARRAY", items: { type: "STRING" }, maxItems: "5" });
-    expect(props.meta).toEqual({ type: "OBJECT" });
+    expect(props.mixed).toEqual({ anyOf: [{ type: "string" }, { type: "number" }] });
+    expect(props.levels).toEqual({ type: "integer", enum: [1, 2, 3] });
+    expect(props.tags).toEqual({
+      type: "array",
+      description: "distinct items",
+      items: { type: "string" },
+      maxItems: 5,
+    });
+    expect(props.meta).toEqual({ type: "object" });
   });
   it("keeps only required names that exist", () => {
     expect(g.required).toEqual(["city"]);
   });
   it("omits parameters for a schema without properties", () => {
-    expect(toGeminiSchema({ type: "object", properties: {} })).toBeNull();
+    expect(toGeminiParameters({ type: "object", properties: {} })).toBeNull();
     expect(adaptSchema({ type: "object" }, "json-schema")).toEqual({
       type: "object",
       properties: {},

@@ -129,7 +129,7 @@ describe("tools go where each format wants them", () => {
       {
         functionDeclarations: [
           { name: "Bash", description: "Run a shell command" },
-          { name: SKILL, description: "Current weather", parameters: spec.parameters },
+          { name: SKILL, description: "Current weather", parametersJsonSchema: spec.parameters },
         ],
       },
     ]);
@@ -138,7 +138,7 @@ describe("tools go where each format wants them", () => {
     expect(rest.tools).toEqual([
       {
         functionDeclarations: [
-          { name: SKILL, description: "Current weather", parameters: spec.parameters },
+          { name: SKILL, description: "Current weather", parametersJsonSchema: spec.parameters },
         ],
       },
     ]);
@@ -158,7 +158,7 @@ describe("Gemini REST requests in snake_case", () => {
       {
         function_declarations: [
           { name: "Bash" },
-          { name: SKILL, description: "Current weather", parameters: spec.parameters },
+          { name: SKILL, description: "Current weather", parametersJsonSchema: spec.parameters },
         ],
       },
       { google_search: {} },

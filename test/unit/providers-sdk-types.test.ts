@@ -10,7 +10,12 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import type { Content, Tool as GeminiSdkTool, GenerateContentParameters } from "@google/genai";
+import type {
+  Content,
+  FunctionDeclaration,
+  Tool as GeminiSdkTool,
+  GenerateContentParameters,
+} from "@google/genai";
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
@@ -36,7 +41,10 @@ import {
   responsesTool,
 } from "../../workers/src/providers/openai-responses.js";
 import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/providers/types.js";
-import { toGeminiSchema, toJsonSchemaParameters } from "../../workers/src/skills/schema-adapt.js";
+import {
+  toGeminiParameters,
+  toJsonSchemaParameters,
+} from "../../workers/src/skills/schema-adapt.js";
 import {
   anthropicRequest,
   anthropicResponse,
@@ -74,7 +82,7 @@ const jsonSpec: ToolSpec = {
 const geminiSpec: ToolSpec = {
   name: "lookupWeather_v1_0_0",
   description: "Weather",
-  parameters: toGeminiSchema(input),
+  parameters: toGeminiParameters(input),
 };
 const outcomesFor = (calls: ExtractedCall[]): CallOutcome[] => [
   { call: calls[0]!, status: "success", output: "sunny", executionId: "e1" },
@@ -138,20 +146,18 @@ describe("SDK types: Anthropic Messages", () => {
 describe("SDK types: Google Gemini", () => {
   it("declarations are Tool, the follow-up a Content, the replayed model turn a Content", () => {
     const req = geminiRequest();
-    const decl = geminiDeclaration(geminiSpec);
-    const tool: Wire<GeminiSdkTool> = { functionDeclarations: [decl] };
-    const out = gemini.addTools(json(req), [geminiSpec]) as Wire<GenerateContentParameters>;
-    expect(out.config?.tools?.[0]).toEqual({
-      functionDeclarations: [
-        { name: "Bash", description: "Run a shell command" },
-        ...(tool.functionDeclarations ?? []),
-      ],
-    });
-    expect(decl.parameters).toEqual({
-      type: "OBJECT",
+    const decl: FunctionDeclaration = geminiDeclaration(geminiSpec);
+    const tool: GeminiSdkTool = {
+      functionDeclarations: [{ name: "Bash", description: "Run a shell command" }, decl],
+    };
+    const typed: GenerateContentParameters = { ...req, config: { ...req.config, tools: [tool] } };
+    expect(gemini.addTools(json(req), [geminiSpec])).toEqual(json(typed));
+    expect(decl).not.toHaveProperty("parameters");
+    expect(decl.parametersJsonSchema).toEqual({
+      type: "object",
       properties: {
-        city: { type: "STRING", nullable: true },
-        days: { type: "INTEGER", minimum: 1 },
+        city: { anyOf: [{ type: "string" }, { type: "null" }] },
+        days: { type: "integer", minimum: 1 },
       },
       required: ["days"],
     });

@@ -1,23 +1,27 @@
 /**
- * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API
- * docs "Function calling"). Requests come in the REST shape (`contents`, `systemInstruction`,
- * `tools`, `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same
- * fields under `config`). Tools are `functionDeclarations` of `{ name, description, parameters }`;
- * calls are read from `candidates[].content.parts[].functionCall`, and from the SDK's
- * `functionCalls` field only when no candidates exist, so no call is counted twice. Results go back
- * as one `user` turn of `functionResponse` parts in call order, names echoed and ids echoed when
- * present. The response is not spliced (no documented splice); a replayed model turn keeps every
- * part as it came, `thoughtSignature` included.
+ * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API docs "Function
+ * calling"). Requests come in the REST shape (`contents`, `systemInstruction`, `tools`,
+ * `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same fields
+ * under `config`). Tools are `functionDeclarations` of `{ name, description, parametersJsonSchema }`
+ * (JSON Schema in Gemini's documented subset, see docs/schema-adaptation.md); calls
+ * are read from `candidates[].content.parts[].functionCall`, and from the SDK's `functionCalls`
+ * field only when no candidates exist, so no call is counted twice. Results go back as one `user`
+ * turn of `functionResponse` parts in call order, names echoed and ids echoed when present. The
+ * response is not spliced (no documented splice); a replayed model turn keeps every part as it
+ * came, `thoughtSignature` included.
  */
-import type { GeminiSchema } from "../skills/schema-adapt.js";
+import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
 import { asArray, isObject, outcomeValue } from "./wire.js";
 
-/** A function declaration (`FunctionDeclaration`); `parameters` is in Gemini's schema subset. */
+/**
+ * A function declaration (`FunctionDeclaration`). Parameters go in `parametersJsonSchema`, the
+ * JSON Schema field (lowercase types, `anyOf`), rather than the OpenAPI-subset `parameters`.
+ */
 export interface GeminiFunctionDeclaration {
   name: string;
   description: string;
-  parameters?: GeminiSchema;
+  parametersJsonSchema?: JsonSchema;
 }
 
 /** A `Tool` holding function declarations. */
@@ -39,8 +43,8 @@ export interface GeminiFunctionResponseContent {
 /** Declaration for one spec; parameters are omitted for a tool that takes none. */
 export function geminiDeclaration(spec: ToolSpec): GeminiFunctionDeclaration {
   const decl: GeminiFunctionDeclaration = { name: spec.name, description: spec.description };
-  // ToolSpec parameters of the gemini dialect come from toGeminiSchema (see schemaDialect).
-  if (spec.parameters) decl.parameters = spec.parameters as GeminiSchema;
+  // ToolSpec parameters of the gemini dialect come from toGeminiParameters (see schemaDialect).
+  if (spec.parameters) decl.parametersJsonSchema = spec.parameters;
   return decl;
 }
 
@@ -57,7 +61,7 @@ export function geminiResponseValue(outcome: CallOutcome): JsonObject {
   return { output: outcomeValue(outcome) };
 }
 
-/** One user turn with one `functionResponse` part per outcome, in call order. */
+/** One user turn with one `functionResponse` part per outcome, in call order (docs/interception.md). */
 export function geminiFollowUp(outcomes: readonly CallOutcome[]): GeminiFunctionResponseContent[] {
   if (outcomes.length === 0) return [];
   const parts = outcomes.map((o): GeminiFunctionResponsePart => {

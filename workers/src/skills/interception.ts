@@ -21,6 +21,7 @@ import type {
   ProviderFormat,
 } from "../providers/types.js";
 import { getInjectionIndex } from "./injection-index.js";
+import { restoreCallArguments } from "./schema-prepare.js";
 import { isActive, isBuiltin, type SkillLookup, type SkillSource } from "./skill-lookup.js";
 import { parseToolName } from "./tool-names.js";
 import type { CallerContext, Execution, Skill } from "./types.js";
@@ -166,11 +167,13 @@ async function runCall(
   if (!isActive(skill)) return fail(`Skill ${ref} is disabled`);
   if (skill.policy === "manual") return fail(`Skill ${ref} ${MANUAL_POLICY_ERROR}`);
   const ctx: CallerContext = { apiKeyId: opts.apiKeyId, sessionId: opts.sessionId ?? null };
+  // The model wrote the provider-safe argument names; the skill gets its own (schema-prepare.ts).
+  const input = restoreCallArguments(skill.schema.input, call.input);
   try {
     const exec =
       skill.policy === "hybrid"
-        ? await opts.executor.requestApproval(skill, call.input, ctx)
-        : await opts.executor.execute(skill, call.input, ctx);
+        ? await opts.executor.requestApproval(skill, input, ctx)
+        : await opts.executor.execute(skill, input, ctx);
     return { call, ...fromExecution(exec) };
   } catch (err) {
     if (err instanceof AppError) return fail(err.message);

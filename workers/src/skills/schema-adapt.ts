@@ -1,253 +1,180 @@
 /**
- * Per-provider adaptation of a skill's input schema to each provider's accepted JSON Schema subset
- * (docs/schema-adaptation.md).
+ * Per-provider adaptation of a skill's input schema (docs/schema-adaptation.md has each
+ * provider's documented subset and the rules below, with their sources).
  *
- * - OpenAI and Anthropic take the normalised JSON Schema with root `type: "object"` and a
- *   `properties` object ({@link toJsonSchemaParameters}).
- * - Gemini takes an OpenAPI-style subset (Gemini API reference "Schema"): `type` (one enum value),
- *   `format`, `title`, `description`, `nullable`, `enum` (strings), `maxItems`/`minItems`,
- *   `properties`, `required`, `minProperties`/`maxProperties`, `minLength`/`maxLength`, `pattern`,
- *   `example`, `anyOf`, `propertyOrdering`, `default`, `items`, `minimum`/`maximum`. Everything
- *   else (`additionalProperties`, `$schema`, `$id`, `$ref`/`$defs`, `const`, `oneOf`, `allOf`,
- *   `not`, type arrays, ...) is rewritten or dropped by {@link toGeminiSchema}.
+ * Both dialects start from the portable form of schema-prepare.ts (root plain object, `$ref`s
+ * inlined, `allOf` merged, arrays with `items`, provider-safe property names):
+ * - `json-schema` (OpenAI Chat, OpenAI Responses, Anthropic): the portable form as is
+ *   ({@link toJsonSchemaParameters});
+ * - `gemini`: a JSON Schema for `FunctionDeclaration.parametersJsonSchema` restricted to the
+ *   keywords Gemini documents for its JSON Schema support, with no
+ *   `additionalProperties`, `const` or type arrays ({@link toGeminiParameters}).
  */
+import { GEMINI_FORMATS } from "./schema-keywords.js";
+import { appendDescription, type PreparedSchema, prepareInputSchema } from "./schema-prepare.js";
 import type { JsonSchema } from "./types.js";
 
-/** Gemini `Schema.type` values (Gemini API reference "Type"). */
-export type GeminiType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";
+type Obj = Record<string, unknown>;
 
-/**
- * A schema in Gemini's subset, as {@link toGeminiSchema} emits it (int64 limits as strings, the
- * proto JSON form the Gemini API and `@google/genai` use).
- */
-export type GeminiSchema = {
-  type?: GeminiType;
-  format?: string;
-  title?: string;
-  description?: string;
-  nullable?: boolean;
-  enum?: string[];
-  properties?: Record<string, GeminiSchema>;
-  required?: string[];
-  items?: GeminiSchema;
-  anyOf?: GeminiSchema[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: string;
-  maxLength?: string;
-  minItems?: string;
-  maxItems?: string;
-  minProperties?: string;
-  maxProperties?: string;
-  pattern?: string;
-  default?: unknown;
-  example?: unknown;
-};
-
-function isObject(v: unknown): v is Record<string, unknown> {
+function isObject(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**
- * OpenAI / Anthropic parameters: a copy of the normalised schema with root `type: "object"` and a
- * `properties` object (an empty one when absent). `$schema` is dropped (not a parameter keyword).
+ * OpenAI / Anthropic parameters: the portable form of `schema` (root `type: "object"`, a
+ * `properties` object, no root combinators, arrays with `items`, safe property names).
  */
-export function toJsonSchemaParameters(schema: JsonSchema): JsonSchema & { type: "object" } {
-  const { $schema: _ignored, ...rest } = schema;
-  return { ...rest, type: "object", properties: isObject(rest.properties) ? rest.properties : {} };
+export function toJsonSchemaParameters(schema: JsonSchema): PreparedSchema["schema"] {
+  return prepareInputSchema(schema).schema;
 }
 
-const GEMINI_TYPES: Record<string, string> = {
-  string: "STRING",
-  number: "NUMBER",
-  integer: "INTEGER",
-  boolean: "BOOLEAN",
-  array: "ARRAY",
-  object: "OBJECT",
-};
-/** Formats Gemini accepts, per type (Gemini API reference "Schema.format"). */
-const GEMINI_FORMATS: Record<string, ReadonlySet<string>> = {
-  STRING: new Set(["enum", "date-time"]),
-  NUMBER: new Set(["float", "double"]),
-  INTEGER: new Set(["int32", "int64"]),
-};
-const COPY_KEYS = [
-  "title",
-  "description",
-  "pattern",
-  "minimum",
-  "maximum",
-  "default",
-  "example",
-] as const;
-const INT64_KEYS = [
-  "minLength",
-  "maxLength",
-  "minItems",
-  "maxItems",
-  "minProperties",
-  "maxProperties",
-] as const;
-const MAX_DEPTH = 16;
-
-type Defs = Record<string, unknown>;
-
-function resolveRef(ref: string, defs: Defs): unknown {
-  const m = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-  return m ? defs[m[1]!.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined;
+/** Constraints Gemini does not document, kept for the model as a description note. */
+function describeDropped(node: Obj, out: Obj): void {
+  const notes: string[] = [];
+  if (typeof node.pattern === "string") notes.push(`pattern ${node.pattern}`);
+  if (typeof node.minLength === "number") notes.push(`at least ${node.minLength} characters`);
+  if (typeof node.maxLength === "number") notes.push(`at most ${node.maxLength} characters`);
+  if (typeof node.exclusiveMinimum === "number")
+    notes.push(`greater than ${node.exclusiveMinimum}`);
+  if (typeof node.exclusiveMaximum === "number") notes.push(`less than ${node.exclusiveMaximum}`);
+  if (typeof node.multipleOf === "number") notes.push(`a multiple of ${node.multipleOf}`);
+  if (node.uniqueItems === true) notes.push("distinct items");
+  if (node.default !== undefined) notes.push(`default ${JSON.stringify(node.default)}`);
+  if (notes.length > 0) appendDescription(out, notes.join("; "));
 }
 
-function appendDescription(out: Record<string, unknown>, note: string): void {
-  out.description =
-    typeof out.description === "string" && out.description ? `${out.description} (${note})` : note;
-}
-
-/** Merges `allOf` members into one schema (properties and required united, first type wins). */
-function mergeAllOf(schema: Record<string, unknown>, defs: Defs): Record<string, unknown> {
-  const { allOf, ...base } = schema;
-  const merged: Record<string, unknown> = { ...base };
-  for (const raw of Array.isArray(allOf) ? allOf : []) {
-    const part = isObject(raw) && typeof raw.$ref === "string" ? resolveRef(raw.$ref, defs) : raw;
-    if (!isObject(part)) continue;
-    for (const [k, v] of Object.entries(part)) {
-      if (k === "properties" && isObject(v))
-        merged.properties = { ...(isObject(merged.properties) ? merged.properties : {}), ...v };
-      else if (k === "required" && Array.isArray(v))
-        merged.required = [
-          ...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...v]),
-        ];
-      else if (!(k in merged)) merged[k] = v;
-    }
+/** One typed Gemini node for type `t` of a portable node (keywords of that type only). */
+function typed(node: Obj, t: string, values: unknown[] | undefined): Obj {
+  const out: Obj = { type: t };
+  if (typeof node.format === "string" && GEMINI_FORMATS[t]?.has(node.format))
+    out.format = node.format;
+  if (values) {
+    const fit = values.filter((v) =>
+      t === "string"
+        ? typeof v === "string"
+        : t === "number" || t === "integer"
+          ? typeof v === "number"
+          : false,
+    );
+    if (fit.length > 0) out.enum = fit;
   }
-  return merged;
-}
-
-function convert(
-  raw: unknown,
-  defs: Defs,
-  depth: number,
-  seen: ReadonlySet<string>,
-): Record<string, unknown> {
-  if (!isObject(raw)) return {};
-  let schema = raw;
-  if (typeof schema.$ref === "string") {
-    const target = resolveRef(schema.$ref, defs);
-    if (depth >= MAX_DEPTH || seen.has(schema.$ref) || !isObject(target)) {
-      // Recursive or unresolvable reference: Gemini has no $ref, so describe it instead.
-      return {
-        type: "OBJECT",
-        description: typeof schema.description === "string" ? schema.description : "Nested object",
-      };
-    }
-    const { $ref, ...siblings } = schema;
-    return convert({ ...target, ...siblings }, defs, depth + 1, new Set([...seen, $ref as string]));
-  }
-  if (Array.isArray(schema.allOf)) schema = mergeAllOf(schema, defs);
-  const out: Record<string, unknown> = {};
-  for (const k of COPY_KEYS) if (schema[k] !== undefined) out[k] = schema[k];
-  for (const k of INT64_KEYS) if (typeof schema[k] === "number") out[k] = String(schema[k]);
-
-  // Type: a single type; a type array becomes one type plus `nullable`, or anyOf of the types.
-  const types = (
-    Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]
-  ).map(String);
-  let nullable = schema.nullable === true || types.includes("null");
-  const nonNull = types.filter((t) => t !== "null" && GEMINI_TYPES[t]);
-  if (nonNull.length === 1) out.type = GEMINI_TYPES[nonNull[0]!];
-  else if (nonNull.length > 1) out.anyOf = nonNull.map((t) => ({ type: GEMINI_TYPES[t] }));
-
-  // const → enum of one (strings) or a described fixed value.
-  if (schema.const !== undefined) {
-    if (typeof schema.const === "string") {
-      out.type = "STRING";
-      out.enum = [schema.const];
-    } else {
-      if (out.type === undefined && GEMINI_TYPES[typeof schema.const])
-        out.type = GEMINI_TYPES[typeof schema.const];
-      appendDescription(out, `must be ${JSON.stringify(schema.const)}`);
-    }
-  }
-  if (Array.isArray(schema.enum)) {
-    const values = schema.enum.filter((v) => v !== null);
-    if (schema.enum.includes(null)) nullable = true;
-    if (
-      values.every((v) => typeof v === "string") &&
-      (out.type === undefined || out.type === "STRING")
-    ) {
-      out.type = "STRING";
-      out.enum = values;
-    } else {
-      appendDescription(out, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
-    }
-  }
-
-  // anyOf / oneOf → anyOf; a null branch becomes `nullable`; a single remaining branch is inlined.
-  const branches = [
-    ...(Array.isArray(schema.anyOf) ? schema.anyOf : []),
-    ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
-  ];
-  if (branches.length > 0) {
-    const kept = branches.filter((b) => !(isObject(b) && b.type === "null"));
-    if (kept.length < branches.length) nullable = true;
-    const converted = kept.map((b) => convert(b, defs, depth + 1, seen));
-    if (converted.length === 1) {
-      for (const [k, v] of Object.entries(converted[0]!)) if (out[k] === undefined) out[k] = v;
-    } else if (converted.length > 1) out.anyOf = converted;
-  }
-
-  if (isObject(schema.properties)) {
-    const props: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(schema.properties))
-      props[k] = convert(v, defs, depth + 1, seen);
-    out.properties = props;
-    if (Array.isArray(schema.required)) {
-      const required = schema.required.filter(
-        (r): r is string => typeof r === "string" && r in props,
-      );
-      if (required.length > 0) out.required = required;
-    }
-    if (out.type === undefined && out.anyOf === undefined) out.type = "OBJECT";
-  }
-  const items = Array.isArray(schema.items) ? schema.items[0] : schema.items;
-  if (isObject(items)) {
-    out.items = convert(items, defs, depth + 1, seen);
-    if (out.type === undefined && out.anyOf === undefined) out.type = "ARRAY";
-  }
-  if (out.type === "ARRAY" && out.items === undefined) out.items = { type: "STRING" };
-  if (
-    typeof schema.format === "string" &&
-    typeof out.type === "string" &&
-    GEMINI_FORMATS[out.type]?.has(schema.format)
+  if (t === "number" || t === "integer") {
+    if (typeof node.minimum === "number") out.minimum = node.minimum;
+    if (typeof node.maximum === "number") out.maximum = node.maximum;
+  } else if (t === "array") {
+    out.items = gemini(isObject(node.items) ? node.items : {});
+    if (typeof node.minItems === "number") out.minItems = node.minItems;
+    if (typeof node.maxItems === "number") out.maxItems = node.maxItems;
+  } else if (
+    t === "object" &&
+    isObject(node.properties) &&
+    Object.keys(node.properties).length > 0
   ) {
-    out.format = schema.format;
+    const props: Obj = {};
+    for (const [k, v] of Object.entries(node.properties)) props[k] = gemini(isObject(v) ? v : {});
+    out.properties = props;
+    if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required;
   }
-  if (nullable) out.nullable = true;
   return out;
 }
 
-/**
- * Gemini parameters from a normalised input schema: root `type: "OBJECT"`, only keywords of
- * Gemini's subset, `$ref`s inlined from `$defs` / `definitions` (recursive ones become a described
- * object), type arrays and null branches turned into `nullable: true`.
- * @returns null when the schema has no properties (Gemini docs: omit `parameters` then).
- */
-export function toGeminiSchema(schema: JsonSchema): GeminiSchema | null {
-  const defs: Defs = {
-    ...(isObject(schema.definitions) ? schema.definitions : {}),
-    ...(isObject(schema.$defs) ? schema.$defs : {}),
-  };
-  const out = convert(schema, defs, 0, new Set());
-  if (!isObject(out.properties) || Object.keys(out.properties).length === 0) return null;
-  out.type = "OBJECT";
-  delete out.anyOf;
-  delete out.nullable;
-  return out as GeminiSchema;
+/** Converts one portable node to Gemini's documented JSON Schema keywords. */
+function gemini(node: Obj): Obj {
+  const declared = Array.isArray(node.type)
+    ? node.type
+    : node.type === undefined
+      ? []
+      : [node.type];
+  let types = declared.filter((t): t is string => typeof t === "string");
+  let nullable = types.includes("null");
+  const head: Obj = {};
+  if (typeof node.title === "string") head.title = node.title;
+  if (typeof node.description === "string") head.description = node.description;
+  describeDropped(node, head);
+
+  // const → an enum of one (strings, numbers), the null type, or a note.
+  let values = Array.isArray(node.enum) ? [...node.enum] : undefined;
+  if (node.const !== undefined) {
+    if (node.const === null) types = ["null"];
+    else if (typeof node.const === "string" || typeof node.const === "number")
+      values = [node.const];
+    else appendDescription(head, `must be ${JSON.stringify(node.const)}`);
+    if (typeof node.const === "boolean") types = ["boolean"];
+  }
+  if (values) {
+    if (values.includes(null)) nullable = true;
+    values = values.filter((v) => v !== null);
+    if (!values.every((v) => typeof v === "string" || typeof v === "number")) {
+      appendDescription(head, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
+      values = undefined;
+    } else if (types.length === 0) {
+      types = [...new Set(values.map((v) => (typeof v === "string" ? "string" : "number")))];
+    }
+  }
+  const concrete = types.filter((t) => t !== "null");
+  if (types.length > 0 && concrete.length === 0) nullable = true;
+
+  let body: Obj;
+  if (Array.isArray(node.anyOf)) {
+    // Branches without their own type take the node's (`{type: object, anyOf: [{required}]}`).
+    const branches = node.anyOf.filter(isObject).map((b) => {
+      const own = b.type !== undefined || concrete.length === 0;
+      const merged = own
+        ? b
+        : { ...stripGeneric(node), ...b, type: concrete.length === 1 ? concrete[0] : concrete };
+      return gemini(merged);
+    });
+    const kept = branches.filter((b) => {
+      if (b.type !== "null") return true;
+      nullable = true;
+      return false;
+    });
+    body = kept.length === 1 ? kept[0]! : { anyOf: kept };
+  } else if (concrete.length === 1) body = typed(node, concrete[0]!, values);
+  else if (concrete.length > 1) body = { anyOf: concrete.map((t) => typed(node, t, values)) };
+  else if (nullable) return { type: "null", ...head };
+  else body = values && values.length > 0 ? { enum: values } : {};
+
+  if (nullable)
+    body = {
+      anyOf: [
+        ...(Array.isArray(body.anyOf) && Object.keys(body).length === 1 ? body.anyOf : [body]),
+        { type: "null" },
+      ],
+    };
+  const { type, ...rest } = body;
+  return type === undefined ? { ...head, ...rest } : { type, ...head, ...rest };
 }
 
-/** Parameters of one skill for a format's schema dialect (see {@link toJsonSchemaParameters}, {@link toGeminiSchema}). */
+/** A node without its generic keywords and combinators (what a branch inherits). */
+function stripGeneric(node: Obj): Obj {
+  const {
+    title: _t,
+    description: _d,
+    anyOf: _a,
+    type: _y,
+    default: _f,
+    examples: _e,
+    ...rest
+  } = node;
+  return rest;
+}
+
+/**
+ * Gemini `parametersJsonSchema` for a normalised input schema (see the module docs and
+ * docs/schema-adaptation.md, "Gemini").
+ * @returns null when the schema has no properties (Gemini docs: leave the parameters unset).
+ */
+export function toGeminiParameters(schema: JsonSchema): JsonSchema | null {
+  const portable = prepareInputSchema(schema).schema;
+  if (Object.keys(portable.properties).length === 0) return null;
+  return gemini(portable);
+}
+
+/** Parameters of one skill for a format's schema dialect (see {@link toJsonSchemaParameters}, {@link toGeminiParameters}). */
 export function adaptSchema(
   schema: JsonSchema,
   dialect: "json-schema" | "gemini",
 ): JsonSchema | null {
-  return dialect === "gemini" ? toGeminiSchema(schema) : toJsonSchemaParameters(schema);
+  return dialect === "gemini" ? toGeminiParameters(schema) : toJsonSchemaParameters(schema);
 }
