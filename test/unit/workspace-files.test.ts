@@ -134,7 +134,12 @@ describe("file_write / file_read", () => {
   });
 
   it("refuses forbidden names spelled with compatibility characters, writing nothing", async () => {
-    for (const path of [".\uFF45\uFF4E\uFF56", "\u017Fecrets/key", ".\u00DFh/id_rsa", ".GIT/HEAD"]) {
+    for (const path of [
+      ".\uFF45\uFF4E\uFF56",
+      "\u017Fecrets/key",
+      ".\u00DFh/id_rsa",
+      ".GIT/HEAD",
+    ]) {
       expect((await expectFailure(write("k1", { path, content: "x" }))).code).toBe("invalid_path");
       expect((await expectFailure(read("k1", { path }))).code).toBe("invalid_path");
     }

@@ -114,7 +114,10 @@ const ACCEPTED: Array<[string, string]> = [
   ["A\u030Angstro\u0308m/n\u0303.md", "\u00C5ngstr\u00F6m/\u00F1.md"],
   ["\u1100\u1161.txt", "\uAC00.txt"], // Hangul jamo compose
   // Compatibility characters that do not spell a forbidden name stay as written (NFC only).
-  ["\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt", "\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt"],
+  [
+    "\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt",
+    "\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt",
+  ],
   ["\u017F\u017Fh", "\u017F\u017Fh"],
   ["\uFB01le.txt", "\uFB01le.txt"], // ﬁ ligature
 ];

@@ -10,6 +10,7 @@ import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/in
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
 import { ExecutionStore } from "./skills/execution-store.js";
 import { Executor } from "./skills/executor.js";
+import { type PolicyFloors, policyFloorsFor } from "./skills/policy-floor.js";
 import { SkillRegistry } from "./skills/registry.js";
 import { SkillService } from "./skills/skill-service.js";
 
@@ -27,6 +28,8 @@ export interface Services {
   builtinAliases: ReadonlyMap<string, string>;
   /** Builtins this deployment cannot run (see `BuiltinDefinition.available`); never injected. */
   unavailableBuiltins: readonly string[];
+  /** Policy floors of model calls by handler name (`SKILLS_ALLOW_MODEL_COMMANDS` lifts them). */
+  policyFloors: PolicyFloors;
 }
 
 /** Options for tests and benchmarks. */
@@ -82,5 +85,6 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     builtinAliases,
     unavailableBuiltins,
+    policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
   };
 }
