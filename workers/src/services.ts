@@ -53,14 +53,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
     retryBackoffMs: opts.retryBackoffMs,
   });
-  const timeoutPolicies = new Map(builtins.map((b) => [b.name, b.timeoutFor]));
+  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
-    const timeoutFor = timeoutPolicies.get(name);
-    executor.registerHandler(
-      name,
-      handler,
-      timeoutFor ? (input) => timeoutFor(input, deps.config) : undefined,
-    );
+    executor.registerHandler(name, handler, timings.get(name)?.(deps.config));
   }
   const skills = new SkillService(
     registry,
