@@ -237,38 +237,41 @@ describe("skills REST API", () => {
   });
 
   it("management routes: 401 without valid credentials, 403 management_required for an API key", async () => {
-    const key = await api.createKey("limited");
-    expect((await api.as(undefined).get("/api/skills")).status).toBe(401);
-    expect((await api.as("wrong-token").get("/api/skills")).status).toBe(401);
-    const installed = await api.post("/api/skills/install", {
-      ...example,
-      name: "mgmt-only-target",
-    });
-    const id = installed.body.skill.id;
-    const keysBefore = (await api.get("/api/keys")).body.data.length;
-    const asKey = api.as(key.key);
-    const attempts = [
-      await asKey.get("/api/skills"),
-      await asKey.post("/api/skills/install", { ...example, name: "by-a-key" }),
-      await asKey.put(`/api/skills/${id}`, { mode: "off" }),
-      await asKey.delete(`/api/skills/${id}`),
-      await asKey.post("/api/skills/cache/invalidate"),
-      await asKey.get("/api/settings"),
-      await asKey.put("/api/settings", { skillsEnabled: false }),
-      await asKey.get("/api/keys"),
-      await asKey.post("/api/keys", { name: "x" }),
-      await asKey.delete(`/api/keys/${key.id}`),
-    ];
-    for (const res of attempts) {
-      expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe("management_required");
+    const own = await startTestApp();
+    try {
+      const mgmt = own.api;
+      const key = await mgmt.createKey("limited");
+      expect((await mgmt.as(undefined).get("/api/skills")).status).toBe(401);
+      expect((await mgmt.as("wrong-token").get("/api/skills")).status).toBe(401);
+      const installed = await mgmt.post("/api/skills/install", example);
+      const id = installed.body.skill.id;
+      const keysBefore = (await mgmt.get("/api/keys")).body.data.length;
+      const asKey = mgmt.as(key.key);
+      const attempts = [
+        await asKey.get("/api/skills"),
+        await asKey.post("/api/skills/install", { ...example, name: "by-a-key" }),
+        await asKey.put(`/api/skills/${id}`, { mode: "off" }),
+        await asKey.delete(`/api/skills/${id}`),
+        await asKey.post("/api/skills/cache/invalidate"),
+        await asKey.get("/api/settings"),
+        await asKey.put("/api/settings", { skillsEnabled: false }),
+        await asKey.get("/api/keys"),
+        await asKey.post("/api/keys", { name: "x" }),
+        await asKey.delete(`/api/keys/${key.id}`),
+      ];
+      for (const res of attempts) {
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe("management_required");
+      }
+      expect((await mgmt.get(`/api/skills/${id}`)).body.skill.mode).toBe("on");
+      expect((await mgmt.get("/api/skills?q=by-a-key")).body.total).toBe(0);
+      expect((await mgmt.get("/api/settings")).body.settings.skillsEnabled).toBe(true);
+      const keysAfter = (await mgmt.get("/api/keys")).body.data;
+      expect(keysAfter.length).toBe(keysBefore);
+      expect(keysAfter.find((k: { id: string }) => k.id === key.id).revokedAt).toBeNull();
+    } finally {
+      await own.close();
     }
-    expect((await api.get(`/api/skills/${id}`)).body.skill.mode).toBe("on");
-    expect((await api.get("/api/skills?q=by-a-key")).body.total).toBe(0);
-    expect((await api.get("/api/settings")).body.settings.skillsEnabled).toBe(true);
-    const keysAfter = (await api.get("/api/keys")).body.data;
-    expect(keysAfter.length).toBe(keysBefore);
-    expect(keysAfter.find((k: { id: string }) => k.id === key.id).revokedAt).toBeNull();
   });
 
   it("health answers anonymously with status only, details for management", async () => {
