@@ -1,6 +1,6 @@
 /**
- * Bounded concurrency with a bounded FIFO queue (docs/sandbox.md#concurrency-queue-and-warm-pool;
- * past the queue, 429 with Retry-After, which the executor treats as retryable).
+ * Bounded concurrency with a bounded FIFO queue: past the queue, or past a caller's longest wait,
+ * 429 `busy` with Retry-After (the API's executor treats it as retryable; the run never started).
  */
 import { HostError } from "./errors.js";
 
@@ -37,10 +37,12 @@ export class Limiter {
 
   /**
    * Takes a slot, waiting in the queue if needed. Output: a release function (idempotent).
+   * @param signal aborts the wait.
+   * @param maxWaitMs longest wait for this caller in ms (the queue timeout caps it).
    * @throws HostError 429 `busy` (with Retry-After) when the queue is full or the wait times out;
    *   HostError 409 `killed` when `signal` aborts while waiting.
    */
-  async acquire(signal?: AbortSignal): Promise<() => void> {
+  async acquire(signal?: AbortSignal, maxWaitMs?: number): Promise<() => void> {
     if (signal?.aborted) throw new HostError(409, "killed", "Run was killed before it started");
     if (this.active < this.maxConcurrency && this.waiters.length === 0) return this.take();
     if (this.waiters.length >= this.maxQueue) {
@@ -75,7 +77,7 @@ export class Limiter {
           waiter.fail(
             new HostError(429, "busy", "Timed out waiting for a sandbox slot", this.retryAfterS()),
           ),
-        this.queueTimeoutMs,
+        Math.min(this.queueTimeoutMs, maxWaitMs ?? this.queueTimeoutMs),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(waiter);

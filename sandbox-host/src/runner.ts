@@ -51,7 +51,9 @@ export class Runner {
 
   /**
    * Runs one request to completion. `signal` (the HTTP request's) kills the run when it aborts.
-   * Output: the result (docs/sandbox.md#protocol).
+   * The run's limit counts from when it is queued: time spent waiting for a slot is taken from
+   * it, and a run that gets no slot within its limit is refused with 429 `busy` (it never starts).
+   * Output: the result (README "Sandbox skills").
    * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy`,
    *   503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
    */
@@ -68,9 +70,14 @@ export class Runner {
       if (signal?.aborted)
         throw new HostError(409, "killed", "Run was cancelled before it started");
       await this.deps.images.ensure(plan.image);
-      const release = await this.deps.limiter.acquire(active.abort.signal);
+      // The limit counts from here: a wait for a slot is taken from it, and a run that gets no
+      // slot within its limit is refused (429 busy) without starting.
+      const queuedAt = performance.now();
+      const release = await this.deps.limiter.acquire(active.abort.signal, plan.timeoutMs);
       try {
-        return await this.execute(plan, active);
+        const waited = performance.now() - queuedAt;
+        const timeoutMs = Math.max(1, Math.round(plan.timeoutMs - waited));
+        return await this.execute({ ...plan, timeoutMs }, active);
       } finally {
         release();
       }

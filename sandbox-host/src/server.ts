@@ -6,9 +6,11 @@
  * 401 before anything is parsed or run, unknown paths included.
  *
  * - `POST /v1/run` — body `SandboxRunRequest` JSON → 200 `SandboxRunResult` JSON for every run
- *   that started (whatever its exit code, timeout or OOM). Errors: 400 `invalid_json` /
- *   `invalid_input`, 409 `run_exists` / `killed` (killed while queued), 413 `body_too_large`,
- *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds), 503 `image_unavailable` /
+ *   that started (whatever its exit code, timeout or OOM). `timeoutMs` counts from the request's
+ *   arrival: a wait for a slot is taken from it. Errors: 400 `invalid_json` / `invalid_input`,
+ *   409 `run_exists` / `killed` (killed while queued), 413 `body_too_large`,
+ *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full or no
+ *   slot came free within the run's limit (the program never started), 503 `image_unavailable` /
  *   `docker_unavailable` / `shutting_down`.
  * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
  *   (false: unknown or already finished).

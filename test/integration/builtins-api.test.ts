@@ -71,12 +71,8 @@ beforeAll(async () => {
   for (const factory of FACTORIES) {
     for (const [name, handler] of Object.entries(factory(t.deps))) {
       if (t.services.executor.hasHandler(name)) continue;
-      const timeoutFor = DEFINITIONS.find((d) => d.name === name)?.timeoutFor;
-      t.services.executor.registerHandler(
-        name,
-        handler,
-        timeoutFor ? (input) => timeoutFor(input, t.deps.config) : undefined,
-      );
+      const timing = DEFINITIONS.find((d) => d.name === name)?.timing;
+      t.services.executor.registerHandler(name, handler, timing?.(t.deps.config));
     }
   }
   a = await t.api.createKey("A");

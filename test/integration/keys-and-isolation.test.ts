@@ -44,12 +44,42 @@ describe("API keys, ownership and isolation", () => {
     expect((await t.api.delete("/api/keys/unknown")).status).toBe(404);
   });
 
-  it("refuses an expired key", async () => {
-    const created = await t.api.post("/api/keys", {
-      name: "old",
-      expiresAt: "2001-01-01T00:00:00Z",
-    });
-    expect((await t.api.as(created.body.key).get("/api/skills/executions")).status).toBe(401);
+  it("refuses an expiry that is not in the future with 400 naming expiresAt, creating nothing", async () => {
+    const before = await t.client.execute("select count(*) as n from api_keys");
+    const now = new Date();
+    for (const expiresAt of [
+      "2001-01-01T00:00:00Z",
+      new Date(now.getTime() - 60_000).toISOString(),
+      "1970-01-01T00:00:00+02:00",
+    ]) {
+      const res = await t.api.post("/api/keys", { name: "born-expired", expiresAt });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_input");
+      expect(res.body.error.details).toEqual([
+        { field: "expiresAt", message: "expiresAt must be in the future" },
+      ]);
+    }
+    const after = await t.client.execute("select count(*) as n from api_keys");
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+  });
+
+  it("revokes once: a second revoke answers 409 already_revoked and keeps the first revokedAt", async () => {
+    const key = await t.api.createKey("revoke-twice");
+    const first = await t.api.delete(`/api/keys/${key.id}`);
+    expect(first.status).toBe(200);
+    const revokedAt = first.body.apiKey.revokedAt;
+    expect(typeof revokedAt).toBe("string");
+    const second = await t.api.delete(`/api/keys/${key.id}`);
+    expect(second.status).toBe(409);
+    expect(second.body.error.code).toBe("already_revoked");
+    expect(second.body.error.details.apiKey).toMatchObject({ id: key.id, revokedAt });
+    const stored = await t.client.execute("select revoked_at from api_keys where id = ?", [key.id]);
+    expect(new Date(Number(stored.rows[0]!.revoked_at)).toISOString()).toBe(revokedAt);
+    const listed = (await t.api.get("/api/keys")).body.data.find(
+      (k: { id: string }) => k.id === key.id,
+    );
+    expect(listed.revokedAt).toBe(revokedAt);
+    expect((await t.api.as(key.key).get("/api/skills/executions")).status).toBe(401);
   });
 
   it("key B cannot see or read key A's executions", async () => {
@@ -173,6 +203,28 @@ describe("API keys, ownership and isolation", () => {
     expect((await t.api.put("/api/settings", { activeProvider: "nope" })).status).toBe(400);
     expect((await t.api.put("/api/settings", {})).status).toBe(400);
     await t.api.put("/api/settings", { activeProvider: "skillsmp" });
+  });
+});
+
+describe("key expiry", () => {
+  it("a key authenticates until its expiry and is refused (401) from then on", async () => {
+    let now = Date.parse("2030-01-01T00:00:00Z");
+    const t = await startTestApp({ deps: { clock: () => now } });
+    try {
+      const created = await t.api.post("/api/keys", {
+        name: "short-lived",
+        expiresAt: "2030-01-01T01:00:00Z",
+      });
+      expect(created.status).toBe(201);
+      const asKey = t.api.as(created.body.key);
+      expect((await asKey.get("/api/skills/executions")).status).toBe(200);
+      now = Date.parse("2030-01-01T01:00:00Z");
+      const expired = await asKey.get("/api/skills/executions");
+      expect(expired.status).toBe(401);
+      expect(expired.body.error.code).toBe("unauthorized");
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -236,14 +236,42 @@ describe("skills REST API", () => {
     expect(bad.status).toBe(400);
   });
 
-  it("needs management auth for management routes", async () => {
-    const key = await api.createKey("limited");
-    expect((await api.as(undefined).get("/api/skills")).status).toBe(401);
-    expect((await api.as("wrong-token").get("/api/skills")).status).toBe(401);
-    expect((await api.as(key.key).get("/api/skills")).status).toBe(401);
-    expect((await api.as(key.key).post("/api/skills/install", example)).status).toBe(401);
-    expect((await api.as(key.key).get("/api/settings")).status).toBe(401);
-    expect((await api.as(key.key).post("/api/keys", { name: "x" })).status).toBe(401);
+  it("management routes: 401 without valid credentials, 403 management_required for an API key", async () => {
+    const own = await startTestApp();
+    try {
+      const mgmt = own.api;
+      const key = await mgmt.createKey("limited");
+      expect((await mgmt.as(undefined).get("/api/skills")).status).toBe(401);
+      expect((await mgmt.as("wrong-token").get("/api/skills")).status).toBe(401);
+      const installed = await mgmt.post("/api/skills/install", example);
+      const id = installed.body.skill.id;
+      const keysBefore = (await mgmt.get("/api/keys")).body.data.length;
+      const asKey = mgmt.as(key.key);
+      const attempts = [
+        await asKey.get("/api/skills"),
+        await asKey.post("/api/skills/install", { ...example, name: "by-a-key" }),
+        await asKey.put(`/api/skills/${id}`, { mode: "off" }),
+        await asKey.delete(`/api/skills/${id}`),
+        await asKey.post("/api/skills/cache/invalidate"),
+        await asKey.get("/api/settings"),
+        await asKey.put("/api/settings", { skillsEnabled: false }),
+        await asKey.get("/api/keys"),
+        await asKey.post("/api/keys", { name: "x" }),
+        await asKey.delete(`/api/keys/${key.id}`),
+      ];
+      for (const res of attempts) {
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe("management_required");
+      }
+      expect((await mgmt.get(`/api/skills/${id}`)).body.skill.mode).toBe("on");
+      expect((await mgmt.get("/api/skills?q=by-a-key")).body.total).toBe(0);
+      expect((await mgmt.get("/api/settings")).body.settings.skillsEnabled).toBe(true);
+      const keysAfter = (await mgmt.get("/api/keys")).body.data;
+      expect(keysAfter.length).toBe(keysBefore);
+      expect(keysAfter.find((k: { id: string }) => k.id === key.id).revokedAt).toBeNull();
+    } finally {
+      await own.close();
+    }
   });
 
   it("health answers anonymously with status only, details for management", async () => {

@@ -14,7 +14,7 @@ import { createSandboxClient, sandboxClientFromConfig } from "../../workers/src/
 import type { SandboxRunResult } from "../../workers/src/sandbox/types.js";
 import {
   createSandboxHandlers,
-  SANDBOX_EXECUTOR_GRACE_MS,
+  SANDBOX_REPORT_GRACE_MS,
   sandboxDefinitions,
 } from "../../workers/src/skills/builtins/sandbox.js";
 import type { HandlerContext, Skill } from "../../workers/src/skills/types.js";
@@ -63,21 +63,23 @@ function depsOf(env: Record<string, string>): AppDeps {
 }
 
 describe("sandbox builtin declarations", () => {
-  it("declare their policies and a time budget of the sandbox limit plus a grace", () => {
+  it("declare their default policies and a limit of the call's timeoutMs, default and cap", () => {
     const config = parseConfig({});
     const evalCode = sandboxDefinitions.find((d) => d.name === "eval_code")!;
     const exec = sandboxDefinitions.find((d) => d.name === "execute_command")!;
     expect(evalCode).toMatchObject({ policy: "hybrid", mode: "auto" });
     expect(evalCode.tags).toEqual(expect.arrayContaining(["code", "python", "javascript", "run"]));
     expect(exec.policy).toBe("manual");
-    expect(evalCode.timeoutFor!({ language: "python", code: "1" }, config)).toBe(
-      10_000 + SANDBOX_EXECUTOR_GRACE_MS,
-    );
-    expect(evalCode.timeoutFor!({ timeoutMs: 2000 }, config)).toBe(
-      2000 + SANDBOX_EXECUTOR_GRACE_MS,
-    );
-    expect(exec.timeoutFor!({ command: "ls", timeoutMs: 120_000 }, config)).toBe(
-      60_000 + SANDBOX_EXECUTOR_GRACE_MS,
+    const timing = evalCode.timing!(config);
+    expect(timing.limitFromInput!({ language: "python", code: "1" })).toBeUndefined();
+    expect(timing.limitFromInput!({ timeoutMs: 2000 })).toBe(2000);
+    expect(timing).toMatchObject({
+      defaultLimitMs: 10_000,
+      maxLimitMs: 60_000,
+      graceMs: SANDBOX_REPORT_GRACE_MS,
+    });
+    expect(exec.timing!(parseConfig({ SKILLS_SANDBOX_TIMEOUT_MS: "3000" })).defaultLimitMs).toBe(
+      3000,
     );
   });
 
@@ -140,7 +142,7 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
           code: "print('tick', flush=True)\nwhile True: pass",
           timeoutMs: 2000,
         },
-        ctxOf(),
+        ctxOf(undefined, 2000),
       ),
     );
     expect(f.status).toBe("timeout");
@@ -240,7 +242,8 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     const f = await expectFailure(
       busy.client.run({ language: "python", code: "print(1)", timeoutMs: 5000 }),
     );
-    expect(f).toMatchObject({ code: "sandbox_busy", retryable: true });
+    expect(f).toMatchObject({ code: "sandbox_busy", retryable: true, retryAfterS: 1 });
+    expect(f.message).toMatch(/did not run/);
     const raw = await signedFetch(busy.host.url, "/v1/run", {
       secret: busy.secret,
       body: JSON.stringify({ language: "python", code: "print(1)", timeoutMs: 5000 }),

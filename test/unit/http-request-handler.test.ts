@@ -246,10 +246,12 @@ describe("http_request", () => {
     expect(server.requests.length).toBe(before);
   });
 
-  it("declares a time budget larger than the request's own limit", () => {
-    const def = httpRequestDefinitions[0]!;
-    expect(def.timeoutFor?.({ timeoutMs: 1000 }, parseConfig({}))).toBe(3000);
-    expect(def.timeoutFor?.({}, parseConfig({}))).toBe(17_000);
+  it("declares its time limit: the call's timeoutMs, 15 s by default, 60 s at most", () => {
+    const timing = httpRequestDefinitions[0]!.timing!(parseConfig({}));
+    expect(timing.limitFromInput!({ timeoutMs: 1000 })).toBe(1000);
+    expect(timing.limitFromInput!({})).toBeUndefined();
+    expect(timing).toMatchObject({ defaultLimitMs: 15_000, maxLimitMs: 60_000 });
+    expect(timing.graceMs).toBeGreaterThan(0);
   });
 });
 

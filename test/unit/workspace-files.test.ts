@@ -119,6 +119,33 @@ describe("file_write / file_read", () => {
     expect(await deps.db.select().from(workspaceFiles)).toEqual([]);
   });
 
+  it("names one file whether its path is written precomposed (NFC) or decomposed (NFD)", async () => {
+    const nfc = "r\u00E9sum\u00E9/\u00C5ngstr\u00F6m.txt";
+    const nfd = nfc.normalize("NFD");
+    expect(nfd).not.toBe(nfc);
+    const w = await write("k1", { path: nfc, content: "first" });
+    expect(w).toMatchObject({ path: nfc, created: true });
+    expect(await read("k1", { path: nfd })).toMatchObject({ path: nfc, content: "first" });
+    const again = await write("k1", { path: nfd, content: "second" });
+    expect(again).toMatchObject({ path: nfc, created: false });
+    expect(await read("k1", { path: nfc })).toMatchObject({ content: "second" });
+    const rows = await deps.db.select({ path: workspaceFiles.path }).from(workspaceFiles);
+    expect(rows.map((r) => r.path)).toEqual([nfc]);
+  });
+
+  it("refuses forbidden names spelled with compatibility characters, writing nothing", async () => {
+    for (const path of [
+      ".\uFF45\uFF4E\uFF56",
+      "\u017Fecrets/key",
+      ".\u00DFh/id_rsa",
+      ".GIT/HEAD",
+    ]) {
+      expect((await expectFailure(write("k1", { path, content: "x" }))).code).toBe("invalid_path");
+      expect((await expectFailure(read("k1", { path }))).code).toBe("invalid_path");
+    }
+    expect(await deps.db.select().from(workspaceFiles)).toEqual([]);
+  });
+
   it("keeps keys' workspaces apart", async () => {
     await write("key-a", { path: "shared-name.txt", content: "from A" });
     await write("key-b", { path: "shared-name.txt", content: "from B" });

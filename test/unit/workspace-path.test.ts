@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  FORBIDDEN_SEGMENTS,
+  segmentKey,
   validateWorkspacePath,
   WorkspacePathError,
 } from "../../workers/src/skills/builtins/workspace-path.js";
@@ -66,6 +68,22 @@ const REFUSED: Array<[unknown, string]> = [
   ["secrets", "forbidden"],
   ["SECRETS/key.pem", "forbidden"],
   ["app/Secrets/token", "forbidden"],
+  // Forbidden names written with compatibility characters or other letter cases.
+  [".\uFF45\uFF4E\uFF56", "forbidden"], // .ｅｎｖ (full-width letters)
+  ["\u017Fecrets", "forbidden"], // ſecrets (long s)
+  ["config/.\uFF25\uFF2E\uFF36", "forbidden"], // .ＥＮＶ
+  ["\uFF33\uFF25\uFF23\uFF32\uFF25\uFF34\uFF33/key.pem", "forbidden"], // ＳＥＣＲＥＴＳ
+  ["\u{1D42C}\u{1D41E}\u{1D41C}\u{1D42B}\u{1D41E}\u{1D42D}\u{1D42C}", "forbidden"], // mathematical bold
+  [".\u017F\u017Fh/id_rsa", "forbidden"], // .ſſh
+  [".g\u0131t/config", "forbidden"], // dotless i
+  [".\u00DFh/known_hosts", "forbidden"], // .ßh folds to .ssh
+  [".\u1E9Eh", "forbidden"], // capital sharp s
+  [".\uFF47\uFF49\uFF54/HEAD", "forbidden"], // .ｇｉｔ
+  [".env\u3000", "forbidden"], // ideographic space at the end
+  [".env\u00A0/x", "forbidden"], // no-break space at the end
+  [".\uFF45nv.local", "forbidden"], // .ｅnv.local
+  [".omni\uFF52oute/db.json", "forbidden"],
+  [".CODE\uFF58/auth.json", "forbidden"],
   ["a".repeat(256), "too_long"],
   [`${"abc/".repeat(300)}x`, "too_long"],
 ];
@@ -90,6 +108,18 @@ const ACCEPTED: Array<[string, string]> = [
   ["données/été.txt", "données/été.txt"],
   ["100%.txt", "100%.txt"],
   ["a b/c d.txt", "a b/c d.txt"],
+  // Stored in NFC: a decomposed name becomes the precomposed one.
+  ["cafe\u0301.txt", "caf\u00E9.txt"],
+  ["caf\u00E9.txt", "caf\u00E9.txt"],
+  ["A\u030Angstro\u0308m/n\u0303.md", "\u00C5ngstr\u00F6m/\u00F1.md"],
+  ["\u1100\u1161.txt", "\uAC00.txt"], // Hangul jamo compose
+  // Compatibility characters that do not spell a forbidden name stay as written (NFC only).
+  [
+    "\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt",
+    "\uFF53\uFF45\uFF43\uFF52\uFF45\uFF54\uFF53.txt",
+  ],
+  ["\u017F\u017Fh", "\u017F\u017Fh"],
+  ["\uFB01le.txt", "\uFB01le.txt"], // ﬁ ligature
 ];
 
 describe("validateWorkspacePath", () => {
@@ -108,5 +138,28 @@ describe("validateWorkspacePath", () => {
 
   it.each(ACCEPTED)("accepts %j as %j", (input, normalised) => {
     expect(validateWorkspacePath(input)).toBe(normalised);
+  });
+});
+
+describe("segmentKey", () => {
+  it("folds compatibility forms and letter case onto the forbidden names", () => {
+    expect(segmentKey(".\uFF45\uFF4E\uFF56")).toBe(".env");
+    expect(segmentKey("\u017Fecrets")).toBe("secrets");
+    expect(segmentKey("SECRE\uFF34S.. ")).toBe("secrets");
+    expect(segmentKey(".\u1E9Esh")).toBe(".sssh"); // capital sharp s folds to "ss"
+  });
+
+  it("maps every forbidden name, in upper case and full width, to itself", () => {
+    const fullWidth = (s: string) =>
+      [...s]
+        .map((ch) => (/[a-z]/.test(ch) ? String.fromCodePoint(ch.codePointAt(0)! + 0xfee0) : ch))
+        .join("");
+    for (const name of FORBIDDEN_SEGMENTS) {
+      expect(segmentKey(name.toUpperCase())).toBe(name);
+      expect(segmentKey(fullWidth(name))).toBe(name);
+      expect(() => validateWorkspacePath(`dir/${fullWidth(name.toUpperCase())}`)).toThrow(
+        WorkspacePathError,
+      );
+    }
   });
 });

@@ -86,7 +86,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
-      if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
+      if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
+      else if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }
     if (err instanceof HTTPException) {

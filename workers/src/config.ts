@@ -64,7 +64,13 @@ export const configSchema = z.object({
   BRAVE_BASE_URL: z.string().url().default("https://api.search.brave.com"),
   /** Seconds a web_search result stays cached. */
   WEB_SEARCH_CACHE_TTL_S: int(300, 60),
-  /** How long a hybrid execution may wait for approval before it expires, in ms. */
+  /**
+   * Lifts the policy floors of the handlers that run commands or code (`execute_command` manual,
+   * `eval_code` hybrid) for model calls; the skills' stored policies then apply as they are.
+   * A deployment decision, off by default (README "Injection and interception").
+   */
+  SKILLS_ALLOW_MODEL_COMMANDS: bool.default(false),
+  /** How long a hybrid execution may wait for approval before it expires, in ms (docs/policies.md#approval). */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
 });
 

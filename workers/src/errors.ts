@@ -4,6 +4,8 @@
  * in one place (docs/api.md#errors).
  */
 export class AppError extends Error {
+  /** Seconds a client should wait before trying again, sent as `Retry-After`; undefined = none. */
+  retryAfterS?: number;
   /**
    * @param status HTTP status the error maps to.
    * @param code machine-readable code, snake_case.
@@ -78,16 +80,29 @@ export class UpstreamError extends AppError {
 }
 
 /**
- * Thrown by a skill handler to end an execution with a specific outcome
- * (docs/execution.md#outcomes): `status` `error` or `timeout`, an optional `output` kept on the row
- * (e.g. the sandbox result with stdout/stderr), a machine-readable `code`, and `retryable` for
- * errors worth another attempt (an unreachable or saturated sandbox host, a handler that says so).
+ * 429: a shared service (e.g. the sandbox host) had no capacity and nothing ran; the client
+ * should try again after `retryAfterS` seconds (sent as `Retry-After`, RFC 9110 §10.2.3).
+ */
+export class BusyError extends AppError {
+  constructor(message: string, code: string, retryAfterS: number, details?: unknown) {
+    super(429, code, message, details);
+    this.retryAfterS = Math.max(1, Math.ceil(retryAfterS));
+  }
+}
+
+/**
+ * Thrown by a skill handler to end an execution with a specific outcome (README "Errors"):
+ * `status` `error` or `timeout`, an optional `output` kept on the row (e.g. the sandbox result with
+ * stdout/stderr), a machine-readable `code`, `retryable` for errors worth another attempt
+ * (an unreachable or saturated sandbox host, a handler that says so), and `retryAfterS`, a
+ * service's hint of when to try again (seconds).
  */
 export class ExecutionFailure extends Error {
   readonly status: "error" | "timeout";
   readonly code: string;
   readonly output: unknown;
   readonly retryable: boolean;
+  readonly retryAfterS: number | undefined;
   constructor(
     message: string,
     opts: {
@@ -95,6 +110,7 @@ export class ExecutionFailure extends Error {
       code?: string;
       output?: unknown;
       retryable?: boolean;
+      retryAfterS?: number;
     } = {},
   ) {
     super(message);
@@ -103,6 +119,7 @@ export class ExecutionFailure extends Error {
     this.code = opts.code ?? (this.status === "timeout" ? "timeout" : "handler_error");
     this.output = opts.output;
     this.retryable = opts.retryable ?? false;
+    this.retryAfterS = opts.retryAfterS;
   }
 }
 

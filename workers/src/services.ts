@@ -10,6 +10,7 @@ import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/in
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
 import { ExecutionStore } from "./skills/execution-store.js";
 import { Executor } from "./skills/executor.js";
+import { type PolicyFloors, policyFloorsFor } from "./skills/policy-floor.js";
 import { SkillRegistry } from "./skills/registry.js";
 import { SkillService } from "./skills/skill-service.js";
 
@@ -27,6 +28,8 @@ export interface Services {
   builtinAliases: ReadonlyMap<string, string>;
   /** Builtins this deployment cannot run (see `BuiltinDefinition.available`); never injected. */
   unavailableBuiltins: readonly string[];
+  /** Policy floors of model calls by handler name (`SKILLS_ALLOW_MODEL_COMMANDS` lifts them). */
+  policyFloors: PolicyFloors;
 }
 
 /** Options for tests and benchmarks. */
@@ -50,14 +53,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
     retryBackoffMs: opts.retryBackoffMs,
   });
-  const timeoutPolicies = new Map(builtins.map((b) => [b.name, b.timeoutFor]));
+  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
-    const timeoutFor = timeoutPolicies.get(name);
-    executor.registerHandler(
-      name,
-      handler,
-      timeoutFor ? (input) => timeoutFor(input, deps.config) : undefined,
-    );
+    executor.registerHandler(name, handler, timings.get(name)?.(deps.config));
   }
   const skills = new SkillService(
     registry,
@@ -82,5 +80,6 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     builtinAliases,
     unavailableBuiltins,
+    policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
   };
 }

@@ -6,7 +6,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Cache } from "../cache/types.js";
 import type { Db } from "../db/client.js";
 import { type ApiKeyRow, apiKeys } from "../db/schema.js";
-import { NotFoundError } from "../errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { iso } from "../skills/mappers.js";
 import { randomToken, sha256Hex } from "./crypto.js";
 
@@ -48,15 +48,23 @@ export class ApiKeyService {
   ) {}
 
   /**
-   * Creates a key. @param expiresAt optional expiry, ms since the epoch.
+   * Creates a key. @param expiresAt optional expiry, ms since the epoch; it must lie in the
+   * future (a key that is born expired could never authenticate).
    * @returns the key (shown only here) and its public view.
+   * @throws InvalidInputError `invalid_input` (field `expiresAt`) when the expiry is not in the future.
    */
   async create(
     name: string,
     expiresAt: number | null,
   ): Promise<{ key: string; apiKey: ApiKeyInfo }> {
-    const key = KEY_PREFIX + randomToken(32);
     const now = this.clock();
+    if (expiresAt !== null && !(expiresAt > now)) {
+      const message = "expiresAt must be in the future";
+      throw new InvalidInputError(`Invalid body: expiresAt (${message})`, [
+        { field: "expiresAt", message },
+      ]);
+    }
+    const key = KEY_PREFIX + randomToken(32);
     const [row] = await this.db
       .insert(apiKeys)
       .values({
@@ -89,15 +97,27 @@ export class ApiKeyService {
 
   /**
    * Revokes a key (it stops authenticating at once on this instance, within 60 s everywhere).
-   * @throws NotFoundError for an unknown id.
+   * Revocation happens once: its time is never overwritten.
+   * @returns the revoked key's public view, `revokedAt` set to now.
+   * @throws NotFoundError `api_key_not_found` for an unknown id; ConflictError `already_revoked`
+   *   (details: the key as it stands, with its original `revokedAt`) when it was revoked before.
    */
   async revoke(id: string): Promise<ApiKeyInfo> {
     const [row] = await this.db
       .update(apiKeys)
       .set({ revokedAt: this.clock() })
-      .where(eq(apiKeys.id, id))
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
       .returning();
-    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    if (!row) {
+      const [existing] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1);
+      if (!existing) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+      const apiKey = toInfo(existing);
+      throw new ConflictError(
+        `API key ${id} was already revoked at ${apiKey.revokedAt}`,
+        "already_revoked",
+        { apiKey },
+      );
+    }
     await this.cache.delete(`apikey:${row.keyHash}`);
     return toInfo(row);
   }

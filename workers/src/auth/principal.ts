@@ -26,10 +26,19 @@ export function actingKey(
   return requested ?? null;
 }
 
-/** @throws UnauthorizedError unless the caller is management. */
+/**
+ * Requires the management token (README "Errors": bad credentials 401, valid credentials without
+ * the right 403).
+ * @throws UnauthorizedError `unauthorized` without credentials; ForbiddenError
+ *   `management_required` for a valid API key.
+ */
 export function requireManagement(principal: Principal | undefined): void {
-  if (principal?.kind !== "management") {
-    throw new UnauthorizedError("This endpoint needs the management token", "management_required");
+  if (principal === undefined) throw new UnauthorizedError();
+  if (principal.kind !== "management") {
+    throw new ForbiddenError(
+      "This endpoint needs the management token; an API key cannot use it",
+      "management_required",
+    );
   }
 }
 

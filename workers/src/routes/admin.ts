@@ -26,7 +26,7 @@ const CreateKeyBody = z
     expiresAt: z.iso
       .datetime({ offset: true })
       .optional()
-      .openapi({ description: "ISO-8601 expiry" }),
+      .openapi({ description: "ISO-8601 expiry, in the future" }),
   })
   .strict();
 
@@ -54,7 +54,7 @@ const createKeyRoute = createRoute({
   request: { body: jsonBody(CreateKeyBody) },
   responses: {
     201: jsonResponse(z.object({ key: z.string(), apiKey: ApiKeySchema }), "Created"),
-    ...errorResponses(400, 401),
+    ...errorResponses(400, 401, 403),
   },
 });
 const listKeysRoute = createRoute({
@@ -63,17 +63,19 @@ const listKeysRoute = createRoute({
   summary: "List API keys (never the keys themselves)",
   responses: {
     200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"),
-    ...errorResponses(401),
+    ...errorResponses(401, 403),
   },
 });
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/api/keys/{id}",
   summary: "Revoke an API key",
+  description:
+    "Revokes once: revoking a key that is already revoked answers 409 `already_revoked` and keeps the original `revokedAt`.",
   request: { params: IdParam },
   responses: {
     200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Revoked"),
-    ...errorResponses(401, 404),
+    ...errorResponses(401, 403, 404, 409),
   },
 });
 const getSettingsRoute = createRoute({
@@ -82,7 +84,7 @@ const getSettingsRoute = createRoute({
   summary: "Read settings",
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
-    ...errorResponses(401),
+    ...errorResponses(401, 403),
   },
 });
 const putSettingsRoute = createRoute({
@@ -92,7 +94,7 @@ const putSettingsRoute = createRoute({
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
-    ...errorResponses(400, 401),
+    ...errorResponses(400, 401, 403),
   },
 });
 

@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey, canAccessOwned, type Principal } from "../auth/principal.js";
-import { NotFoundError, UpstreamError } from "../errors.js";
+import { BusyError, NotFoundError, UpstreamError } from "../errors.js";
 import type { Services } from "../services.js";
 import { pageOf } from "../skills/skill-service.js";
 import type { Execution, Skill } from "../skills/types.js";
@@ -74,11 +74,11 @@ const executeRoute = createRoute({
   path: "/api/skills/executions",
   summary: "Run a registered skill now",
   description:
-    "Answers 200 with the execution for every terminal status (success, error, timeout). 4xx/503 only when nothing could run.",
+    "Answers 200 with the execution for every terminal status (success, error, timeout). 4xx/503 only when nothing could run: 429 `sandbox_busy` with Retry-After when the sandbox host had no free slot within the limit, 503 `sandbox_unavailable` when it could not be reached (both record the execution, in `details`).",
   request: { body: jsonBody(ExecuteBody) },
   responses: {
     200: jsonResponse(ExecutionEnvelope, "The terminal execution"),
-    ...errorResponses(400, 401, 403, 404, 409, 503),
+    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
   },
 });
 
@@ -90,7 +90,7 @@ const approveRoute = createRoute({
   request: { params: IdParam },
   responses: {
     200: jsonResponse(ExecutionEnvelope, "The terminal execution"),
-    ...errorResponses(401, 404, 409, 503),
+    ...errorResponses(401, 404, 409, 429, 503),
   },
 });
 const rejectRoute = createRoute({
@@ -132,16 +132,29 @@ export async function resolveSkillRef(
   return skill;
 }
 
-/** An unreachable sandbox host is a 503, with the recorded execution in `details`. */
-function answerFor(execution: Execution): Execution {
-  if (execution.status === "error" && execution.errorCode === "sandbox_unavailable") {
+/**
+ * The answer for a terminal execution (README "Errors"): the execution itself, unless the program
+ * never ran because a service it needs failed — an unreachable sandbox host is a 503
+ * `sandbox_unavailable`, a saturated one a 429 `sandbox_busy` with `Retry-After` — each with the
+ * recorded execution in `details`.
+ * @throws UpstreamError 503; BusyError 429.
+ */
+function answerFor(services: Services, execution: Execution): Execution {
+  if (execution.status !== "error") return execution;
+  if (execution.errorCode === "sandbox_unavailable") {
     throw new UpstreamError(
       execution.errorMessage ?? "The sandbox host is unavailable",
       "sandbox_unavailable",
       503,
-      {
-        execution,
-      },
+      { execution },
+    );
+  }
+  if (execution.errorCode === "sandbox_busy") {
+    throw new BusyError(
+      execution.errorMessage ?? "The sandbox host is busy; the program did not run",
+      "sandbox_busy",
+      services.executor.retryAfterS(execution) ?? 1,
+      { execution },
     );
   }
   return execution;
@@ -188,7 +201,7 @@ export function executionsRoutes() {
       apiKeyId,
       sessionId: body.sessionId ?? null,
     });
-    return c.json({ execution: answerFor(execution) }, 200);
+    return c.json({ execution: answerFor(services, execution) }, 200);
   });
 
   app.openapi(approveRoute, async (c) => {
@@ -204,7 +217,7 @@ export function executionsRoutes() {
         "skill_not_found",
       );
     const execution = await services.executor.approve(pending, skill);
-    return c.json({ execution: answerFor(execution) }, 200);
+    return c.json({ execution: answerFor(services, execution) }, 200);
   });
 
   app.openapi(rejectRoute, async (c) => {

@@ -71,7 +71,7 @@ const listRoute = createRoute({
   },
   responses: {
     200: jsonResponse(pageSchema(SkillSchema, "SkillPage"), "A page of skills"),
-    ...errorResponses(400, 401),
+    ...errorResponses(400, 401, 403),
   },
 });
 
@@ -88,7 +88,10 @@ const installRoute = createRoute({
   path: "/api/skills/install",
   summary: "Install a custom skill (handler name + schema)",
   request: { body: jsonBody(InstallBody) },
-  responses: { 201: jsonResponse(SkillEnvelope, "Installed"), ...errorResponses(400, 401, 409) },
+  responses: {
+    201: jsonResponse(SkillEnvelope, "Installed"),
+    ...errorResponses(400, 401, 403, 409),
+  },
 });
 
 const updateRoute = createRoute({
@@ -96,7 +99,10 @@ const updateRoute = createRoute({
   path: "/api/skills/{id}",
   summary: "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, schema)",
   request: { params: IdParam, body: jsonBody(UpdateBody) },
-  responses: { 200: jsonResponse(SkillEnvelope, "Updated"), ...errorResponses(400, 401, 404) },
+  responses: {
+    200: jsonResponse(SkillEnvelope, "Updated"),
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 
 const deleteRoute = createRoute({
@@ -104,7 +110,7 @@ const deleteRoute = createRoute({
   path: "/api/skills/{id}",
   summary: "Unregister a skill",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },
 });
 
 const invalidateRoute = createRoute({
@@ -113,7 +119,7 @@ const invalidateRoute = createRoute({
   summary: "Drop the registry cache (after editing the database by hand)",
   responses: {
     200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"),
-    ...errorResponses(401),
+    ...errorResponses(401, 403),
   },
 });
 

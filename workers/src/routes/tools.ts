@@ -186,6 +186,7 @@ export function toolsRoutes() {
       include: body.include,
       exclude: [...(body.exclude ?? []), ...services.unavailableBuiltins],
       skillsEnabled: settings.skillsEnabled,
+      policyFloors: services.policyFloors,
     });
     return c.json(result, 200);
   });
@@ -203,6 +204,7 @@ export function toolsRoutes() {
       injected: body.injected,
       customSkillExecutionEnabled: body.customSkillExecutionEnabled,
       builtinAliases: services.builtinAliases,
+      policyFloors: services.policyFloors,
       executor: services.executor,
     });
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);

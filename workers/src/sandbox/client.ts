@@ -20,7 +20,8 @@ export interface SandboxClientOptions {
   fetch?: typeof fetch;
   /**
    * Time a run may take beyond its own limit before the client gives up on the host, in ms
-   * (queue wait, container start, kill grace, removal). Default 45 000.
+   * (container start, kill grace, removal). A safety net for callers without a signal: the
+   * executor's signal (its deadline plus a grace) ends a run's call first. Default 45 000.
    */
   runOverheadMs?: number;
   /** Time limit of `kill` and `health` calls, in ms. Default 5 000. */
@@ -41,17 +42,32 @@ function unavailable(message: string): ExecutionFailure {
   return new ExecutionFailure(message, { code: "sandbox_unavailable", retryable: true });
 }
 
+/**
+ * Seconds of a `Retry-After` header (delay-seconds or an HTTP-date, RFC 9110 §10.2.3), at least
+ * 1; undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Math.max(1, Number(text));
+  if (!/^[A-Za-z]{3}, /.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(1, Math.ceil((at - now) / 1000));
+}
+
 /** Maps a non-2xx answer of the host to an ExecutionFailure (429/502/503/504 retryable). */
 function hostFailure(status: number, body: unknown, retryAfter: string | null): ExecutionFailure {
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const code = typeof err?.code === "string" ? err.code : "";
   const detail = typeof err?.message === "string" ? err.message : `HTTP ${status}`;
   if (status === 429) {
-    const after = retryAfter ? ` (retry after ${retryAfter} s)` : "";
-    return new ExecutionFailure(`Sandbox host is busy${after}`, {
-      code: "sandbox_busy",
-      retryable: true,
-    });
+    const after = retryAfterSeconds(retryAfter);
+    const hint = after === undefined ? "" : ` (retry after ${after} s)`;
+    return new ExecutionFailure(
+      `Sandbox host is busy: no slot was free and the program did not run${hint}`,
+      { code: "sandbox_busy", retryable: true, retryAfterS: after },
+    );
   }
   if (status === 401) {
     return new ExecutionFailure(
@@ -85,7 +101,8 @@ function isRunResult(v: unknown): v is SandboxRunResult {
 /**
  * Creates a {@link SandboxClient}. Every request is signed (protocol.ts). Errors (all
  * `ExecutionFailure`): `sandbox_unavailable` (retryable) when the host is unreachable, does not
- * answer within its bound, or answers 502/503/504; `sandbox_busy` (retryable) on 429;
+ * answer within its bound, or answers 502/503/504; `sandbox_busy` (retryable, `retryAfterS` from
+ * the host's Retry-After) on 429, when the program did not run;
  * `sandbox_auth_failed` on 401; `image_unavailable`; `aborted` when the caller's signal fired;
  * otherwise the host's error code (`invalid_input`, `image_not_allowed`, ...).
  * @throws Error at creation when the secret is empty (fail closed).

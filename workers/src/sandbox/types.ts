@@ -19,7 +19,10 @@ export interface SandboxRunRequest {
   command?: string;
   /** Arguments for `shell`, passed as argv. */
   args?: string[];
-  /** Time limit in ms; default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at 60 000. */
+  /**
+   * Time limit in ms, counted from the host's receipt of the request (a wait for a slot is taken
+   * from it); default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at 60 000.
+   */
   timeoutMs?: number;
   /** Asks for bridge networking; honoured only when the host's master gate is on. */
   networkEnabled?: boolean;

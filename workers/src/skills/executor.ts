@@ -1,9 +1,16 @@
 /**
- * The executor (docs/execution.md): runs a skill's registered handler with a timeout and retries,
- * writing each lifecycle step (`pending` → `running` → `success` | `error` | `timeout`) to
- * `skill_executions`. One executor per process; handlers are registered by name
- * (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is never
- * evaluated.
+ * The executor (README "Time limits" and "Errors"): runs a skill's registered handler with a
+ * time limit and retries, writing each lifecycle step (`pending` → `running` → `success` |
+ * `error` | `timeout`) to `skill_executions`. One executor per process; handlers are registered
+ * by name (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is
+ * never evaluated.
+ *
+ * The executor owns an execution's deadline (README "Time limits"): the limit is what the call
+ * or the skill asked for (or the handler's default), the deadline is the start plus the limit,
+ * every attempt and retry fits inside it, and a timeout's message states the limit. A handler
+ * that talks to another service registers a grace (`HandlerTiming.graceMs`): the time the
+ * executor still waits past the deadline for that service to report a run it stopped itself.
+ * The grace is internal and never shown.
  */
 import {
   ConflictError,
@@ -12,6 +19,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from "../errors.js";
+import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "./types.js";
@@ -32,23 +40,30 @@ export interface ExecutorOptions {
   retryBackoffMs?: number;
 }
 
-/** Per-handler time budget derived from the call's input (e.g. sandbox timeout + grace). */
-export type TimeoutPolicy = (input: unknown) => number;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
+/** How the executor times the runs of one handler. Units: ms. */
+export interface HandlerTiming {
+  /**
+   * The limit a call asks for in its input (e.g. `eval_code`'s `timeoutMs`), or undefined when
+   * it asks for none.
+   */
+  limitFromInput?: (input: unknown) => number | undefined;
+  /** Limit when neither the call nor the skill sets one. Default: the executor's (30 000). */
+  defaultLimitMs?: number;
+  /** Largest limit the handler honours (e.g. 60 000 for sandbox runs). */
+  maxLimitMs?: number;
+  /**
+   * Time the executor waits past the deadline for the handler to report a run its service
+   * stopped at the limit (container start and removal, the HTTP round trip). Default 0.
+   */
+  graceMs?: number;
+}
 
 /** Runs skills and records their executions. */
 export class Executor {
   private readonly handlers = new Map<string, SkillHandler>();
-  private readonly timeoutPolicies = new Map<string, TimeoutPolicy>();
+  private readonly timings = new Map<string, HandlerTiming>();
+  /** Retry-After hints of executions that ended because a service was saturated (not stored). */
+  private readonly retryHints = new WeakMap<Execution, number>();
   private timeoutMs = DEFAULT_TIMEOUT_MS;
   private maxRetries = DEFAULT_MAX_RETRIES;
   private readonly retryBackoffMs: number;
@@ -63,10 +78,14 @@ export class Executor {
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   }
 
-  /** Registers (or replaces) the handler `name`; `timeoutFor` overrides the budget per call. */
-  registerHandler(name: string, fn: SkillHandler, timeoutFor?: TimeoutPolicy): void {
+  /**
+   * Registers (or replaces) the handler `name`. `timing` says how its runs are timed (see
+   * {@link HandlerTiming}); without it the skill's `timeoutMs` or the executor default applies.
+   */
+  registerHandler(name: string, fn: SkillHandler, timing?: HandlerTiming): void {
     this.handlers.set(name, fn);
-    if (timeoutFor) this.timeoutPolicies.set(name, timeoutFor);
+    if (timing) this.timings.set(name, timing);
+    else this.timings.delete(name);
   }
 
   /** True when a handler `name` is registered. */
@@ -79,7 +98,7 @@ export class Executor {
     return [...this.handlers.keys()].sort();
   }
 
-  /** Default handler timeout in ms (30 000 by default; docs/execution.md#time-budget). */
+  /** Default handler time limit in ms (30 000 by default; docs/execution.md#time-budget). */
   setTimeout(ms: number): void {
     if (!Number.isInteger(ms) || ms <= 0)
       throw new InvalidInputError("timeout must be a positive integer (ms)");
@@ -93,11 +112,31 @@ export class Executor {
     this.maxRetries = n;
   }
 
-  /** The time budget of one execution of `skill` with `input`, in ms. */
-  budgetFor(skill: Skill, input: unknown): number {
-    if (skill.timeoutMs) return skill.timeoutMs;
-    const policy = this.timeoutPolicies.get(skill.handlerCode);
-    return policy ? policy(input) : this.timeoutMs;
+  /**
+   * The time limit of one execution of `skill` with `input`, in ms: the call's own ask (from its
+   * input, when the handler reads one), capped by the skill's `timeoutMs`; else the skill's
+   * `timeoutMs`; else the handler's default; else the executor's; never above the handler's
+   * maximum.
+   */
+  limitFor(skill: Skill, input: unknown): number {
+    const timing = this.timings.get(skill.handlerCode);
+    const asked = timing?.limitFromInput?.(input);
+    const own = skill.timeoutMs ?? undefined;
+    let limit =
+      asked !== undefined && asked > 0
+        ? Math.min(asked, own ?? asked)
+        : (own ?? timing?.defaultLimitMs ?? this.timeoutMs);
+    if (timing?.maxLimitMs !== undefined) limit = Math.min(limit, timing.maxLimitMs);
+    return Math.max(1, Math.floor(limit));
+  }
+
+  /**
+   * Seconds to wait before trying again, for an execution that ended because a service it needs
+   * was saturated (`errorCode` `sandbox_busy`): the service's own hint when it sent one, else
+   * undefined. Known only to the process that ran the execution (not stored).
+   */
+  retryAfterS(execution: Execution): number | undefined {
+    return this.retryHints.get(execution);
   }
 
   /**
@@ -134,9 +173,9 @@ export class Executor {
    */
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
-    const budget = this.budgetFor(skill, input);
-    const row = await this.store.create(skill, input, ctx, { timeoutMs: budget });
-    return this.run(row.id, skill, input, ctx, budget);
+    const limit = this.limitFor(skill, input);
+    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+    return this.run(row.id, skill, input, ctx, limit);
   }
 
   /**
@@ -148,7 +187,7 @@ export class Executor {
     await this.preflight(skill, input);
     return this.store.create(skill, input, ctx, {
       approval: "required",
-      timeoutMs: this.budgetFor(skill, input),
+      timeoutMs: this.limitFor(skill, input),
     });
   }
 
@@ -164,9 +203,9 @@ export class Executor {
         "not_awaiting_approval",
       );
     }
-    const budget = this.budgetFor(skill, execution.input);
+    const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return this.run(execution.id, skill, execution.input, ctx, budget);
+    return this.run(execution.id, skill, execution.input, ctx, limit);
   }
 
   /** Rejects a pending execution: it ends as `error` "rejected". */
@@ -206,22 +245,28 @@ export class Executor {
     return this.store.count({ ...filter, apiKeyId });
   }
 
-  /** Runs the attempts of a created row and writes the outcome. Never throws for handler failures. */
+  /**
+   * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
+   * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
+   * Retry-After when longer) ends before the deadline. Never throws for handler failures.
+   */
   private async run(
     id: string,
     skill: Skill,
     input: unknown,
     ctx: CallerContext,
-    budget: number,
+    limit: number,
   ): Promise<Execution> {
     const handler = this.handlers.get(skill.handlerCode)!;
-    await this.store.markRunning(id, budget);
+    const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
+    await this.store.markRunning(id, limit);
     const started = this.clock();
-    const deadline = started + budget;
+    const deadline = started + limit;
+    const timedOut = `Skill execution timed out after ${limit} ms`;
     const controller = new AbortController();
     const timer = setTimeout(
-      () => controller.abort(new ExecutionFailure("timed out", { status: "timeout" })),
-      budget,
+      () => controller.abort(new ExecutionFailure(timedOut, { status: "timeout" })),
+      limit + grace,
     );
     let attempt = 0;
     try {
@@ -233,7 +278,7 @@ export class Executor {
           signal: controller.signal,
           skill,
           attempt,
-          timeoutMs: Math.max(0, deadline - this.clock()),
+          timeoutMs: Math.max(1, deadline - this.clock()),
         });
         const durationMs = this.clock() - started;
         if (outcome.ok) {
@@ -249,27 +294,28 @@ export class Executor {
           return await this.store.finish(id, {
             status: "timeout",
             output: failure.output,
-            errorMessage: `Skill execution timed out after ${budget} ms`,
+            errorMessage: timedOut,
             errorCode: "timeout",
             durationMs,
             attempts: attempt,
           });
         }
-        const backoff = this.retryBackoffMs * attempt;
+        const backoff = Math.max(this.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
         if (failure.retryable && attempt < this.maxRetries && this.clock() + backoff < deadline) {
-          await sleep(backoff, controller.signal);
+          await sleepUnlessAborted(backoff, controller.signal);
           if (!controller.signal.aborted) continue;
         }
-        return await this.store.finish(id, {
+        const end = await this.store.finish(id, {
           status: controller.signal.aborted ? "timeout" : "error",
           output: failure.output,
-          errorMessage: controller.signal.aborted
-            ? `Skill execution timed out after ${budget} ms`
-            : failure.message,
+          errorMessage: controller.signal.aborted ? timedOut : failure.message,
           errorCode: controller.signal.aborted ? "timeout" : failure.code,
           durationMs: this.clock() - started,
           attempts: attempt,
         });
+        if (!controller.signal.aborted && failure.retryAfterS !== undefined)
+          this.retryHints.set(end, failure.retryAfterS);
+        return end;
       }
     } catch (err) {
       // A storage failure mid-run: still try to leave a terminal row behind.
@@ -288,44 +334,4 @@ export class Executor {
       if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }
-}
-
-type AttemptOutcome = { ok: true; output: unknown } | { ok: false; failure: ExecutionFailure };
-
-/** Runs one handler attempt, racing it against the abort signal. */
-async function runAttempt(
-  handler: SkillHandler,
-  input: unknown,
-  ctx: Parameters<SkillHandler>[1],
-): Promise<AttemptOutcome> {
-  const { signal } = ctx;
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<AttemptOutcome>((resolve) => {
-    onAbort = () =>
-      resolve({ ok: false, failure: new ExecutionFailure("timed out", { status: "timeout" }) });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([
-      handler(input, ctx).then(
-        (output): AttemptOutcome => ({ ok: true, output: output === undefined ? null : output }),
-        (err): AttemptOutcome => ({ ok: false, failure: toFailure(err) }),
-      ),
-      aborted,
-    ]);
-  } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-  }
-}
-
-/** Normalises anything a handler throws to an {@link ExecutionFailure}. */
-function toFailure(err: unknown): ExecutionFailure {
-  if (err instanceof ExecutionFailure) return err;
-  const e = err as { message?: unknown; retryable?: unknown; code?: unknown } | null;
-  const message = typeof e?.message === "string" && e.message ? e.message : String(err);
-  return new ExecutionFailure(message, {
-    retryable: e?.retryable === true,
-    code: typeof e?.code === "string" ? e.code : "handler_error",
-  });
 }

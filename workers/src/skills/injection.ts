@@ -6,8 +6,8 @@
  * - visibility: global skills and the key's own; the key's own shadows a global `name@version`;
  * - per name only the competing version counts: the highest active (enabled, mode not `off`)
  *   version visible to the key;
- * - mode `on` → always (not counted in the 5); `off` → never; policy `manual` → never (the model
- *   cannot call it); mode `auto` → `scoreAutoSkill` >= 3, at most 5, highest first, ties by
+ * - mode `on` → always (not counted in the 5); `off` → never; policy `manual`, or a handler whose
+ *   floor is `manual` (policy-floor.ts) → never (the model cannot call it); mode `auto` → `scoreAutoSkill` >= 3, at most 5, highest first, ties by
  *   installCount desc then name asc;
  * - `include` entries (`name`, `name@version` or an emitted tool name) are added as well, whatever
  *   their score (this is how two versions go side by side); `exclude` entries are never injected;
@@ -18,6 +18,7 @@
 import { getProvider } from "../providers/index.js";
 import type { JsonObject, ProviderFormat, SchemaDialect, ToolSpec } from "../providers/types.js";
 import { getInjectionIndex } from "./injection-index.js";
+import { modelPolicy, type PolicyFloors } from "./policy-floor.js";
 import { adaptSchema } from "./schema-adapt.js";
 import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";
 import { isActive, type SkillLookup, type SkillSource } from "./skill-lookup.js";
@@ -38,6 +39,8 @@ export interface InjectOptions {
   exclude?: readonly string[];
   /** Master switch (`skillsEnabled`); false → nothing injected. Default true. */
   skillsEnabled?: boolean;
+  /** Policy floors by handler name; default the product's (policy-floor.ts). */
+  policyFloors?: PolicyFloors;
 }
 
 /** One injected tool (`injected[]`); `score` is null for `on` skills. */
@@ -96,6 +99,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   const chosen = new Map<string, { skill: Skill; score: number | null }>();
   const usable = (s: Skill) => {
     if (chosen.has(s.id)) return false;
+    if (modelPolicy(s, opts.policyFloors) === "manual") return false;
     if (clientNames.size === 0 && exclude.size === 0) return true;
     const toolName = lookup.toolName(s);
     return (
@@ -118,7 +122,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   for (const s of onSkills) if (usable(s)) chosen.set(s.id, { skill: s, score: null });
   for (const entry of opts.include ?? []) {
     const s = resolveEntry(entry, lookup, opts.apiKeyId);
-    if (!s || !isActive(s) || s.policy === "manual" || !usable(s)) continue;
+    if (!s || !isActive(s) || !usable(s)) continue;
     chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreAutoSkill(s, ctx) });
   }
   for (const { skill, score } of index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)) {

@@ -8,8 +8,10 @@
  *   the same name is never hijacked);
  * - a bare custom skill name, only when `injected` lists that skill.
  * Everything else passes through untouched. With `customSkillExecutionEnabled: false`
- * only builtins are intercepted. A `manual` skill gets an error result (it needs an explicit
- * execution); a `hybrid` one creates an execution awaiting approval (docs/policies.md#approval).
+ * only builtins are intercepted. The policy of a call is the skill's own, raised to its handler's
+ * floor (policy-floor.ts: `execute_command` manual, `eval_code` hybrid unless the operator lifted
+ * the floors). A `manual` call gets an error result (it needs an explicit execution); a `hybrid`
+ * one creates an execution awaiting approval (docs/policies.md#approval).
  */
 import { AppError } from "../errors.js";
 import { getProvider } from "../providers/index.js";
@@ -21,6 +23,7 @@ import type {
   ProviderFormat,
 } from "../providers/types.js";
 import { getInjectionIndex } from "./injection-index.js";
+import { modelPolicy, type PolicyFloors, raisedByFloor } from "./policy-floor.js";
 import { restoreCallArguments } from "./schema-prepare.js";
 import { isActive, isBuiltin, type SkillLookup, type SkillSource } from "./skill-lookup.js";
 import { parseToolName } from "./tool-names.js";
@@ -52,6 +55,8 @@ export interface InterceptOptions {
   customSkillExecutionEnabled?: boolean;
   /** Builtin aliases: alias → builtin name (from the builtin declarations). */
   builtinAliases?: ReadonlyMap<string, string>;
+  /** Policy floors by handler name; default the product's (policy-floor.ts). */
+  policyFloors?: PolicyFloors;
   executor: InterceptionExecutor;
 }
 
@@ -82,6 +87,10 @@ export interface InterceptResult {
 /** Message of the error result a `manual` skill gets when the model calls it. */
 export const MANUAL_POLICY_ERROR =
   "needs an explicit execution (executor policy manual): the model cannot call it; run it with POST /api/skills/executions";
+
+/** Added to the manual error when the handler's floor, not the skill's own policy, decided. */
+export const FLOOR_POLICY_NOTE =
+  "its handler runs commands, so model calls are held at this policy unless the operator sets SKILLS_ALLOW_MODEL_COMMANDS=true";
 
 function injectedSkills(
   refs: readonly InjectedRef[],
@@ -165,13 +174,17 @@ async function runCall(
   });
   if (call.inputError) return fail(call.inputError);
   if (!isActive(skill)) return fail(`Skill ${ref} is disabled`);
-  if (skill.policy === "manual") return fail(`Skill ${ref} ${MANUAL_POLICY_ERROR}`);
+  const policy = modelPolicy(skill, opts.policyFloors);
+  if (policy === "manual") {
+    const note = raisedByFloor(skill, opts.policyFloors) ? `; ${FLOOR_POLICY_NOTE}` : "";
+    return fail(`Skill ${ref} ${MANUAL_POLICY_ERROR}${note}`);
+  }
   const ctx: CallerContext = { apiKeyId: opts.apiKeyId, sessionId: opts.sessionId ?? null };
   // The model wrote the provider-safe argument names; the skill gets its own (schema-prepare.ts).
   const input = restoreCallArguments(skill.schema.input, call.input);
   try {
     const exec =
-      skill.policy === "hybrid"
+      policy === "hybrid"
         ? await opts.executor.requestApproval(skill, input, ctx)
         : await opts.executor.execute(skill, input, ctx);
     return { call, ...fromExecution(exec) };

@@ -96,7 +96,10 @@ export interface HandlerContext extends CallerContext {
   skill: Skill;
   /** 1-based attempt number. */
   attempt: number;
-  /** Remaining time budget for this attempt in ms. */
+  /**
+   * What remains of the execution's time limit for this attempt, in ms (the executor's deadline
+   * minus now; README "Time limits"). A handler that enforces a limit itself uses this one.
+   */
   timeoutMs: number;
 }
 

@@ -41,6 +41,8 @@ export const STRIPPED_HEADERS: ReadonlySet<string> = new Set([
 export const DEFAULT_HTTP_TIMEOUT_MS = 15_000;
 /** Largest time limit a call may ask for, in ms. */
 export const MAX_HTTP_TIMEOUT_MS = 60_000;
+/** Time the executor waits past the limit for the handler to report its own timeout, in ms. */
+const HTTP_REPORT_GRACE_MS = 2_000;
 
 /** Input of `http_request`. */
 export const httpRequestInput = z.object({
@@ -99,14 +101,15 @@ export const httpRequestDefinitions: BuiltinDefinition[] = [
     policy: "auto",
     mode: "auto",
     tags: ["http", "request", "fetch", "url", "api", "web"],
-    timeoutFor: (input) => {
-      const t = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
-      return (
-        (typeof t === "number" && t > 0
-          ? Math.min(t, MAX_HTTP_TIMEOUT_MS)
-          : DEFAULT_HTTP_TIMEOUT_MS) + 2_000
-      );
-    },
+    timing: () => ({
+      limitFromInput: (input) => {
+        const t = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
+        return typeof t === "number" && t > 0 ? t : undefined;
+      },
+      defaultLimitMs: DEFAULT_HTTP_TIMEOUT_MS,
+      maxLimitMs: MAX_HTTP_TIMEOUT_MS,
+      graceMs: HTTP_REPORT_GRACE_MS,
+    }),
   },
 ];
 

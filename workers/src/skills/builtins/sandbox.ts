@@ -1,6 +1,6 @@
 /**
  * Builtins `eval_code` (node, python) and `execute_command` (shell argv) delegated to the sandbox
- * host (docs/sandbox.md#the-builtins).
+ * host (README "Sandbox skills" and "Time limits").
  */
 import { z } from "zod";
 import type { Config } from "../../config.js";
@@ -8,14 +8,16 @@ import type { AppDeps } from "../../deps.js";
 import { ExecutionFailure } from "../../errors.js";
 import { MAX_SANDBOX_TIMEOUT_MS } from "../../sandbox/protocol.js";
 import type { SandboxRunRequest, SandboxRunResult } from "../../sandbox/types.js";
+import type { HandlerTiming } from "../executor.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
 /**
- * Time the executor allows beyond the sandbox limit, in ms: kill grace, container start and
- * removal, the HTTP round trip (docs/execution.md#time-budget).
+ * Time the executor waits past a run's deadline for the host to report a run it stopped at the
+ * limit, in ms: container start, SIGTERM → SIGKILL grace, removal, the HTTP round trip. Internal:
+ * never part of the limit or of a message.
  */
-export const SANDBOX_EXECUTOR_GRACE_MS = 5_000;
+export const SANDBOX_REPORT_GRACE_MS = 5_000;
 
 /** Input of `eval_code`. */
 export const evalCodeInput = z.object({
@@ -42,21 +44,20 @@ const timeoutProperty = {
 };
 
 /**
- * Sandbox time limit of a call in ms: the call's `timeoutMs`, else `SKILLS_SANDBOX_TIMEOUT_MS`,
- * never above 60 000 (docs/sandbox.md#the-builtins).
+ * How the executor times sandbox runs (README "Time limits"): the call's `timeoutMs`, else
+ * `SKILLS_SANDBOX_TIMEOUT_MS`, never above 60 000 ms, with {@link SANDBOX_REPORT_GRACE_MS} for
+ * the host to report.
  */
-export function sandboxTimeoutFor(input: unknown, config: Config): number {
-  const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
-  const ms =
-    typeof asked === "number" && Number.isFinite(asked) && asked > 0
-      ? asked
-      : config.SKILLS_SANDBOX_TIMEOUT_MS;
-  return Math.min(Math.floor(ms), MAX_SANDBOX_TIMEOUT_MS);
-}
-
-/** Executor budget of a sandbox call in ms: the sandbox limit plus {@link SANDBOX_EXECUTOR_GRACE_MS}. */
-function executorTimeoutFor(input: unknown, config: Config): number {
-  return sandboxTimeoutFor(input, config) + SANDBOX_EXECUTOR_GRACE_MS;
+export function sandboxTiming(config: Config): HandlerTiming {
+  return {
+    limitFromInput: (input) => {
+      const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
+      return typeof asked === "number" && Number.isFinite(asked) && asked > 0 ? asked : undefined;
+    },
+    defaultLimitMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
+    maxLimitMs: MAX_SANDBOX_TIMEOUT_MS,
+    graceMs: SANDBOX_REPORT_GRACE_MS,
+  };
 }
 
 /** Declarations of the sandbox builtins (eval_code `hybrid`, execute_command `manual`). */
@@ -98,7 +99,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       "calculate",
       "sandbox",
     ],
-    timeoutFor: executorTimeoutFor,
+    timing: sandboxTiming,
   },
   {
     name: "execute_command",
@@ -122,7 +123,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     available: (deps) => deps.sandbox !== undefined,
     mode: "auto",
     tags: ["shell", "command", "execute", "run", "cli", "terminal", "sandbox"],
-    timeoutFor: executorTimeoutFor,
+    timing: sandboxTiming,
   },
 ];
 
@@ -200,23 +201,27 @@ async function runOnHost(
   }
 }
 
-/** Sandbox limit of one attempt: the call's limit, shortened to fit the attempt's remaining budget. */
-function attemptTimeout(input: unknown, deps: AppDeps, ctx: HandlerContext): number {
-  const wanted = sandboxTimeoutFor(input, deps.config);
-  const room = ctx.timeoutMs > 0 ? ctx.timeoutMs - SANDBOX_EXECUTOR_GRACE_MS : wanted;
-  return Math.max(100, Math.min(wanted, room));
+/**
+ * The sandbox limit of one attempt in ms: what remains of the execution's limit (the executor
+ * owns the deadline; `ctx.timeoutMs`), at most 60 000.
+ */
+function attemptLimit(ctx: HandlerContext): number {
+  return Math.max(1, Math.min(Math.floor(ctx.timeoutMs), MAX_SANDBOX_TIMEOUT_MS));
 }
 
 /**
- * Builds the `eval_code` and `execute_command` handlers over `deps.sandbox`. Errors
- * (ExecutionFailure): `invalid_input`; `sandbox_unavailable` (retryable) when no host is configured
- * or it cannot be reached; `sandbox_busy` (retryable); `timeout`, `oom_killed`, `nonzero_exit`
- * with the run result as output; the host's codes (`image_unavailable`, ...).
+ * Builds the `eval_code` and `execute_command` handlers over `deps.sandbox`. Each run gets what
+ * remains of the execution's limit (`ctx.timeoutMs`); the call's own `timeoutMs` reaches it
+ * through the executor ({@link sandboxTiming}). Errors (ExecutionFailure): `invalid_input`;
+ * `sandbox_unavailable` (retryable) when no host is configured or it cannot be reached;
+ * `sandbox_busy` (retryable, with the host's Retry-After) when the host had no slot and the
+ * program did not run; `timeout`, `oom_killed`, `nonzero_exit` with the run result as output; the
+ * host's codes (`image_unavailable`, ...).
  */
 export const createSandboxHandlers: BuiltinHandlerFactory = (deps) => {
   const evalCode: SkillHandler = async (input, ctx) => {
     const args = parseInput(evalCodeInput, input, "eval_code");
-    const timeoutMs = attemptTimeout(args, deps, ctx);
+    const timeoutMs = attemptLimit(ctx);
     const result = await runOnHost(
       deps,
       {
@@ -232,7 +237,7 @@ export const createSandboxHandlers: BuiltinHandlerFactory = (deps) => {
 
   const executeCommand: SkillHandler = async (input, ctx) => {
     const args = parseInput(executeCommandInput, input, "execute_command");
-    const timeoutMs = attemptTimeout(args, deps, ctx);
+    const timeoutMs = attemptLimit(ctx);
     const result = await runOnHost(
       deps,
       { language: "shell", command: args.command, args: (args.args ?? []).map(String), timeoutMs },

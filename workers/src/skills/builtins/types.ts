@@ -6,6 +6,7 @@
  */
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
+import type { HandlerTiming } from "../executor.js";
 import type { JsonSchema, SkillHandler, SkillMode, SkillPolicy } from "../types.js";
 
 /** Declaration of one builtin skill. */
@@ -27,10 +28,11 @@ export interface BuiltinDefinition {
   /** Other names a model may use for this builtin (e.g. `omniroute_web_search`). */
   aliases?: string[];
   /**
-   * Executor time budget for one call in ms, derived from the input (e.g. the sandbox timeout
-   * plus a grace). Absent: the executor default / per-skill override applies.
+   * How the executor times the builtin's runs under this configuration: the limit a call asks
+   * for, the default and maximum limit, and the grace for a service to report (see
+   * `HandlerTiming`). Absent: the per-skill `timeoutMs` or the executor default applies.
    */
-  timeoutFor?: (input: unknown, config: Config) => number;
+  timing?: (config: Config) => HandlerTiming;
   /**
    * False when the builtin cannot work with this deployment's configuration (no search provider,
    * no sandbox host): it is then never injected, so a model is not offered a tool that can only

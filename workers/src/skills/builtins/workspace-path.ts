@@ -1,11 +1,13 @@
 /**
- * Workspace path validation for `file_read` / `file_write` (docs/workspaces.md#path-rules). Every
- * path is checked here, as a string, before any storage access; nothing is resolved against a file
- * system.
+ * Workspace path validation for `file_read` / `file_write` (README "Workspace files"). Every path is
+ * checked here, as a string, before any storage access; nothing is resolved against a file system.
  */
 import { ExecutionFailure } from "../../errors.js";
 
-/** Path segments that may never appear, compared case-insensitively (docs/workspaces.md). */
+/**
+ * Path segments that may never appear (README "Workspace files"), compared after Unicode compatibility
+ * folding and case folding (see {@link segmentKey}).
+ */
 export const FORBIDDEN_SEGMENTS: readonly string[] = [
   ".env",
   ".git",
@@ -64,6 +66,25 @@ export class WorkspacePathError extends ExecutionFailure {
   }
 }
 
+/**
+ * The form of a segment that forbidden names are compared with: NFKC (full-width letters,
+ * mathematical alphanumerics, `ſ` → `s`, ligatures and other compatibility forms become their
+ * plain letters; no-break and ideographic spaces become spaces), then full case folding
+ * approximated by lower-, upper- then lower-casing (`ß` and `ẞ` → `ss`, Kelvin sign → `k`,
+ * dotless `ı` → `i`), NFKC again,
+ * and trailing dots and spaces dropped (Windows treats `.git.` as `.git`).
+ * Rule source: Unicode Standard Annex #15 (normalization forms) and the Unicode case mappings.
+ */
+export function segmentKey(segment: string): string {
+  return segment
+    .normalize("NFKC")
+    .toLowerCase()
+    .toUpperCase()
+    .toLowerCase()
+    .normalize("NFKC")
+    .replace(/[. ]+$/, "");
+}
+
 function countAscii(text: string, chars: string): number {
   let n = 0;
   for (const ch of text) if (chars.includes(ch)) n++;
@@ -71,24 +92,28 @@ function countAscii(text: string, chars: string): number {
 }
 
 /**
- * Validates a workspace-relative path and returns its normal form (segments joined by `/`, with
- * `.` segments and repeated slashes removed). Pure: performs no I/O.
+ * Validates a workspace-relative path and returns its normal form: Unicode NFC (so a name typed
+ * precomposed or decomposed names the same file), segments joined by `/`, `.` segments and
+ * repeated slashes removed. Pure: performs no I/O.
  *
- * Refused (docs/workspaces.md#path-rules, the classes of bypass known from path-traversal attacks):
- * non-strings, empty or blank paths, NUL and other control or invisible format characters,
- * over-long paths or segments, absolute paths (`/…`, `~…`), drive letters and any other `:` (URL
- * schemes, NTFS streams), backslashes, `..` anywhere (even inside a name), percent-encoded bytes,
- * Unicode look-alikes of `.`, `/`, `\` (explicit list, plus any character whose NFKC form adds one
- * of `./\:%`), trailing `/` (a directory), and the forbidden segments `.env`, `.git`, `.ssh`,
- * `.omniroute`, `.codex`, `secrets` compared case-insensitively after dropping trailing dots and
- * spaces (Windows treats `.git.` as `.git`); `.env.*` files (e.g. `.env.local`) are refused too.
+ * Refused (README "Workspace files", plus the classes of bypass known from path-traversal attacks): non-strings,
+ * empty or blank paths, NUL and other control or invisible format characters, over-long paths or
+ * segments, absolute paths (`/…`, `~…`), drive letters and any other `:` (URL schemes, NTFS
+ * streams), backslashes, `..` anywhere (even inside a name), percent-encoded bytes, Unicode
+ * look-alikes of `.`, `/`, `\` (explicit list, plus any character whose NFKC form adds one of
+ * `./\:%`), trailing `/` (a directory), and the forbidden segments `.env`, `.git`, `.ssh`,
+ * `.omniroute`, `.codex`, `secrets` compared by {@link segmentKey} (so `.ｅｎｖ`, `ſecrets`,
+ * `SECRETS` and `.git.` are refused); `.env.*` files (e.g. `.env.local`) are refused too.
  *
- * @param input the path as the caller sent it.
+ * @param raw the path as the caller sent it.
  * @returns the normalised relative path, e.g. `docs/notes.txt`.
  * @throws WorkspacePathError (an ExecutionFailure with code `invalid_path`) naming the rule.
  */
-export function validateWorkspacePath(input: unknown): string {
-  if (typeof input !== "string") throw new WorkspacePathError("type", "path must be a string");
+export function validateWorkspacePath(raw: unknown): string {
+  if (typeof raw !== "string") throw new WorkspacePathError("type", "path must be a string");
+  if (raw.length > 4 * MAX_PATH_LENGTH)
+    throw new WorkspacePathError("too_long", `path is longer than ${MAX_PATH_LENGTH} characters`);
+  const input = raw.normalize("NFC");
   if (input.trim() === "") throw new WorkspacePathError("empty", "path is empty");
   if (input.length > MAX_PATH_LENGTH)
     throw new WorkspacePathError("too_long", `path is longer than ${MAX_PATH_LENGTH} characters`);
@@ -132,7 +157,7 @@ export function validateWorkspacePath(input: unknown): string {
       );
     if (segment.trim() === "")
       throw new WorkspacePathError("empty", "path has a segment made of spaces");
-    const bare = segment.toLowerCase().replace(/[. ]+$/, "");
+    const bare = segmentKey(segment);
     if (FORBIDDEN_SEGMENTS.includes(bare) || bare.startsWith(".env."))
       throw new WorkspacePathError("forbidden", `segment \`${segment}\` is not allowed`);
   }
