@@ -249,6 +249,15 @@ describe("Anthropic", () => {
     ]);
     expect(anthropic.splice(res, [])).toEqual({ ...res, content: turn!.content });
   });
+  it("an id with characters Anthropic refuses is replaced in the replayed turn", () => {
+    const res = { content: [toolUse("call|x.1", "Paris"), toolUse("toolu_ok", "Rome")] };
+    const calls = anthropic.extractCalls(res);
+    expect(calls[0]!.providerId).toBe("call|x.1");
+    expect(calls[0]!.callId).toMatch(/^toolu_[0-9a-z]{8}_0$/);
+    expect(calls[1]!.callId).toBe("toolu_ok");
+    const [turn] = anthropic.replayTurn(res) as { content: { id: string }[] }[];
+    expect(turn!.content.map((b) => b.id)).toEqual([calls[0]!.callId, "toolu_ok"]);
+  });
   it("a response with good ids is returned as is", () => {
     const res = { content: [toolUse("toolu_1", "Paris")] };
     expect(anthropic.splice(res, [])).toBe(res);

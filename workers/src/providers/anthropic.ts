@@ -7,8 +7,8 @@
  * Splice: `tool_result` blocks are not valid in an assistant message, so results travel only in
  * the follow-up user message (the client adds its own `tool_result` blocks for passed-through
  * calls to that same message, before any other content). The returned response differs from the
- * input only where a `tool_use` id was missing, empty or repeated: the synthesised id (safe
- * characters only, as Anthropic requires `^[a-zA-Z0-9_-]+$`) is written into the block.
+ * input only where a `tool_use` id was missing, empty, repeated or made of characters Anthropic
+ * refuses (it requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
@@ -81,12 +81,20 @@ function toolUses(response: JsonObject): JsonObject[] {
   );
 }
 
-/** Unique ids for the `tool_use` blocks; synthesised ones are `toolu_<hash>_<index>`. */
+/** The ids Anthropic accepts on a replayed `tool_use` block (Messages API reference). */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Unique ids for the `tool_use` blocks: the block's own id when it is present, unique and made of
+ * accepted characters (a translating gateway may hand over ids like `call|x.1`); otherwise
+ * `toolu_<hash>_<index>`.
+ */
 function callIds(response: JsonObject, blocks: readonly JsonObject[]): string[] {
   return uniqueCallIds(
     blocks.map((b) => b.id),
     "toolu_",
     () => idSeed(response, blocks),
+    (id) => TOOL_USE_ID.test(id),
   );
 }
 
@@ -108,7 +116,8 @@ function extractCalls(response: JsonObject): ExtractedCall[] {
 
 /**
  * `response` with every synthesised id written into its `tool_use` block (Anthropic refuses a
- * replayed turn whose `tool_use` ids are missing or repeated); the response itself otherwise.
+ * replayed turn whose `tool_use` ids are missing, repeated or badly formed); the response itself
+ * otherwise.
  */
 function withCallIds(response: JsonObject): JsonObject {
   const blocks = toolUses(response);

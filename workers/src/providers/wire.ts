@@ -113,26 +113,28 @@ export function shortHash(text: string): string {
 
 /**
  * Unique, non-empty ids for the calls of one response, in call order (see docs/interception.md):
- * a call keeps the provider's id when it is a non-empty string not used by an earlier call;
- * otherwise it gets `<prefix><seed>_<index>` (index = position among the response's calls),
+ * a call keeps the provider's id when it is a non-empty string, accepted by `accept`, and not
+ * used by an earlier call; otherwise it gets `<prefix><seed>_<index>` (index = position among the response's calls),
  * suffixed `_2`, `_3`, ... if that collides with any id of the response. The same input always
  * gives the same ids, and ids it returns are kept as they are when given back.
  * @param raw the id field of each call as read from the response (any JSON value).
  * @param prefix safe characters only (e.g. `call_`, `toolu_`).
  * @param seed safe characters only, or "" for plain `<prefix><index>` ids; a function is called
  *   only when some id has to be synthesised.
+ * @param accept ids the provider would take back in a replayed turn (default: any non-empty).
  */
 export function uniqueCallIds(
   raw: readonly unknown[],
   prefix: string,
   seed: string | (() => string),
+  accept: (id: string) => boolean = () => true,
 ): string[] {
   const taken = new Set<string>();
   for (const id of raw) if (typeof id === "string" && id !== "") taken.add(id);
   const used = new Set<string>();
   let base: string | undefined;
   return raw.map((id, index) => {
-    if (typeof id === "string" && id !== "" && !used.has(id)) {
+    if (typeof id === "string" && id !== "" && !used.has(id) && accept(id)) {
       used.add(id);
       return id;
     }
