@@ -128,7 +128,7 @@ function expectAccounted(format: ProviderFormat, r: InterceptResult, count: numb
   return ids;
 }
 
-describe("C20: alternatives (several choices / candidates)", () => {
+describe("alternatives (several choices / candidates)", () => {
   it.each(["openai-chat", "gemini"] as const)(
     "%s: only the first alternative's calls run and are answered",
     async (format) => {
@@ -157,7 +157,7 @@ describe("C20: alternatives (several choices / candidates)", () => {
   );
 });
 
-describe("C21: calls without ids", () => {
+describe("calls without ids", () => {
   it.each(FORMATS)(
     "%s: empty id, no id (owned) and no id (client tool) are all accounted for",
     async (format) => {

@@ -54,7 +54,7 @@ describe("parseToolName reads constraints", () => {
   });
 });
 
-describe("C22: a version that does not exist", () => {
+describe("a version that does not exist", () => {
   it("name@3.0.0, name_v3_0_0 and name@^3.0.0 get a tool error; nothing runs; the rest is unchanged", async () => {
     const fake = fakeExecutor();
     const r = await interceptToolCalls({
@@ -148,7 +148,7 @@ describe("C22: a version that does not exist", () => {
   });
 });
 
-describe("C22 in every format: the error reaches the model as a failed tool result", () => {
+describe("in every format: the error reaches the model as a failed tool result", () => {
   const cases: [ProviderFormat, JsonObject, (messages: object[]) => unknown][] = [
     [
       "openai-chat",

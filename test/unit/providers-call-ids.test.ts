@@ -63,7 +63,7 @@ const fn = (name: string, args: object, id?: string): JsonObject => ({
 });
 
 describe("Chat Completions", () => {
-  it("C21: empty and missing ids get stable synthetic ids that the replayed turn carries", () => {
+  it("empty and missing ids get stable synthetic ids that the replayed turn carries", () => {
     const res = chatWith([
       fn(SKILL, { city: "Paris" }, ""),
       fn(SKILL, { city: "Rome" }),
@@ -110,7 +110,7 @@ describe("Chat Completions", () => {
       .tool_calls;
     expect(tcs.map((t) => t.id)).toEqual([calls[0]!.callId, calls[1]!.callId]);
   });
-  it("C20: only choices[0] is read, written or replayed", () => {
+  it("only choices[0] is read, written or replayed", () => {
     const other = {
       index: 1,
       finish_reason: "tool_calls",
@@ -269,7 +269,7 @@ const geminiCall = (city: string, id?: string) => ({
 });
 
 describe("Gemini", () => {
-  it("C20: only candidates[0] is read and replayed", () => {
+  it("only candidates[0] is read and replayed", () => {
     const res = {
       candidates: [
         { index: 0, content: { role: "model", parts: [geminiCall("Paris")] } },
