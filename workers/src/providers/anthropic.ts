@@ -1,14 +1,14 @@
 /**
  * Anthropic Messages wire format (docs/injection.md, docs/interception.md; Anthropic docs "Tool
- * use": `tools[]` of `{ name, description, input_schema }`, calls as `tool_use` content blocks, results as one `user`
- * message whose content starts with one `tool_result` block per `tool_use_id`, `is_error: true` on
- * failures).
+ * use": `tools[]` of `{ name, description, input_schema }`, calls as `tool_use` content blocks,
+ * results as one `user` message whose content starts with one `tool_result` block per
+ * `tool_use_id`, `is_error: true` on failures).
  *
- * Splice: `tool_result` blocks are not valid in an assistant message, so results travel only in
- * the follow-up user message (the client adds its own `tool_result` blocks for passed-through
- * calls to that same message, before any other content). The returned response differs from the
- * input only where a `tool_use` id was missing, empty, repeated or made of characters Anthropic
- * refuses (it requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
+ * Splice: `tool_result` blocks are not valid in an assistant message, so results travel only in the
+ * follow-up user message (the client adds its own `tool_result` blocks for passed-through calls to
+ * that same message, before any other content). The returned response differs from the input only
+ * where a `tool_use` id was missing, empty, repeated or made of characters Anthropic refuses (it
+ * requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";

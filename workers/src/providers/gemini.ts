@@ -1,15 +1,14 @@
 /**
  * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API
- * docs "Function calling"). Requests come
- * in the REST shape (`contents`, `systemInstruction`, `tools`, `toolConfig`, snake_case accepted
- * on read) or the `@google/genai` SDK shape (the same fields under `config`). Tools are
- * `functionDeclarations` of `{ name, description, parameters }`; calls are read from
- * `candidates[0].content.parts[].functionCall` (the candidate a client replays; other candidates
- * are alternatives, never run), and from the SDK's `functionCalls` field only when no candidates
- * exist, so no call is counted twice. Results go back as one `user` turn of `functionResponse`
- * parts in call order, names echoed and the provider's ids echoed when present. The response is
- * never changed (no documented splice, and a model turn is replayed exactly as received,
- * `thoughtSignature` included), so calls without an id keep none on the wire.
+ * docs "Function calling"). Requests come in the REST shape (`contents`, `systemInstruction`,
+ * `tools`, `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same
+ * fields under `config`). Tools are `functionDeclarations` of `{ name, description, parameters }`;
+ * calls are read from `candidates[0].content.parts[].functionCall` (the candidate a client replays;
+ * other candidates are alternatives, never run), and from the SDK's `functionCalls` field only when
+ * no candidates exist, so no call is counted twice. Results go back as one `user` turn of
+ * `functionResponse` parts in call order, names echoed and the provider's ids echoed when present.
+ * The response is never changed (no documented splice, and a model turn is replayed exactly as
+ * received, `thoughtSignature` included), so calls without an id keep none on the wire.
  */
 import type { GeminiSchema } from "../skills/schema-adapt.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";

@@ -1,9 +1,8 @@
 /**
  * OpenAI Chat Completions wire format (docs/injection.md, docs/interception.md; OpenAI API
- * reference "Chat Completions": `tools[]` of
- * `{ type: "function", function: { name, description, parameters } }`, calls in
- * `choices[].message.tool_calls[]`, results as one `{ role: "tool", tool_call_id, content }`
- * message per call).
+ * reference "Chat Completions": `tools[]` of `{ type: "function", function: { name, description,
+ * parameters } }`, calls in `choices[].message.tool_calls[]`, results as one `{ role: "tool",
+ * tool_call_id, content }` message per call).
  *
  * Only `choices[0]` is read: it is the assistant message a client replays; calls in other choices
  * (`n > 1`) are never run nor answered (docs/interception.md).
@@ -11,8 +10,8 @@
  * Splice: the original design put a non-standard `tool_results` field next to a turn that still
  * ends with `finish_reason: "tool_calls"`; that is not valid Chat Completions, so results travel
  * only in the follow-up `tool` messages (plus `passThrough`). The returned response differs from
- * the input only where a call id was missing, empty or repeated: the synthesised id is written
- * into the call, so the replayed assistant message and the `tool` messages agree.
+ * the input only where a call id was missing, empty or repeated: the synthesised id is written into
+ * the call, so the replayed assistant message and the `tool` messages agree.
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";

@@ -1,13 +1,13 @@
 /**
  * OpenAI Responses API wire format (docs/injection.md, docs/interception.md; OpenAI API reference
- * "Responses": `tools[]` of
- * `{ type: "function", name, description, parameters, strict }`, calls as `output[]` items of type
- * `function_call` keyed by `call_id`, results as `function_call_output` input items).
+ * "Responses": `tools[]` of `{ type: "function", name, description, parameters, strict }`, calls as
+ * `output[]` items of type `function_call` keyed by `call_id`, results as `function_call_output`
+ * input items).
  *
  * Splice: `function_call_output` is a valid `output[]` item of a Response, so each owned call's
- * output item is inserted right after its `function_call` item. A `call_id` that is missing,
- * empty or repeated gets a synthesised one, written into the returned output so a replay of it
- * agrees with the results (docs/interception.md).
+ * output item is inserted right after its `function_call` item. A `call_id` that is missing, empty
+ * or repeated gets a synthesised one, written into the returned output so a replay of it agrees
+ * with the results (docs/interception.md).
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
