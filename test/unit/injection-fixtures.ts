@@ -2,8 +2,9 @@
  * Builders of skills, snapshots and executions for the injection / interception unit tests.
  * Not a test file itself.
  */
+import type { InterceptionExecutor } from "../../workers/src/skills/interception.js";
 import type { SkillSource } from "../../workers/src/skills/skill-lookup.js";
-import type { Execution, Skill } from "../../workers/src/skills/types.js";
+import type { CallerContext, Execution, Skill } from "../../workers/src/skills/types.js";
 
 let nextId = 1;
 let nextGeneration = 1_000_000;
@@ -61,4 +62,33 @@ export function execution(s: Skill, fields: Partial<Execution> = {}): Execution 
     updatedAt: "2026-01-01T00:00:00.000Z",
     ...fields,
   };
+}
+
+/** How the executor double answers a call (default: success with `{ ran, input }`). */
+export type Behaviour = (s: Skill, input: unknown, ctx: CallerContext) => Promise<Execution>;
+
+/** Executor double: records calls and the highest number of calls in flight at once. */
+export function fakeExecutor(behaviour?: Behaviour) {
+  const calls: { skill: string; input: unknown; ctx: CallerContext; approval: boolean }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const run = async (s: Skill, input: unknown, ctx: CallerContext, approval: boolean) => {
+    calls.push({ skill: `${s.name}@${s.version}`, input, ctx, approval });
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      await new Promise((r) => setTimeout(r, 20));
+      if (approval) return execution(s, { status: "pending", approval: "required", input });
+      return behaviour
+        ? await behaviour(s, input, ctx)
+        : execution(s, { input, output: { ran: `${s.name}@${s.version}`, input } });
+    } finally {
+      inFlight--;
+    }
+  };
+  const executor: InterceptionExecutor = {
+    execute: (s, input, ctx) => run(s, input, ctx, false),
+    requestApproval: (s, input, ctx) => run(s, input, ctx, true),
+  };
+  return { executor, calls, maxInFlight: () => maxInFlight };
 }

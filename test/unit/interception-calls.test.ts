@@ -1,42 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
-import {
-  type InterceptionExecutor,
-  interceptToolCalls,
-  MANUAL_POLICY_ERROR,
-} from "../../workers/src/skills/interception.js";
+import { interceptToolCalls, MANUAL_POLICY_ERROR } from "../../workers/src/skills/interception.js";
 import { emittedToolName } from "../../workers/src/skills/tool-names.js";
-import type { CallerContext, Execution, Skill } from "../../workers/src/skills/types.js";
-import { execution, skill, snapshot } from "./injection-fixtures.js";
+import { execution, fakeExecutor, skill, snapshot } from "./injection-fixtures.js";
 import { anthropicResponse, chatResponse, json } from "./providers-fixtures.js";
-
-type Behaviour = (s: Skill, input: unknown, ctx: CallerContext) => Promise<Execution>;
-
-/** Executor double: records calls and the highest number of calls in flight at once. */
-function fakeExecutor(behaviour?: Behaviour) {
-  const calls: { skill: string; input: unknown; ctx: CallerContext; approval: boolean }[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const run = async (s: Skill, input: unknown, ctx: CallerContext, approval: boolean) => {
-    calls.push({ skill: `${s.name}@${s.version}`, input, ctx, approval });
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    try {
-      await new Promise((r) => setTimeout(r, 20));
-      if (approval) return execution(s, { status: "pending", approval: "required", input });
-      return behaviour
-        ? await behaviour(s, input, ctx)
-        : execution(s, { input, output: { ran: `${s.name}@${s.version}`, input } });
-    } finally {
-      inFlight--;
-    }
-  };
-  const executor: InterceptionExecutor = {
-    execute: (s, input, ctx) => run(s, input, ctx, false),
-    requestApproval: (s, input, ctx) => run(s, input, ctx, true),
-  };
-  return { executor, calls, maxInFlight: () => maxInFlight };
-}
 
 const weather = skill({ name: "lookupWeather", version: "1.0.0" });
 const weather2 = skill({ name: "lookupWeather", version: "2.0.0" });
@@ -171,7 +138,7 @@ describe("ownership rules", () => {
     });
     expect(r2.toolResults.map((t) => t.skill)).toEqual(["lookupWeather@1.0.0"]);
   });
-  it("another key's skill and unknown versions pass through", async () => {
+  it("another key's skill passes through; an unknown version of a visible skill does not", async () => {
     const theirs = skill({ name: "private", apiKeyId: "key-b" });
     const fake = fakeExecutor();
     const r = await interceptToolCalls({
@@ -180,8 +147,15 @@ describe("ownership rules", () => {
       snapshot: snapshot([theirs, weather]),
       executor: fake.executor,
     });
-    expect(r.passThrough).toEqual(["call_0", "call_1"]);
-    expect(r.messages).toEqual([]);
+    expect(r.passThrough).toEqual(["call_0"]);
+    expect(r.toolResults.map((t) => [t.callId, t.status, t.error])).toEqual([
+      [
+        "call_1",
+        "error",
+        "Version not found: lookupWeather@9.0.0. Available versions of lookupWeather: 1.0.0",
+      ],
+    ]);
+    expect(fake.calls).toEqual([]);
   });
   it("customSkillExecutionEnabled: false intercepts builtins only", async () => {
     const fake = fakeExecutor();

@@ -4,13 +4,24 @@
  * results as one `user` message whose content starts with one `tool_result` block per
  * `tool_use_id`, `is_error: true` on failures).
  *
- * Splice: `tool_result` blocks are not valid in an assistant message, so the response stays
- * unchanged; the follow-up user message is what goes back (the client adds its own `tool_result`
- * blocks for passed-through calls to that same message, before any other content).
+ * Splice: `tool_result` blocks are not valid in an assistant message, so results travel only in the
+ * follow-up user message (the client adds its own `tool_result` blocks for passed-through calls to
+ * that same message, before any other content). The returned response differs from the input only
+ * where a `tool_use` id was missing, empty, repeated or made of characters Anthropic refuses (it
+ * requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
-import { asArray, contentText, isFailure, isObject, outcomeText, withAppended } from "./wire.js";
+import {
+  asArray,
+  contentText,
+  idSeed,
+  isFailure,
+  isObject,
+  outcomeText,
+  uniqueCallIds,
+  withAppended,
+} from "./wire.js";
 
 /** A client tool declaration (`Tool`); `input_schema` has root `type: "object"`. */
 export interface AnthropicTool {
@@ -64,20 +75,59 @@ export function anthropicFollowUp(outcomes: readonly CallOutcome[]): AnthropicTo
   return [{ role: "user", content }];
 }
 
+function toolUses(response: JsonObject): JsonObject[] {
+  return asArray(response.content).filter(
+    (block): block is JsonObject => isObject(block) && block.type === "tool_use",
+  );
+}
+
+/** The ids Anthropic accepts on a replayed `tool_use` block (Messages API reference). */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Unique ids for the `tool_use` blocks: the block's own id when it is present, unique and made of
+ * accepted characters (a translating gateway may hand over ids like `call|x.1`); otherwise
+ * `toolu_<hash>_<index>`.
+ */
+function callIds(response: JsonObject, blocks: readonly JsonObject[]): string[] {
+  return uniqueCallIds(
+    blocks.map((b) => b.id),
+    "toolu_",
+    () => idSeed(response, blocks),
+    (id) => TOOL_USE_ID.test(id),
+  );
+}
+
 function extractCalls(response: JsonObject): ExtractedCall[] {
-  const calls: ExtractedCall[] = [];
-  for (const block of asArray(response.content)) {
-    if (!isObject(block) || block.type !== "tool_use") continue;
-    if (typeof block.id !== "string" || typeof block.name !== "string") continue;
-    calls.push({
-      callId: block.id,
-      providerId: block.id,
-      name: block.name,
+  const blocks = toolUses(response);
+  const ids = callIds(response, blocks);
+  return blocks.map((block, index): ExtractedCall => {
+    const name = typeof block.name === "string" ? block.name : "";
+    return {
+      callId: ids[index]!,
+      providerId: typeof block.id === "string" ? block.id : undefined,
+      name,
       input: block.input ?? {},
-      index: calls.length,
-    });
-  }
-  return calls;
+      index,
+      ...(name === "" ? { clientOnly: true as const } : {}),
+    };
+  });
+}
+
+/**
+ * `response` with every synthesised id written into its `tool_use` block (Anthropic refuses a
+ * replayed turn whose `tool_use` ids are missing, repeated or badly formed); the response itself
+ * otherwise.
+ */
+function withCallIds(response: JsonObject): JsonObject {
+  const blocks = toolUses(response);
+  const ids = callIds(response, blocks);
+  if (blocks.every((b, i) => b.id === ids[i])) return response;
+  let next = 0;
+  const content = asArray(response.content).map((block) =>
+    isObject(block) && block.type === "tool_use" ? { ...block, id: ids[next++] } : block,
+  );
+  return { ...response, content };
 }
 
 /** The Anthropic Messages adapter. */
@@ -111,10 +161,8 @@ export const anthropic: ProviderAdapter = {
   },
   extractCalls,
   followUp: anthropicFollowUp,
-  splice(response) {
-    return response;
-  },
+  splice: withCallIds,
   replayTurn(response) {
-    return [{ role: "assistant", content: asArray(response.content) }];
+    return [{ role: "assistant", content: asArray(withCallIds(response).content) }];
   },
 };

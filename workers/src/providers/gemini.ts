@@ -1,18 +1,18 @@
 /**
- * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API docs "Function
- * calling"). Requests come in the REST shape (`contents`, `systemInstruction`, `tools`,
- * `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same fields
- * under `config`). Tools are `functionDeclarations` of `{ name, description, parametersJsonSchema }`
- * (JSON Schema in Gemini's documented subset, see docs/schema-adaptation.md); calls
- * are read from `candidates[].content.parts[].functionCall`, and from the SDK's `functionCalls`
- * field only when no candidates exist, so no call is counted twice. Results go back as one `user`
- * turn of `functionResponse` parts in call order, names echoed and ids echoed when present. The
- * response is not spliced (no documented splice); a replayed model turn keeps every part as it
- * came, `thoughtSignature` included.
+ * Google Gemini `generateContent` wire format (docs/injection.md, docs/interception.md; Gemini API
+ * docs "Function calling"). Requests come in the REST shape (`contents`, `systemInstruction`,
+ * `tools`, `toolConfig`, snake_case accepted on read) or the `@google/genai` SDK shape (the same
+ * fields under `config`). Tools are `functionDeclarations` of `{ name, description, parametersJsonSchema }`
+ * (docs/schema-adaptation.md); calls are read from `candidates[0].content.parts[].functionCall` (the candidate a client replays;
+ * other candidates are alternatives, never run), and from the SDK's `functionCalls` field only when
+ * no candidates exist, so no call is counted twice. Results go back as one `user` turn of
+ * `functionResponse` parts in call order, names echoed and the provider's ids echoed when present.
+ * The response is never changed (no documented splice, and a model turn is replayed exactly as
+ * received, `thoughtSignature` included), so calls without an id keep none on the wire.
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
-import { asArray, isObject, outcomeValue } from "./wire.js";
+import { asArray, isObject, outcomeValue, uniqueCallIds } from "./wire.js";
 
 /**
  * A function declaration (`FunctionDeclaration`). Parameters go in `parametersJsonSchema`, the
@@ -69,7 +69,9 @@ export function geminiFollowUp(outcomes: readonly CallOutcome[]): GeminiFunction
       name: o.call.name,
       response: geminiResponseValue(o),
     };
-    if (o.call.providerId !== undefined) fr.id = o.call.providerId;
+    // Echo the provider's own id (never an empty or synthesised one): pairing is then by id
+    // where ids exist, by order otherwise.
+    if (o.call.providerId) fr.id = o.call.providerId;
     return { functionResponse: fr };
   });
   return [{ role: "user", parts }];
@@ -115,31 +117,46 @@ function contextText(request: JsonObject): string {
   return parts.join("\n");
 }
 
-function calls(response: JsonObject): ExtractedCall[] {
-  const out: ExtractedCall[] = [];
-  const push = (fc: JsonObject) => {
-    if (typeof fc.name !== "string") return;
-    const id = typeof fc.id === "string" && fc.id !== "" ? fc.id : undefined;
-    out.push({
-      callId: id ?? `fc_${out.length}`,
-      providerId: id,
-      name: fc.name,
-      input: fc.args ?? {},
-      index: out.length,
-    });
-  };
+/**
+ * The `functionCall`s a client answers: the parts of `candidates[0]` (the candidate it replays;
+ * other candidates are alternatives never run), or the SDK's `functionCalls` field when there are
+ * no candidates (the SDK fills it from the first candidate).
+ */
+function rawCalls(response: JsonObject): JsonObject[] {
   const candidates = asArray(response.candidates);
   if (candidates.length > 0) {
-    for (const cand of candidates) {
-      if (!isObject(cand) || !isObject(cand.content)) continue;
-      for (const part of asArray(cand.content.parts)) {
-        if (isObject(part) && isObject(part.functionCall)) push(part.functionCall);
-      }
-    }
-    return out;
+    const first = candidates[0];
+    if (!isObject(first) || !isObject(first.content)) return [];
+    return asArray(first.content.parts)
+      .filter((part): part is JsonObject => isObject(part) && isObject(part.functionCall))
+      .map((part) => part.functionCall as JsonObject);
   }
-  for (const fc of asArray(response.functionCalls)) if (isObject(fc)) push(fc);
-  return out;
+  return asArray(response.functionCalls).filter(isObject);
+}
+
+/**
+ * Every call of the replayed candidate. Gemini calls often carry no id: such a call (or one whose
+ * id is empty or repeats an earlier call's) is reported as `fc_<index>`; the follow-up echoes the
+ * provider's id only when it has one, and Gemini pairs responses with calls by order.
+ */
+function calls(response: JsonObject): ExtractedCall[] {
+  const raw = rawCalls(response);
+  const ids = uniqueCallIds(
+    raw.map((fc) => fc.id),
+    "fc_",
+    "",
+  );
+  return raw.map((fc, index): ExtractedCall => {
+    const name = typeof fc.name === "string" ? fc.name : "";
+    return {
+      callId: ids[index]!,
+      providerId: typeof fc.id === "string" ? fc.id : undefined,
+      name,
+      input: fc.args ?? {},
+      index,
+      ...(name === "" ? { clientOnly: true as const } : {}),
+    };
+  });
 }
 
 function declaredNames(tools: unknown): Set<string> {
@@ -206,8 +223,10 @@ export const gemini: ProviderAdapter = {
     return response;
   },
   replayTurn(response) {
-    const cand = asArray(response.candidates).find(isObject);
-    if (cand && isObject(cand.content)) return [cand.content];
+    const candidates = asArray(response.candidates);
+    const cand = candidates[0];
+    if (isObject(cand) && isObject(cand.content)) return [cand.content];
+    if (candidates.length > 0) return [];
     const fcs = asArray(response.functionCalls).filter(isObject);
     return fcs.length > 0
       ? [{ role: "model", parts: fcs.map((fc) => ({ functionCall: fc })) }]

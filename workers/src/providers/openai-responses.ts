@@ -5,17 +5,21 @@
  * input items).
  *
  * Splice: `function_call_output` is a valid `output[]` item of a Response, so each owned call's
- * output item is inserted right after its `function_call` item
- * (docs/interception.md#results-and-follow-ups).
+ * output item is inserted right after its `function_call` item. A `call_id` that is missing, empty
+ * or repeated gets a synthesised one, written into the returned output so a replay of it agrees
+ * with the results (docs/interception.md).
  */
 import type { JsonSchema } from "../skills/types.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
 import {
   asArray,
   contentText,
+  idSeed,
   isObject,
   outcomeText,
   parseArguments,
+  safeIdPart,
+  uniqueCallIds,
   withAppended,
 } from "./wire.js";
 
@@ -65,53 +69,104 @@ export function responsesFollowUp(outcomes: readonly CallOutcome[]): ResponsesFu
   }));
 }
 
-function extractCalls(response: JsonObject): ExtractedCall[] {
-  const calls: ExtractedCall[] = [];
-  for (const item of asArray(response.output)) {
-    if (
-      isObject(item) &&
-      item.type === "custom_tool_call" &&
-      typeof item.call_id === "string" &&
-      typeof item.name === "string"
-    ) {
-      calls.push({
-        callId: item.call_id,
-        providerId: item.call_id,
-        name: item.name,
-        input: item.input,
-        index: calls.length,
-        clientOnly: true,
-      });
-      continue;
-    }
-    if (!isObject(item) || item.type !== "function_call") continue;
-    if (typeof item.call_id !== "string" || typeof item.name !== "string") continue;
-    const parsed = parseArguments(item.arguments);
-    calls.push({
-      callId: item.call_id,
-      providerId: item.call_id,
-      name: item.name,
-      input: parsed.input,
-      ...(parsed.error ? { inputError: parsed.error } : {}),
-      index: calls.length,
-    });
-  }
-  return calls;
+/**
+ * Output item types a client runs itself besides `function_call` (OpenAI API reference
+ * "Responses": each is answered with a `<type>_output` input item carrying its `call_id`).
+ * Skillgate never injects these tools, so their calls are always passed through.
+ */
+const CLIENT_CALL_TYPES = new Set([
+  "custom_tool_call",
+  "computer_call",
+  "local_shell_call",
+  "shell_call",
+  "apply_patch_call",
+]);
+
+function isCallItem(item: unknown): item is JsonObject {
+  return (
+    isObject(item) && (item.type === "function_call" || CLIENT_CALL_TYPES.has(String(item.type)))
+  );
 }
 
+function callIds(response: JsonObject, items: readonly JsonObject[]): string[] {
+  return uniqueCallIds(
+    items.map((item) => item.call_id),
+    "call_",
+    () => idSeed(response, items),
+  );
+}
+
+function toCall(item: JsonObject, callId: string, index: number): ExtractedCall {
+  const base = {
+    callId,
+    providerId: typeof item.call_id === "string" ? item.call_id : undefined,
+    index,
+  };
+  const name = typeof item.name === "string" ? item.name : "";
+  if (item.type === "function_call" && name !== "") {
+    const parsed = parseArguments(item.arguments);
+    return {
+      ...base,
+      name,
+      input: parsed.input,
+      ...(parsed.error ? { inputError: parsed.error } : {}),
+    };
+  }
+  return { ...base, name, input: item.input ?? item.action ?? null, clientOnly: true };
+}
+
+function extractCalls(response: JsonObject): ExtractedCall[] {
+  const items = asArray(response.output).filter(isCallItem);
+  const ids = callIds(response, items);
+  return items.map((item, i) => toCall(item, ids[i]!, i));
+}
+
+/** Longest generated item id; OpenAI's own item ids are about 50 characters. */
+const MAX_ITEM_ID = 64;
+
+/**
+ * A spliced output item id: `fco_` and the call id with every character outside
+ * `[A-Za-z0-9_-]` replaced (OpenAI refuses other characters in replayed item ids, and checks the
+ * id's prefix), made unique among `taken` with a `_<n>` suffix; added to `taken`.
+ */
+function outputItemId(callId: string, taken: Set<string>): string {
+  const base = `fco_${safeIdPart(callId)}`.slice(0, MAX_ITEM_ID - 4);
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+/**
+ * `response` as the client replays it: synthesised `call_id`s written into their call items, and
+ * one `function_call_output` item right after each owned `function_call`, paired by position.
+ */
 function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject {
-  if (outcomes.length === 0 || !Array.isArray(response.output)) return response;
-  const byCall = new Map(outcomes.map((o) => [o.call.callId, o]));
+  if (!Array.isArray(response.output)) return response;
+  const items = response.output.filter(isCallItem);
+  const ids = callIds(response, items);
+  const renamed = items.some((item, i) => item.call_id !== ids[i]);
+  if (!renamed && outcomes.length === 0) return response;
+  const byIndex = new Map(outcomes.map((o) => [o.call.index, o]));
+  const taken = new Set<string>();
+  for (const item of response.output)
+    if (isObject(item) && typeof item.id === "string") taken.add(item.id);
   const output: unknown[] = [];
+  let index = 0;
   for (const item of response.output) {
-    output.push(item);
-    if (!isObject(item) || item.type !== "function_call") continue;
-    const outcome = byCall.get(String(item.call_id));
-    if (!outcome) continue;
+    if (!isCallItem(item)) {
+      output.push(item);
+      continue;
+    }
+    const callId = ids[index]!;
+    const outcome = byIndex.get(index);
+    index++;
+    output.push(item.call_id === callId ? item : { ...item, call_id: callId });
+    if (!outcome || item.type !== "function_call") continue;
     const spliced: ResponsesFunctionCallOutputItem = {
-      id: `fco_${outcome.call.callId}`,
+      id: outputItemId(callId, taken),
       type: "function_call_output",
-      call_id: outcome.call.callId,
+      call_id: callId,
       output: outcomeText(outcome),
       status: "completed",
     };
@@ -161,6 +216,6 @@ export const openaiResponses: ProviderAdapter = {
   followUp: responsesFollowUp,
   splice,
   replayTurn(response) {
-    return asArray(response.output).filter(isObject);
+    return asArray(splice(response, []).output).filter(isObject);
   },
 };

@@ -27,16 +27,21 @@ export interface ToolSpec {
   parameters: JsonSchema | null;
 }
 
-/** One tool call read from a provider response, in response order. */
+/**
+ * One tool call read from a provider response, in response order. Only the turn a client replays
+ * counts: Chat `choices[0]`, Gemini `candidates[0]` (see docs/interception.md).
+ */
 export interface ExtractedCall {
   /**
-   * Stable id of the call: `tool_calls[].id` (Chat), `call_id` (Responses), `tool_use.id`
-   * (Anthropic), `functionCall.id` (Gemini) or, for a Gemini call without id, `fc_<index>`.
+   * Id of the call, unique within the response and never empty: `tool_calls[].id` (Chat),
+   * `call_id` (Responses), `tool_use.id` (Anthropic), `functionCall.id` (Gemini) when present and
+   * not already used by an earlier call; otherwise a synthesised id (`fc_<index>` for Gemini,
+   * `<prefix><hash>_<index>` elsewhere, see {@link ProviderAdapter.splice}).
    */
   callId: string;
-  /** The id exactly as the provider sent it; undefined for a Gemini call without id. */
+  /** The id exactly as the provider sent it: undefined when missing; may be empty or repeated. */
   providerId: string | undefined;
-  /** Tool name as the model wrote it. */
+  /** Tool name as the model wrote it ("" when the call carries none). */
   name: string;
   /** Parsed arguments (an object for well-formed calls). */
   input: unknown;
@@ -44,7 +49,10 @@ export interface ExtractedCall {
   inputError?: string;
   /** 0-based position among the response's calls. */
   index: number;
-  /** A call of a tool kind Skillgate never injects (OpenAI custom tools): always the client's. */
+  /**
+   * A call of a tool kind Skillgate never injects (OpenAI custom tools, Responses computer / shell
+   * / apply_patch calls, a call without a function): always the client's.
+   */
   clientOnly?: true;
 }
 
@@ -79,12 +87,27 @@ export interface ProviderAdapter {
   clientToolNames(request: JsonObject): Set<string>;
   /** A copy of `request` with `tools` appended in the format's shape; the input is not mutated. */
   addTools(request: JsonObject, tools: readonly ToolSpec[]): JsonObject;
-  /** Every tool call in `response`, in order, each exactly once. */
+  /**
+   * Every tool call of the replayed turn of `response`, in order, each exactly once (calls in
+   * other choices or candidates are not read).
+   */
   extractCalls(response: JsonObject): ExtractedCall[];
-  /** Provider-native items the client appends after the assistant turn, for `outcomes` in call order. */
+  /**
+   * Provider-native items the client appends after the assistant turn, for `outcomes` in call
+   * order; each result is tied to its call by `callId` (never an empty id).
+   */
   followUp(outcomes: readonly CallOutcome[]): object[];
-  /** A copy of `response` with the splice where the format admits it (docs/interception.md). */
+  /**
+   * A copy of `response` as the client should replay it: every call id that was synthesised
+   * (missing, empty or repeated) written into the call where the format replays ids (Chat,
+   * Responses, Anthropic; a Gemini turn is kept as received), plus the documented splice where
+   * the format admits it. `outcomes` are paired with calls by position (`call.index`), never by
+   * id. Without synthesised ids or a splice, `response` itself is returned.
+   */
   splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject;
-  /** The assistant/model turn(s) of `response` as request items, for replaying history. */
+  /**
+   * The assistant/model turn(s) of `response` as request items, for replaying history, with the
+   * same ids {@link extractCalls} reports.
+   */
   replayTurn(response: JsonObject): JsonObject[];
 }

@@ -92,3 +92,70 @@ export function isFailure(outcome: CallOutcome): boolean {
 export function withAppended(obj: JsonObject, key: string, extra: readonly unknown[]): JsonObject {
   return { ...obj, [key]: [...asArray(obj[key]), ...extra] };
 }
+
+/** Characters every provider accepts in an id it reads back (Anthropic: `^[a-zA-Z0-9_-]+$`). */
+const SAFE_ID_CHAR = /[^A-Za-z0-9_-]/g;
+
+/** `text` with every character outside `[A-Za-z0-9_-]` replaced by `_`. */
+export function safeIdPart(text: string): string {
+  return text.replace(SAFE_ID_CHAR, "_");
+}
+
+/**
+ * 8 base-36 characters of a 32-bit FNV-1a hash of `text`: stable across processes and runtimes,
+ * used to make synthesised ids differ between responses.
+ */
+export function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36).padStart(8, "0");
+}
+
+/**
+ * Unique, non-empty ids for the calls of one response, in call order (see docs/interception.md):
+ * a call keeps the provider's id when it is a non-empty string, accepted by `accept`, and not
+ * used by an earlier call; otherwise it gets `<prefix><seed>_<index>` (index = position among the response's calls),
+ * suffixed `_2`, `_3`, ... if that collides with any id of the response. The same input always
+ * gives the same ids, and ids it returns are kept as they are when given back.
+ * @param raw the id field of each call as read from the response (any JSON value).
+ * @param prefix safe characters only (e.g. `call_`, `toolu_`).
+ * @param seed safe characters only, or "" for plain `<prefix><index>` ids; a function is called
+ *   only when some id has to be synthesised.
+ * @param accept ids the provider would take back in a replayed turn (default: any non-empty).
+ */
+export function uniqueCallIds(
+  raw: readonly unknown[],
+  prefix: string,
+  seed: string | (() => string),
+  accept: (id: string) => boolean = () => true,
+): string[] {
+  const taken = new Set<string>();
+  for (const id of raw) if (typeof id === "string" && id !== "") taken.add(id);
+  const used = new Set<string>();
+  let base: string | undefined;
+  return raw.map((id, index) => {
+    if (typeof id === "string" && id !== "" && !used.has(id) && accept(id)) {
+      used.add(id);
+      return id;
+    }
+    if (base === undefined) {
+      const s = typeof seed === "function" ? seed() : seed;
+      base = s === "" ? prefix : `${prefix}${s}_`;
+    }
+    let candidate = `${base}${index}`;
+    for (let n = 2; taken.has(candidate) || used.has(candidate); n++) {
+      candidate = `${base}${index}_${n}`;
+    }
+    used.add(candidate);
+    return candidate;
+  });
+}
+
+/**
+ * Seed of the synthesised ids of one response: {@link shortHash} of the response's `id` and of its
+ * calls as received, so two responses rarely share a synthesised id (a conversation replays many
+ * assistant turns, and Anthropic wants `tool_use` ids unique).
+ */
+export function idSeed(response: JsonObject, calls: readonly unknown[]): string {
+  return shortHash(JSON.stringify([typeof response.id === "string" ? response.id : null, calls]));
+}

@@ -127,9 +127,13 @@ const InterceptBody = z
   .openapi("InterceptBody");
 
 const ToolResultSchema = z.object({
-  callId: z.string(),
+  callId: z.string().openapi({
+    description: "the call's id; synthetic when the provider's was missing, empty or repeated",
+  }),
   toolName: z.string(),
-  skill: z.string(),
+  skill: z.string().openapi({
+    description: "name@version that ran; the requested name@<version> when none resolved",
+  }),
   status: z.enum(["success", "error", "timeout", "pending_approval"]),
   output: z.unknown().optional(),
   error: z.string().optional(),
@@ -139,8 +143,13 @@ const InterceptResult = z
   .object({
     toolResults: z.array(ToolResultSchema),
     messages: z.array(JsonObject),
-    passThrough: z.array(z.string()),
-    response: JsonObject,
+    passThrough: z
+      .array(z.string())
+      .openapi({ description: "ids of the calls left to the client, in call order" }),
+    response: JsonObject.openapi({
+      description:
+        "the response to replay: synthetic call ids written in, Responses outputs spliced",
+    }),
   })
   .openapi("InterceptResult");
 

@@ -1,17 +1,22 @@
 /**
- * `handleToolCallExecution` (docs/interception.md): reads the tool calls of a provider
- * response, runs the ones Skillgate owns concurrently, and hands back the results in the
- * provider's shape. A call is owned when its name is
+ * Interception of the tool calls of a provider response (docs/interception.md): reads every call
+ * of the turn the client replays (Chat `choices[0]`, Gemini `candidates[0]`), runs the ones
+ * Skillgate owns concurrently, and hands back the results in the provider's shape. A call is
+ * owned when its name is
  * - a builtin alias (`omniroute_web_search` → `web_search`), resolved first;
- * - an emitted tool name or `name@version` that resolves for the caller (tool-names.ts);
+ * - an emitted tool name, `name@version` or `name@<constraint>` that resolves for the caller
+ *   (tool-names.ts);
  * - a builtin's bare name, unless the caller passed `injected` without it (then a client tool of
  *   the same name is never hijacked);
- * - a bare custom skill name, only when `injected` lists that skill.
- * Everything else passes through untouched. With `customSkillExecutionEnabled: false`
- * only builtins are intercepted. The policy of a call is the skill's own, raised to its handler's
- * floor (policy-floor.ts: `execute_command` manual, `eval_code` hybrid unless the operator lifted
- * the floors). A `manual` call gets an error result (it needs an explicit execution); a `hybrid`
- * one creates an execution awaiting approval (docs/policies.md#approval).
+ * - a bare custom skill name, only when `injected` lists that skill;
+ * - a version or constraint of a skill name the caller sees that resolves to no version: it gets
+ *   a "Version not found" tool error and nothing runs.
+ * Everything else passes through untouched, and every call is either answered or listed in
+ * `passThrough`, exactly once. With `customSkillExecutionEnabled: false` only builtins are
+ * intercepted. The policy of a call is the skill's own, raised to its handler's floor
+ * (policy-floor.ts: `execute_command` manual, `eval_code` hybrid unless the operator lifted the
+ * floors). A `manual` call gets an error result (it needs an explicit execution); a `hybrid` one
+ * creates an execution awaiting approval (docs/policies.md#approval).
  */
 import { AppError } from "../errors.js";
 import { getProvider } from "../providers/index.js";
@@ -64,7 +69,7 @@ export interface InterceptOptions {
 export interface ToolResult {
   callId: string;
   toolName: string;
-  /** `name@version` of the skill that ran. */
+  /** `name@version` of the skill that ran; the requested `name@<version or constraint>` when none resolved. */
   skill: string;
   status: OutcomeStatus;
   output?: unknown;
@@ -80,7 +85,10 @@ export interface InterceptResult {
   messages: object[];
   /** callIds of the calls left to the client, in call order. */
   passThrough: string[];
-  /** The response with the documented splice where the format admits it, otherwise unchanged. */
+  /**
+   * The response to replay: synthesised call ids written in (Chat, Responses, Anthropic) and the
+   * documented splice where the format admits it; otherwise the input unchanged.
+   */
   response: JsonObject;
 }
 
@@ -108,6 +116,8 @@ function injectedSkills(
           : (ref.toolName ?? ref.name);
     const parsed = parseToolName(text);
     if (parsed.kind === "ref") skill = lookup.resolveRef(parsed.name, parsed.version, apiKeyId);
+    else if (parsed.kind === "constraint")
+      skill = lookup.resolveConstraint(parsed.name, parsed.constraint, apiKeyId);
     else if (parsed.kind === "hash") skill = lookup.resolveHash(parsed.hash, apiKeyId);
     else skill = lookup.builtin(parsed.name) ?? lookup.winner(parsed.name, apiKeyId);
     if (skill) out.set(skill.name, skill);
@@ -134,14 +144,53 @@ export function resolveCallSkill(
   const byName =
     parsed.kind === "ref"
       ? lookup.resolveRef(parsed.name, parsed.version, apiKeyId)
-      : parsed.kind === "hash"
-        ? lookup.resolveHash(parsed.hash, apiKeyId)
-        : undefined;
+      : parsed.kind === "constraint"
+        ? lookup.resolveConstraint(parsed.name, parsed.constraint, apiKeyId)
+        : parsed.kind === "hash"
+          ? lookup.resolveHash(parsed.hash, apiKeyId)
+          : undefined;
   if (byName) return byName;
   const builtin = lookup.builtin(toolName);
   if (builtin)
     return !opts.injected || opts.injected.get(toolName) === builtin ? builtin : undefined;
   return opts.injected?.get(toolName);
+}
+
+/** A call naming a registered skill at a version or constraint that does not resolve. */
+export interface MissingVersion {
+  /** The skill name the call names. */
+  name: string;
+  /** The version or constraint it asked for (`3.0.0`, `^3.0.0`). */
+  requested: string;
+  /** The versions of `name` the caller sees, highest first (any mode). */
+  versions: readonly Skill[];
+}
+
+/**
+ * For a call {@link resolveCallSkill} did not claim: the skill name and the unresolved version
+ * when the call names a version or constraint (`name@3.0.0`, `name_v3_0_0`, `name@^3.0.0`) of a
+ * name registered for the caller; undefined otherwise (a client tool such as `foo_v3_0_0`, where
+ * `foo` is not a skill the caller sees, stays the client's; so does a name that is itself a
+ * registered skill name).
+ */
+export function missingVersion(
+  toolName: string,
+  lookup: SkillLookup,
+  apiKeyId: string | null,
+): MissingVersion | undefined {
+  const parsed = parseToolName(toolName);
+  if (parsed.kind !== "ref" && parsed.kind !== "constraint") return undefined;
+  if (lookup.visibleVersions(toolName, apiKeyId).length > 0) return undefined;
+  const versions = lookup.visibleVersions(parsed.name, apiKeyId);
+  if (versions.length === 0) return undefined;
+  const requested = parsed.kind === "ref" ? parsed.version : parsed.constraint;
+  return { name: parsed.name, requested, versions };
+}
+
+/** The tool error a call gets for a {@link MissingVersion}; starts with "Version not found". */
+export function versionNotFoundMessage(missing: MissingVersion): string {
+  const available = missing.versions.map((s) => s.version).join(", ");
+  return `Version not found: ${missing.name}@${missing.requested}. Available versions of ${missing.name}: ${available}`;
 }
 
 function fromExecution(
@@ -194,36 +243,70 @@ async function runCall(
   }
 }
 
+/** An owned call: the skill it runs, or the version it names that does not exist. */
+type OwnedCall =
+  | { call: ExtractedCall; skill: Skill; missing?: undefined }
+  | { call: ExtractedCall; skill?: undefined; missing: MissingVersion };
+
+/**
+ * What an owned call targets, or undefined when the call passes through: the resolved skill (a
+ * custom one only when custom skill execution is enabled), else a missing version of a skill
+ * the caller sees (for builtins always, for custom skills only when custom execution is enabled).
+ */
+function callTarget(
+  toolName: string,
+  lookup: SkillLookup,
+  opts: InterceptOptions,
+  injected: ReadonlyMap<string, Skill> | undefined,
+): { skill: Skill } | { missing: MissingVersion } | undefined {
+  const customAllowed = opts.customSkillExecutionEnabled !== false;
+  const skill = resolveCallSkill(toolName, lookup, opts.apiKeyId, {
+    injected,
+    builtinAliases: opts.builtinAliases,
+  });
+  if (skill) return customAllowed || isBuiltin(skill) ? { skill } : undefined;
+  const missing = missingVersion(toolName, lookup, opts.apiKeyId);
+  if (!missing) return undefined;
+  return customAllowed || missing.versions.every(isBuiltin) ? { missing } : undefined;
+}
+
 /**
  * Intercepts the tool calls of `opts.response` (see the module docs).
  * @returns results of owned calls in call order, their provider-native follow-up, the callIds
- *   passed through, and the response with the documented splice. Never throws for a call's
- *   failure: each becomes an error result.
+ *   passed through, and the response to replay. Never throws for a call's failure: each becomes
+ *   an error result.
  */
 export async function interceptToolCalls(opts: InterceptOptions): Promise<InterceptResult> {
   const adapter = getProvider(opts.format);
   const { lookup } = getInjectionIndex(opts.snapshot);
   const injected = opts.injected ? injectedSkills(opts.injected, lookup, opts.apiKeyId) : undefined;
-  const owned: { call: ExtractedCall; skill: Skill }[] = [];
+  const owned: OwnedCall[] = [];
   const passThrough: string[] = [];
   for (const call of adapter.extractCalls(opts.response)) {
-    const skill = call.clientOnly
-      ? undefined
-      : resolveCallSkill(call.name, lookup, opts.apiKeyId, {
-          injected,
-          builtinAliases: opts.builtinAliases,
-        });
-    if (!skill || (opts.customSkillExecutionEnabled === false && !isBuiltin(skill)))
-      passThrough.push(call.callId);
-    else owned.push({ call, skill });
+    const target = call.clientOnly ? undefined : callTarget(call.name, lookup, opts, injected);
+    if (target) owned.push({ call, ...target });
+    else passThrough.push(call.callId);
   }
-  const outcomes = await Promise.all(owned.map(({ call, skill }) => runCall(call, skill, opts)));
+  const outcomes = await Promise.all(
+    owned.map((o): Promise<CallOutcome> | CallOutcome =>
+      o.skill
+        ? runCall(o.call, o.skill, opts)
+        : {
+            call: o.call,
+            status: "error",
+            error: versionNotFoundMessage(o.missing),
+            executionId: null,
+          },
+    ),
+  );
   const toolResults = outcomes.map((o, i): ToolResult => {
-    const skill = owned[i]!.skill;
+    const target = owned[i]!;
     const r: ToolResult = {
       callId: o.call.callId,
       toolName: o.call.name,
-      skill: `${skill.name}@${skill.version}`,
+      skill: target.skill
+        ? `${target.skill.name}@${target.skill.version}`
+        : `${target.missing.name}@${target.missing.requested}`,
       status: o.status,
       executionId: o.executionId,
     };

@@ -7,6 +7,7 @@
  */
 import { emittedToolName, refHash } from "./tool-names.js";
 import type { Skill } from "./types.js";
+import { resolveVersion } from "./versions.js";
 
 /** The registry view lookups are built from: every skill row, and the snapshot generation. */
 export interface SkillSource {
@@ -55,6 +56,8 @@ export class SkillLookup {
   private readonly byRef = new Map<string, Skill[]>();
   /** Built on the first hash-form lookup (most requests never need it). */
   private byHash: Map<string, Skill[]> | null = null;
+  /** name → every skill of that name, any owner; built on the first version listing. */
+  private byName: Map<string, Skill[]> | null = null;
   private readonly builtins = new Map<string, Skill>();
   /** Emitted tool name of every skill, by skill id. */
   private readonly toolNames = new Map<string, string>();
@@ -111,6 +114,38 @@ export class SkillLookup {
       for (const s of this.skills) push(this.byHash, refHash(s.name, s.version), s);
     }
     return pickForCaller(this.byHash.get(hash), apiKeyId);
+  }
+
+  /**
+   * Versions of `name` the caller sees, any mode, highest first: global ones and the key's own
+   * (the key's own shadows a global skill of the same `name@version`). Empty when `name` is
+   * not registered for the caller.
+   */
+  visibleVersions(name: string, apiKeyId: string | null): Skill[] {
+    if (!this.byName) {
+      this.byName = new Map();
+      for (const s of this.skills) push(this.byName, s.name, s);
+    }
+    const byVersion = new Map<string, Skill>();
+    for (const s of this.byName.get(name) ?? []) {
+      if (s.apiKeyId !== null && s.apiKeyId !== apiKeyId) continue;
+      const cur = byVersion.get(s.version);
+      if (!cur || (cur.apiKeyId === null && s.apiKeyId !== null)) byVersion.set(s.version, s);
+    }
+    return [...byVersion.values()].sort((a, b) => compareVersions(b.version, a.version));
+  }
+
+  /**
+   * The highest version of `name` visible to the caller that satisfies `constraint` (versions.ts
+   * syntax: `^1.0.0`, `>=1.1.0`, `latest`, ...), any mode; undefined when none does.
+   */
+  resolveConstraint(name: string, constraint: string, apiKeyId: string | null): Skill | undefined {
+    const versions = this.visibleVersions(name, apiKeyId);
+    const version = resolveVersion(
+      versions.map((s) => s.version),
+      constraint,
+    );
+    return version === null ? undefined : versions.find((s) => s.version === version);
   }
 
   /** The builtin named `name` (highest version), any mode. */

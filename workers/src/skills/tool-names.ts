@@ -12,6 +12,7 @@
  *
  * The two forms never overlap: a direct name ends in `_<digits>`, a hash name in `_h<hash>`.
  */
+import { toSemverRange } from "./versions.js";
 
 /** Every emitted tool name matches this. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -19,12 +20,14 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const DIRECT_RE = /^(.+)_v(\d+)_(\d+)_(\d+)$/;
 const HASH_RE = /^[A-Za-z_][A-Za-z0-9_-]*_h([0-9a-z]{10})$/;
 const REF_RE = /^([A-Za-z0-9_][A-Za-z0-9_-]{0,63})@(\d+\.\d+\.\d+)$/;
+const CONSTRAINT_RE = /^([A-Za-z0-9_][A-Za-z0-9_-]{0,63})@(.{1,100})$/;
 const HASH_LEN = 10;
 const MAX_LEN = 64;
 
 /** What a tool name in a model's call refers to. */
 export type ParsedToolName =
   | { kind: "ref"; name: string; version: string }
+  | { kind: "constraint"; name: string; constraint: string }
   | { kind: "hash"; hash: string }
   | { kind: "bare"; name: string };
 
@@ -65,13 +68,18 @@ export function emittedToolName(skill: {
 }
 
 /**
- * Parses a tool name from a model's call: `name@version` and the direct form give a `ref`, the
- * hash form a `hash` (resolve with the registry), anything else is `bare` (a builtin, an alias, a
- * bare skill name, or a client tool).
+ * Parses a tool name from a model's call: `name@version` and the direct form give a `ref`,
+ * `name@<constraint>` (`^1.0.0`, `>=1.1.0`, `~1.2.0`, `latest`, ... as versions.ts reads them) a
+ * `constraint`, the hash form a `hash` (resolve with the registry), anything else is `bare` (a
+ * builtin, an alias, a bare skill name, or a client tool).
  */
 export function parseToolName(toolName: string): ParsedToolName {
   const ref = REF_RE.exec(toolName);
   if (ref) return { kind: "ref", name: ref[1]!, version: ref[2]! };
+  const constraint = CONSTRAINT_RE.exec(toolName);
+  if (constraint && toSemverRange(constraint[2]!) !== null) {
+    return { kind: "constraint", name: constraint[1]!, constraint: constraint[2]!.trim() };
+  }
   const direct = DIRECT_RE.exec(toolName);
   if (direct && TOOL_NAME_PATTERN.test(toolName)) {
     return { kind: "ref", name: direct[1]!, version: `${direct[2]}.${direct[3]}.${direct[4]}` };
