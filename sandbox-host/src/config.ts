@@ -2,8 +2,8 @@
  * Sandbox host configuration, parsed once from environment variables with zod (SPEC §6; issue 3
  * "Service"), then passed down. Nothing else in the host reads `process.env`.
  */
+import { MAX_SANDBOX_TIMEOUT_MS } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
-import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
 import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from "./images.js";
 
 const bool = z

@@ -3,8 +3,9 @@
  * language runs with (program on stdin, never argv), and making sure an image is present
  * (pull when a registry is reachable, else a clear `image_unavailable` error; issue 3 "Images").
  */
+
+import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
 import type Docker from "dockerode";
-import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
 import { HostError } from "./errors.js";
 
 /** Product default image per language (SPEC §6). */

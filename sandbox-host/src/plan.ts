@@ -4,8 +4,11 @@
  * and the request both say so, CPU/memory within the host's bounds, env names on the allowlist.
  */
 import { randomUUID } from "node:crypto";
-import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
-import type { SandboxLanguage, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import {
+  MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxLanguage,
+  type SandboxRunRequest,
+} from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import type { ContainerSpec } from "./container.js";
 import { HostError } from "./errors.js";

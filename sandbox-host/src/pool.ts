@@ -7,8 +7,8 @@
  * run can see or do. Size 0 turns it off.
  */
 import { randomUUID } from "node:crypto";
+import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
 import type Docker from "dockerode";
-import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
 import type { HostConfig } from "./config.js";
 import { SandboxContainer } from "./container.js";
 import { containerSpec, planRun } from "./plan.js";

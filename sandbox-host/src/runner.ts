@@ -5,8 +5,8 @@
  * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
  */
 import { randomUUID } from "node:crypto";
+import type { SandboxRunRequest, SandboxRunResult } from "@skillgate/sandbox-protocol";
 import type Docker from "dockerode";
-import type { SandboxRunRequest, SandboxRunResult } from "../../workers/src/sandbox/types.js";
 import type { HostConfig } from "./config.js";
 import { LABEL_SANDBOX, LABEL_SLOT, SandboxContainer, signalOf } from "./container.js";
 import { HostError } from "./errors.js";

@@ -18,10 +18,13 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import {
+  RUN_ID_PATTERN,
+  type SandboxHealth,
+  sandboxRunRequestSchema,
+} from "@skillgate/sandbox-protocol";
 import Docker from "dockerode";
-import { Hono } from "hono";
-import { sandboxRunRequestSchema } from "../../workers/src/sandbox/protocol.js";
-import type { SandboxHealth, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import { type Context, Hono } from "hono";
 import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
 import type { HostConfig } from "./config.js";
 import { HostError } from "./errors.js";
@@ -50,6 +53,11 @@ export interface SandboxHost {
   health(): Promise<SandboxHealth>;
   /** Stops listening, kills every run, removes pooled containers and leftovers. */
   close(): Promise<void>;
+}
+
+/** First line of an error's message, for the log. */
+function reasonOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
 }
 
 async function dockerReachable(docker: Docker): Promise<boolean> {
@@ -95,27 +103,27 @@ export function createHostApp(
       );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
-    const result = await runner.run(parsed.data as SandboxRunRequest, c.req.raw.signal);
+    const result = await runner.run(parsed.data, c.req.raw.signal);
     return c.json(result);
   });
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(runId))
-      throw new HostError(400, "invalid_input", "Invalid run id");
+    if (!RUN_ID_PATTERN.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
     return c.json({ killed: runner.kill(runId) });
   });
   app.get("/v1/health", async (c) => c.json(await health()));
-  app.notFound((c) => c.json({ error: { code: "not_found", message: "No such route" } }, 404));
+  const answer = (c: Context, err: HostError) => {
+    if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
+    return c.json({ error: { code: err.code, message: err.message } }, err.status);
+  };
+  app.notFound((c) => answer(c, new HostError(404, "not_found")));
   app.onError((err, c) => {
     if (err instanceof HostError) {
-      if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
-      return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
+      if (err.cause !== undefined) opts.log(`${err.code}: ${err.message} (${reasonOf(err.cause)})`);
+      return answer(c, err);
     }
-    opts.log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-    return c.json(
-      { error: { code: "internal_error", message: "Internal sandbox host error" } },
-      500,
-    );
+    opts.log(`internal error: ${reasonOf(err)}`);
+    return answer(c, new HostError(500, "internal_error"));
   });
   return app;
 }
