@@ -3,9 +3,8 @@
  * language runs with (program on stdin, never argv), and making sure an image is present
  * (pull when a registry is reachable, else a clear `image_unavailable` error; issue 3 "Images").
  */
-
 import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
-import type Docker from "dockerode";
+import type { DockerClient } from "./docker-client.js";
 import { HostError } from "./errors.js";
 
 /** Product default image per language (SPEC §6). */
@@ -120,12 +119,12 @@ export class ImageStore {
   private readonly inflight = new Map<string, Promise<void>>();
 
   /**
-   * @param docker Docker engine client.
+   * @param docker the Docker engine seam.
    * @param pullTimeoutMs time allowed for pulling a missing image, in ms.
    * @param ttlMs how long a positive check is trusted, in ms.
    */
   constructor(
-    private readonly docker: Docker,
+    private readonly docker: DockerClient,
     private readonly pullTimeoutMs: number,
     private readonly ttlMs = 60_000,
   ) {}
@@ -148,22 +147,25 @@ export class ImageStore {
   }
 
   private async check(image: string): Promise<void> {
+    let exists: boolean;
     try {
-      await this.docker.getImage(image).inspect();
+      exists = await this.docker.imageExists(image);
+    } catch (err) {
+      throw new HostError(
+        503,
+        "docker_unavailable",
+        `Docker engine error while checking ${image}`,
+        undefined,
+        { cause: err },
+      );
+    }
+    if (exists) {
       this.present.set(image, Date.now());
       return;
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 404) {
-        throw new HostError(
-          503,
-          "docker_unavailable",
-          `Docker engine error while checking ${image}`,
-        );
-      }
     }
     try {
-      await this.pull(image);
-      await this.docker.getImage(image).inspect();
+      await this.docker.pullImage(image, this.pullTimeoutMs);
+      if (!(await this.docker.imageExists(image))) throw new Error("image missing after the pull");
       this.present.set(image, Date.now());
     } catch (err) {
       this.present.delete(image);
@@ -182,32 +184,5 @@ export class ImageStore {
   /** Forgets a positive check (e.g. after a create failed with "no such image"). */
   forget(image: string): void {
     this.present.delete(image);
-  }
-
-  /** Pulls an image, bounded by the pull timeout (the progress stream is destroyed on expiry). */
-  private async pull(image: string): Promise<void> {
-    const signal = AbortSignal.timeout(this.pullTimeoutMs);
-    const stream = (await this.docker.pull(image, {
-      abortSignal: signal,
-    })) as NodeJS.ReadableStream & {
-      destroy?: () => void;
-    };
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        stream.destroy?.();
-        reject(new Error(`pull timed out after ${this.pullTimeoutMs} ms`));
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.docker.modem.followProgress(
-        stream,
-        (err: Error | null, events: Array<{ error?: string }>) => {
-          signal.removeEventListener("abort", onAbort);
-          const failed = events?.find((e) => e.error);
-          if (err) reject(err);
-          else if (failed) reject(new Error(failed.error));
-          else resolve();
-        },
-      );
-    });
   }
 }

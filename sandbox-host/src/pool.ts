@@ -8,9 +8,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
-import type Docker from "dockerode";
 import type { HostConfig } from "./config.js";
 import { SandboxContainer } from "./container.js";
+import type { DockerClient } from "./docker-client.js";
 import { containerSpec, planRun } from "./plan.js";
 
 const POOLED_LANGUAGES: SandboxLanguage[] = ["node", "python"];
@@ -26,11 +26,12 @@ export class WarmPool {
   private closed = false;
 
   /**
+   * @param docker the Docker engine seam.
    * @param owned slot ids this process owns (the leftover sweep spares them); shared with the runner.
    * @param log receives one line per failure to fill (no secrets).
    */
   constructor(
-    private readonly docker: Docker,
+    private readonly docker: DockerClient,
     private readonly config: HostConfig,
     private readonly owned: Set<string>,
     private readonly log: (line: string) => void,

@@ -23,10 +23,11 @@ import {
   type SandboxHealth,
   sandboxRunRequestSchema,
 } from "@skillgate/sandbox-protocol";
-import Docker from "dockerode";
 import { type Context, Hono } from "hono";
 import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
 import type { HostConfig } from "./config.js";
+import type { DockerClient } from "./docker-client.js";
+import { DockerodeClient } from "./dockerode-client.js";
 import { HostError } from "./errors.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
@@ -35,8 +36,8 @@ import { Runner } from "./runner.js";
 
 /** Optional collaborators, for tests and embedding. */
 export interface SandboxHostOptions {
-  /** Docker client; default from `SANDBOX_DOCKER_SOCKET` or the engine's defaults. */
-  docker?: Docker;
+  /** Docker engine seam; default dockerode on `SANDBOX_DOCKER_SOCKET` or the engine's defaults. */
+  docker?: DockerClient;
   /** Log sink (one line per event; never receives secrets). Default: stderr. */
   log?: (line: string) => void;
   /** Clock for signature checks, ms since the epoch. */
@@ -60,7 +61,7 @@ function reasonOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
 }
 
-async function dockerReachable(docker: Docker): Promise<boolean> {
+async function dockerReachable(docker: DockerClient): Promise<boolean> {
   try {
     await Promise.race([
       docker.ping(),
@@ -140,9 +141,7 @@ export async function startSandboxHost(
   opts: SandboxHostOptions = {},
 ): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
-  const docker =
-    opts.docker ??
-    new Docker(config.dockerSocket ? { socketPath: config.dockerSocket } : undefined);
+  const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
   const owned = new Set<string>();
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
   const pool = new WarmPool(docker, config, owned, log);
