@@ -121,11 +121,13 @@ export class ImageStore {
   /**
    * @param docker the Docker engine seam.
    * @param pullTimeoutMs time allowed for pulling a missing image, in ms.
+   * @param log receives one line per failed pull (no secrets).
    * @param ttlMs how long a positive check is trusted, in ms.
    */
   constructor(
     private readonly docker: DockerClient,
     private readonly pullTimeoutMs: number,
+    private readonly log: (line: string) => void,
     private readonly ttlMs = 60_000,
   ) {}
 
@@ -172,7 +174,7 @@ export class ImageStore {
       // The engine's message can name internal hosts (registry mirrors, resolvers): it goes to the
       // host's log, not to callers.
       const reason = (err as Error).message?.split("\n")[0] ?? "pull failed";
-      process.stderr.write(`[sandbox-host] pull of ${image} failed: ${reason}\n`);
+      this.log(`pull of ${image} failed: ${reason}`);
       throw new HostError(
         503,
         "image_unavailable",

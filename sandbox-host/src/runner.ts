@@ -177,7 +177,8 @@ export class Runner {
     container.stdout.onOverflow = hardKill;
     container.stderr.onOverflow = hardKill;
     try {
-      if (active.killed) hardKill();
+      // Output can pass the cap before the handlers above were set (a command that prints at once).
+      if (active.killed || container.stdout.truncated || container.stderr.truncated) hardKill();
       const started = performance.now();
       container.send(plan.input);
       const limitTimer = setTimeout(() => {

@@ -145,7 +145,7 @@ export async function startSandboxHost(
   const owned = new Set<string>();
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
   const pool = new WarmPool(docker, config, owned, log);
-  const images = new ImageStore(docker, config.pullTimeoutMs);
+  const images = new ImageStore(docker, config.pullTimeoutMs, log);
   const runner = new Runner({ docker, config, images, limiter, pool, owned });
 
   const health = async (): Promise<SandboxHealth> => {

@@ -1,6 +1,6 @@
 /**
  * Output capture (sandbox-host/src/output.ts): incremental UTF-8 decoding, invalid bytes replaced,
- * the per-stream cap in characters, and bounded memory however much is written (CASES.md C14).
+ * the per-stream cap in characters, and bounded memory however much is written.
  */
 import { describe, expect, it } from "vitest";
 import { OutputSink } from "../../sandbox-host/src/output.js";
@@ -48,5 +48,15 @@ describe("OutputSink", () => {
     expect(sink.bytes).toBe(written);
     expect(sink.text().length).toBe(100_000);
     expect(sink.truncated).toBe(true);
+  });
+
+  it("keeps output of exactly the cap whole, and a leading byte order mark", () => {
+    const sink = new OutputSink(4);
+    let overflows = 0;
+    sink.onOverflow = () => overflows++;
+    write(sink, [Buffer.from("\uFEFFabc", "utf8")]);
+    expect(sink.text()).toBe("\uFEFFabc");
+    expect(sink.truncated).toBe(false);
+    expect(overflows).toBe(0);
   });
 });
