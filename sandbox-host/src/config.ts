@@ -1,6 +1,7 @@
 /**
- * Sandbox host configuration, parsed once from environment variables with zod (SPEC §6; issue 3
- * "Service"), then passed down. Nothing else in the host reads `process.env`.
+ * Sandbox host configuration, parsed once from environment variables with zod (the variables and
+ * their defaults are listed in the README, "Sandbox host"), then passed down. Nothing else in the
+ * host reads `process.env`.
  */
 import { MAX_SANDBOX_TIMEOUT_MS } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
@@ -107,7 +108,7 @@ export interface HostConfig {
   poolSize: number;
   /** Normalised image per language. */
   images: { node: string; python: string; shell: string };
-  /** Normalised allowlist: SPEC §6 defaults plus `SKILLS_ALLOWED_SANDBOX_IMAGES`. */
+  /** Normalised allowlist: the default images plus `SKILLS_ALLOWED_SANDBOX_IMAGES`. */
   allowedImages: Set<string>;
   killGraceMs: number;
   maxBodyBytes: number;

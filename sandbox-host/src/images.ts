@@ -1,20 +1,20 @@
 /**
- * Images: the language → image map, the allowlist and `normalizeImage` (SPEC §6), the command each
+ * Images: the language → image map, the allowlist and `normalizeImage`, the command each
  * language runs with (program on stdin, never argv), and making sure an image is present
- * (pull when a registry is reachable, else a clear `image_unavailable` error; issue 3 "Images").
+ * (pull when a registry is reachable, else a clear `image_unavailable` error).
  */
 import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
 import type { DockerClient } from "./docker-client.js";
 import { HostError } from "./errors.js";
 
-/** Product default image per language (SPEC §6). */
+/** Product default image per language. */
 export const DEFAULT_LANGUAGE_IMAGES: Readonly<Record<SandboxLanguage, string>> = {
   node: "node:22-alpine",
   python: "python:3.12-alpine",
   shell: "alpine:3.20",
 };
 
-/** Product default allowlist (SPEC §6); `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it. */
+/** Product default allowlist; `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it. */
 export const DEFAULT_ALLOWED_IMAGES: readonly string[] = [
   "alpine:3.20",
   "node:22-alpine",
@@ -105,7 +105,7 @@ export function commandFor(language: SandboxLanguage, command?: string, args?: s
   return [command ?? "", ...(args ?? [])];
 }
 
-/** Environment every container gets (no host variables, no secrets; DESIGN "Sandbox facts"). */
+/** Environment every container gets (no host variables, no secrets). */
 export const BASE_ENV: Readonly<Record<string, string>> = {
   HOME: "/workspace",
   LANG: "C.UTF-8",

@@ -1,6 +1,6 @@
 /**
- * Output capture of one container stream (SPEC §5 "Outcomes", SPEC §6 `SKILLS_MAX_SANDBOX_OUTPUT_CHARS`;
- * DESIGN.md "Sandbox facts": read in chunks, cut in the sink, binary output is normal).
+ * Output capture of one container stream, capped at `SKILLS_MAX_SANDBOX_OUTPUT_CHARS` characters:
+ * read in chunks, cut in the sink, binary output is normal.
  */
 import { Writable } from "node:stream";
 

@@ -1,6 +1,6 @@
 /**
  * Turns a structurally valid run request into what the runner executes, applying the host's
- * policy (SPEC §6): image allowlist, time limit capped at 60 s, network only when the master gate
+ * policy: image allowlist, time limit capped at 60 s, network only when the master gate
  * and the request both say so, CPU/memory within the host's bounds, env names on the allowlist.
  */
 import { randomUUID } from "node:crypto";
@@ -14,9 +14,9 @@ import type { ContainerSpec } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
-/** SPEC §6 default CPU: 100 thousandths = 0.1 CPU. */
+/** Default CPU: 100 thousandths = 0.1 CPU. */
 export const DEFAULT_CPU_LIMIT = 100;
-/** SPEC §6 default memory limit in MB (swap equals memory). */
+/** Default memory limit in MB (swap equals memory). */
 export const DEFAULT_MEMORY_MB = 256;
 
 /** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */

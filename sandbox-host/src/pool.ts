@@ -1,5 +1,5 @@
 /**
- * Warm pool (issue 3 "Warm pool"): per node/python image, a configured number of containers
+ * Warm pool: per node/python image, a configured number of containers
  * created and started ahead of time with exactly the HostConfig of a default run (built by the
  * same `planRun`), the interpreter already waiting on stdin. Each serves one run, is then removed
  * by the runner, and is replaced in the background. A run that differs from the defaults in any

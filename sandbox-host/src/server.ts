@@ -1,5 +1,6 @@
 /**
- * HTTP API of the sandbox host (Hono on @hono/node-server; SPEC §6, DESIGN.md "Protocol").
+ * HTTP API of the sandbox host (Hono on @hono/node-server); the shapes, signing and error codes
+ * are those of @skillgate/sandbox-protocol.
  *
  * Every route requires a signed request (auth.ts; headers `X-Skillgate-Key-Id`,
  * `X-Skillgate-Timestamp` (ms), `X-Skillgate-Nonce`, `X-Skillgate-Signature`); failures answer
