@@ -9,12 +9,12 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
+import type { SandboxRunRequest } from "@skillgate/sandbox-protocol";
 import { type HostConfig, parseHostConfig } from "../sandbox-host/src/config.js";
 import { createOptions } from "../sandbox-host/src/container.js";
 import { containerSpec, planRun } from "../sandbox-host/src/plan.js";
 import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.js";
-import { createSandboxClient } from "../workers/src/sandbox/client.js";
-import type { SandboxClient, SandboxRunRequest } from "../workers/src/sandbox/types.js";
+import { createSandboxClient, type SandboxClient } from "../workers/src/sandbox/client.js";
 import { type BenchApi, startBenchApi } from "./api.js";
 import { fmt, interleave, median, row } from "./stats.js";
 

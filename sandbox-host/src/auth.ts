@@ -1,35 +1,31 @@
 /**
- * Request authentication of the sandbox host (docs/sandbox.md#signing):
- * body size checked before hashing, signature verified (workers/src/sandbox/protocol.ts, the same
- * canonical form the API signs with) before anything is parsed, timestamp within ±300 s, nonce
+ * Request authentication of the sandbox host: body size checked before hashing, signature
+ * verified (`verifyRequest` of @skillgate/sandbox-protocol, the same canonical form the API signs
+ * with) before anything is parsed, timestamp within ±300 s, nonce
  * never accepted twice within the window, two key ids accepted for rotation. Failures answer 401
  * and nothing runs.
  */
+import { SIGNATURE_HEADERS, SIGNATURE_WINDOW_MS, verifyRequest } from "@skillgate/sandbox-protocol";
 import type { MiddlewareHandler } from "hono";
-import {
-  SIGNATURE_HEADERS,
-  SIGNATURE_WINDOW_MS,
-  verifyRequest,
-} from "../../workers/src/sandbox/protocol.js";
 import { HostError } from "./errors.js";
 
 /** Nonces seen within the signature window; bounded in size. */
 export class NonceStore {
   private readonly seen = new Map<string, number>();
 
-  /** @param maxEntries upper bound of remembered nonces (past it, requests are refused: 503). */
+  /** @param maxEntries upper bound of remembered nonces (past it, requests are refused: 429). */
   constructor(private readonly maxEntries = 1_000_000) {}
 
   /**
    * Records a nonce of a verified request signed at `timestamp` (ms). Output: false when the
    * nonce was already used (a replay).
-   * @throws HostError 503 when the store is full of unexpired nonces (fail closed).
+   * @throws HostError 429 `busy` when the store is full of unexpired nonces (fail closed).
    */
   remember(nonce: string, timestamp: number, now: number): boolean {
     if (this.seen.has(nonce)) return false;
     if (this.seen.size >= this.maxEntries) this.prune(now);
     if (this.seen.size >= this.maxEntries)
-      throw new HostError(503, "busy", "Too many requests in the signature window");
+      throw new HostError(429, "busy", "Too many requests in the signature window");
     this.seen.set(nonce, Math.max(timestamp, now) + SIGNATURE_WINDOW_MS);
     if (this.seen.size % 1024 === 0) this.prune(now);
     return true;

@@ -1,10 +1,10 @@
 /**
- * Sandbox host configuration, parsed once from environment variables with zod
- * (docs/configuration.md#sandbox-host), then passed down. Nothing else in the host reads
- * `process.env`.
+ * Sandbox host configuration, parsed once from environment variables with zod (the variables and
+ * their defaults are listed in the README, "Sandbox host"), then passed down. Nothing else in the
+ * host reads `process.env`.
  */
+import { MAX_SANDBOX_TIMEOUT_MS } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
-import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
 import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from "./images.js";
 
 const bool = z
@@ -108,7 +108,7 @@ export interface HostConfig {
   poolSize: number;
   /** Normalised image per language. */
   images: { node: string; python: string; shell: string };
-  /** Normalised allowlist: defaults plus `SKILLS_ALLOWED_SANDBOX_IMAGES` (docs/sandbox.md). */
+  /** Normalised allowlist: the default images plus `SKILLS_ALLOWED_SANDBOX_IMAGES`. */
   allowedImages: Set<string>;
   killGraceMs: number;
   maxBodyBytes: number;

@@ -1,12 +1,12 @@
 /**
- * One hardened sandbox container through the Docker Engine API (dockerode; never the CLI). Builds
- * the HostConfig of the container flags in docs/sandbox.md#container-flags (init, an unprivileged
- * user, a small /dev/shm and no log driver included), attaches stdin/stdout/stderr before start,
- * and offers kill / inspect / remove that tolerate the races the engine reports (404, 304, 409).
+ * One hardened sandbox container, through the engine seam (docker-client.ts). Builds the create
+ * options of the sandbox flags (no network, all capabilities dropped, no-new-privileges, pids,
+ * CPU and memory limits, read-only root, noexec tmpfs, init, an unprivileged user, a small
+ * /dev/shm, no log driver), attaches stdin/stdout/stderr before start, and offers kill / inspect /
+ * remove, for which the seam settles the engine's races.
  */
 import { constants } from "node:os";
-import type { Duplex } from "node:stream";
-import type Docker from "dockerode";
+import type { AttachedIo, ContainerCreateOptions, DockerClient } from "./docker-client.js";
 import { OutputSink } from "./output.js";
 
 /** Label every sandbox container carries; its value is the host's instance name. */
@@ -40,7 +40,7 @@ export interface ContainerSpec {
  * root, init (tini) as PID 1, small /dev/shm, log driver none, no auto-remove (so that OOMKilled
  * can be read before removal). Stdin is open once for the program text.
  */
-export function createOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
   const [uid, gid] = spec.user.split(":");
   const tmpfs = `rw,noexec,nosuid,nodev,size=64m,uid=${uid},gid=${gid}`;
   const memory = spec.memoryMb * 1_048_576;
@@ -89,78 +89,57 @@ export function signalOf(exitCode: number | null): string | null {
   return SIGNALS.get(exitCode - 128) ?? null;
 }
 
-/** True for engine errors that only mean "already gone / not running" (safe to ignore). */
-function benign(err: unknown): boolean {
-  const code = (err as { statusCode?: number }).statusCode;
-  return code === 404 || code === 304 || code === 409;
-}
-
 /** A created, attached container; one program run; removed after inspection. */
 export class SandboxContainer {
-  /** Captured stdout (capped; see OutputSink). */
-  readonly stdout: OutputSink;
-  /** Captured stderr (capped; see OutputSink). */
-  readonly stderr: OutputSink;
   /** Resolves with the exit status (null when the wait failed) once the container exits. */
   readonly exited: Promise<number | null>;
   private exitedFlag = false;
-  private readonly streamEnded: Promise<void>;
 
   private constructor(
-    readonly container: Docker.Container,
+    private readonly engine: DockerClient,
+    /** Engine id of the container. */
+    readonly id: string,
     readonly spec: ContainerSpec,
-    private readonly stream: Duplex,
-    maxChars: number,
-    wait: Promise<{ StatusCode?: number }>,
+    private readonly io: AttachedIo,
+    /** Captured stdout (capped; see OutputSink). */
+    readonly stdout: OutputSink,
+    /** Captured stderr (capped; see OutputSink). */
+    readonly stderr: OutputSink,
+    wait: Promise<number | null>,
   ) {
-    this.stdout = new OutputSink(maxChars);
-    this.stderr = new OutputSink(maxChars);
-    stream.on("error", () => {});
-    container.modem.demuxStream(stream, this.stdout, this.stderr);
-    this.streamEnded = new Promise((resolve) => {
-      stream.once("end", resolve);
-      stream.once("close", resolve);
-    });
-    this.exited = wait.then(
-      (r) => (typeof r?.StatusCode === "number" ? r.StatusCode : null),
-      () => null,
-    );
+    this.exited = wait.catch(() => null);
     void this.exited.then(() => {
       this.exitedFlag = true;
     });
   }
 
   /**
-   * Creates and attaches a container (not started). On a failure after creation the container
-   * is removed before the error is rethrown.
+   * Creates and attaches a container (not started) and starts waiting for its exit. On a failure
+   * after creation the container is removed before the error is rethrown.
    * @param maxChars per-stream output cap in characters.
-   * @throws the engine error (statusCode 404 "no such image" when the image is missing).
+   * @throws EngineError (`not_found` when the image is missing).
    */
   static async create(
-    docker: Docker,
+    engine: DockerClient,
     spec: ContainerSpec,
     maxChars: number,
   ): Promise<SandboxContainer> {
-    const container = await docker.createContainer(createOptions(spec));
+    const id = await engine.createContainer(createOptions(spec));
     try {
-      const stream = (await container.attach({
-        stream: true,
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        hijack: true,
-      })) as unknown as Duplex;
-      const wait = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode?: number }>;
-      return new SandboxContainer(container, spec, stream, maxChars, wait);
+      const stdout = new OutputSink(maxChars);
+      const stderr = new OutputSink(maxChars);
+      const io = await engine.attach(id, stdout, stderr);
+      const wait = engine.wait(id);
+      return new SandboxContainer(engine, id, spec, io, stdout, stderr, wait);
     } catch (err) {
-      await container.remove({ force: true }).catch(() => {});
+      await engine.remove(id).catch(() => {});
       throw err;
     }
   }
 
   /** Starts the container; the program waits on stdin until {@link send}. */
   async start(): Promise<void> {
-    await this.container.start();
+    await this.engine.start(this.id);
   }
 
   /** Whether the container has not exited yet. */
@@ -170,23 +149,22 @@ export class SandboxContainer {
 
   /** Writes the program text (if any) to stdin and closes stdin. */
   send(input: Buffer | undefined): void {
-    if (input && input.length > 0) this.stream.write(input);
-    this.stream.end();
+    if (input && input.length > 0) this.io.write(input);
+    this.io.end();
   }
 
-  /** Sends a signal to the container's PID 1 (init forwards it); ignores "not running". */
+  /**
+   * Sends a signal to the container's PID 1 (init forwards it). A container that already exited
+   * or is gone is not an error.
+   */
   async kill(signal: "SIGTERM" | "SIGKILL"): Promise<void> {
-    try {
-      await this.container.kill({ signal });
-    } catch (err) {
-      if (!benign(err)) throw err;
-    }
+    await this.engine.kill(this.id, signal);
   }
 
   /** Waits (at most `ms`) until the output stream has ended, so late chunks are captured. */
   async drain(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.streamEnded, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    await Promise.race([this.io.ended, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
   }
 
@@ -195,26 +173,17 @@ export class SandboxContainer {
    * when it is already gone.
    */
   async inspectState(): Promise<{ exitCode: number | null; oomKilled: boolean; running: boolean }> {
+    const gone = { exitCode: null, oomKilled: false, running: false };
     try {
-      const { State } = await this.container.inspect();
-      const running = State.Running === true;
-      return {
-        exitCode: running ? null : (State.ExitCode ?? null),
-        oomKilled: State.OOMKilled === true,
-        running,
-      };
+      return (await this.engine.inspect(this.id)) ?? gone;
     } catch {
-      return { exitCode: null, oomKilled: false, running: false };
+      return gone;
     }
   }
 
-  /** Removes the container (forcefully); tolerates "already gone" / "removal in progress". */
+  /** Removes the container (forcefully); one already gone or being removed is not an error. */
   async remove(): Promise<void> {
-    this.stream.destroy();
-    try {
-      await this.container.remove({ force: true });
-    } catch (err) {
-      if (!benign(err)) throw err;
-    }
+    this.io.destroy();
+    await this.engine.remove(this.id);
   }
 }

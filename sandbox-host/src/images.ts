@@ -1,20 +1,20 @@
 /**
- * Images: the language → image map, the allowlist and `normalizeImage` (docs/sandbox.md#images),
- * the command each language runs with (program on stdin, never argv), and making sure an image is
- * present (pull when a registry is reachable, else a clear `image_unavailable` error).
+ * Images: the language → image map, the allowlist and `normalizeImage`, the command each
+ * language runs with (program on stdin, never argv), and making sure an image is present
+ * (pull when a registry is reachable, else a clear `image_unavailable` error).
  */
-import type Docker from "dockerode";
-import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
+import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
+import type { DockerClient } from "./docker-client.js";
 import { HostError } from "./errors.js";
 
-/** Product default image per language (docs/sandbox.md#run-planning). */
+/** Product default image per language. */
 export const DEFAULT_LANGUAGE_IMAGES: Readonly<Record<SandboxLanguage, string>> = {
   node: "node:22-alpine",
   python: "python:3.12-alpine",
   shell: "alpine:3.20",
 };
 
-/** Product default allowlist; `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it (docs/sandbox.md). */
+/** Product default allowlist; `SKILLS_ALLOWED_SANDBOX_IMAGES` adds to it. */
 export const DEFAULT_ALLOWED_IMAGES: readonly string[] = [
   "alpine:3.20",
   "node:22-alpine",
@@ -105,7 +105,7 @@ export function commandFor(language: SandboxLanguage, command?: string, args?: s
   return [command ?? "", ...(args ?? [])];
 }
 
-/** Environment every container gets: no host variables, no secrets (docs/sandbox.md). */
+/** Environment every container gets (no host variables, no secrets). */
 export const BASE_ENV: Readonly<Record<string, string>> = {
   HOME: "/workspace",
   LANG: "C.UTF-8",
@@ -119,13 +119,15 @@ export class ImageStore {
   private readonly inflight = new Map<string, Promise<void>>();
 
   /**
-   * @param docker Docker engine client.
+   * @param docker the Docker engine seam.
    * @param pullTimeoutMs time allowed for pulling a missing image, in ms.
+   * @param log receives one line per failed pull (no secrets).
    * @param ttlMs how long a positive check is trusted, in ms.
    */
   constructor(
-    private readonly docker: Docker,
+    private readonly docker: DockerClient,
     private readonly pullTimeoutMs: number,
+    private readonly log: (line: string) => void,
     private readonly ttlMs = 60_000,
   ) {}
 
@@ -147,29 +149,32 @@ export class ImageStore {
   }
 
   private async check(image: string): Promise<void> {
+    let exists: boolean;
     try {
-      await this.docker.getImage(image).inspect();
+      exists = await this.docker.imageExists(image);
+    } catch (err) {
+      throw new HostError(
+        503,
+        "docker_unavailable",
+        `Docker engine error while checking ${image}`,
+        undefined,
+        { cause: err },
+      );
+    }
+    if (exists) {
       this.present.set(image, Date.now());
       return;
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 404) {
-        throw new HostError(
-          503,
-          "docker_unavailable",
-          `Docker engine error while checking ${image}`,
-        );
-      }
     }
     try {
-      await this.pull(image);
-      await this.docker.getImage(image).inspect();
+      await this.docker.pullImage(image, this.pullTimeoutMs);
+      if (!(await this.docker.imageExists(image))) throw new Error("image missing after the pull");
       this.present.set(image, Date.now());
     } catch (err) {
       this.present.delete(image);
       // The engine's message can name internal hosts (registry mirrors, resolvers): it goes to the
       // host's log, not to callers.
       const reason = (err as Error).message?.split("\n")[0] ?? "pull failed";
-      process.stderr.write(`[sandbox-host] pull of ${image} failed: ${reason}\n`);
+      this.log(`pull of ${image} failed: ${reason}`);
       throw new HostError(
         503,
         "image_unavailable",
@@ -181,32 +186,5 @@ export class ImageStore {
   /** Forgets a positive check (e.g. after a create failed with "no such image"). */
   forget(image: string): void {
     this.present.delete(image);
-  }
-
-  /** Pulls an image, bounded by the pull timeout (the progress stream is destroyed on expiry). */
-  private async pull(image: string): Promise<void> {
-    const signal = AbortSignal.timeout(this.pullTimeoutMs);
-    const stream = (await this.docker.pull(image, {
-      abortSignal: signal,
-    })) as NodeJS.ReadableStream & {
-      destroy?: () => void;
-    };
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        stream.destroy?.();
-        reject(new Error(`pull timed out after ${this.pullTimeoutMs} ms`));
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.docker.modem.followProgress(
-        stream,
-        (err: Error | null, events: Array<{ error?: string }>) => {
-          signal.removeEventListener("abort", onAbort);
-          const failed = events?.find((e) => e.error);
-          if (err) reject(err);
-          else if (failed) reject(new Error(failed.error));
-          else resolve();
-        },
-      );
-    });
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Output capture of one container stream (docs/sandbox.md#how-a-run-ends,
- * `SKILLS_MAX_SANDBOX_OUTPUT_CHARS`: read in chunks, cut in the sink, binary output is normal).
+ * Output capture of one container stream, capped at `SKILLS_MAX_SANDBOX_OUTPUT_CHARS` characters:
+ * read in chunks, cut in the sink, binary output is normal.
  */
 import { Writable } from "node:stream";
 

@@ -1,20 +1,22 @@
 /**
  * Turns a structurally valid run request into what the runner executes, applying the host's
- * policy (docs/sandbox.md#run-planning): image allowlist, time limit capped at 60 s, network only
- * when the master gate and the request both say so, CPU/memory within the host's bounds, env names
- * on the allowlist.
+ * policy: image allowlist, time limit capped at 60 s, network only when the master gate
+ * and the request both say so, CPU/memory within the host's bounds, env names on the allowlist.
  */
 import { randomUUID } from "node:crypto";
-import { MAX_SANDBOX_TIMEOUT_MS } from "../../workers/src/sandbox/protocol.js";
-import type { SandboxLanguage, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import {
+  MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxLanguage,
+  type SandboxRunRequest,
+} from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import type { ContainerSpec } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
-/** Default CPU: 100 thousandths = 0.1 CPU (docs/sandbox.md#run-planning). */
+/** Default CPU: 100 thousandths = 0.1 CPU. */
 export const DEFAULT_CPU_LIMIT = 100;
-/** Default memory limit in MB (swap equals memory; docs/sandbox.md#run-planning). */
+/** Default memory limit in MB (swap equals memory). */
 export const DEFAULT_MEMORY_MB = 256;
 
 /** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */

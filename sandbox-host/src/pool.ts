@@ -1,16 +1,16 @@
 /**
- * Warm pool (docs/sandbox.md#concurrency-queue-and-warm-pool): per node/python image, a configured
- * number of containers created and started ahead of time with exactly the HostConfig of a default
- * run (built by the same `planRun`), the interpreter already waiting on stdin. Each serves one run,
- * is then removed by the runner, and is replaced in the background. A run that differs from the
- * defaults in any way (image, env, network, CPU, memory) never uses the pool, so the pool never
- * changes what a run can see or do. Size 0 turns it off.
+ * Warm pool: per node/python image, a configured number of containers
+ * created and started ahead of time with exactly the HostConfig of a default run (built by the
+ * same `planRun`), the interpreter already waiting on stdin. Each serves one run, is then removed
+ * by the runner, and is replaced in the background. A run that differs from the defaults in any
+ * way (image, env, network, CPU, memory) never uses the pool, so the pool never changes what a
+ * run can see or do. Size 0 turns it off.
  */
 import { randomUUID } from "node:crypto";
-import type Docker from "dockerode";
-import type { SandboxLanguage } from "../../workers/src/sandbox/types.js";
+import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import { SandboxContainer } from "./container.js";
+import type { DockerClient } from "./docker-client.js";
 import { containerSpec, planRun } from "./plan.js";
 
 const POOLED_LANGUAGES: SandboxLanguage[] = ["node", "python"];
@@ -26,11 +26,12 @@ export class WarmPool {
   private closed = false;
 
   /**
+   * @param docker the Docker engine seam.
    * @param owned slot ids this process owns (the leftover sweep spares them); shared with the runner.
    * @param log receives one line per failure to fill (no secrets).
    */
   constructor(
-    private readonly docker: Docker,
+    private readonly docker: DockerClient,
     private readonly config: HostConfig,
     private readonly owned: Set<string>,
     private readonly log: (line: string) => void,

@@ -5,10 +5,10 @@
  * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
  */
 import { randomUUID } from "node:crypto";
-import type Docker from "dockerode";
-import type { SandboxRunRequest, SandboxRunResult } from "../../workers/src/sandbox/types.js";
+import type { SandboxRunRequest, SandboxRunResult } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import { LABEL_SANDBOX, LABEL_SLOT, SandboxContainer, signalOf } from "./container.js";
+import { type DockerClient, EngineError } from "./docker-client.js";
 import { HostError } from "./errors.js";
 import type { ImageStore } from "./images.js";
 import type { Limiter } from "./limiter.js";
@@ -29,7 +29,8 @@ interface ActiveRun {
 
 /** Everything the runner works with. `owned` holds the slot ids of this process's containers. */
 export interface RunnerDeps {
-  docker: Docker;
+  /** The Docker engine seam. */
+  docker: DockerClient;
   config: HostConfig;
   images: ImageStore;
   limiter: Limiter;
@@ -116,19 +117,9 @@ export class Runner {
    */
   async sweep(): Promise<number> {
     const { docker, config, owned } = this.deps;
-    const list = await docker.listContainers({
-      all: true,
-      filters: JSON.stringify({ label: [`${LABEL_SANDBOX}=${config.instance}`] }),
-    });
-    const stale = list.filter((c) => !owned.has(c.Labels?.[LABEL_SLOT] ?? ""));
-    await Promise.all(
-      stale.map((c) =>
-        docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => {}),
-      ),
-    );
+    const list = await docker.listByLabel(LABEL_SANDBOX, config.instance);
+    const stale = list.filter((c) => !owned.has(c.labels[LABEL_SLOT] ?? ""));
+    await Promise.all(stale.map((c) => docker.remove(c.id).catch(() => {})));
     return stale.length;
   }
 
@@ -151,7 +142,7 @@ export class Runner {
       );
     } catch (err) {
       owned.delete(slot);
-      if ((err as { statusCode?: number }).statusCode === 404) {
+      if (err instanceof EngineError && err.kind === "not_found") {
         images.forget(plan.image);
         throw new HostError(
           503,
@@ -163,16 +154,20 @@ export class Runner {
         503,
         "docker_unavailable",
         "Docker engine refused to create the container",
+        undefined,
+        { cause: err },
       );
     }
     try {
       await container.start();
-    } catch {
+    } catch (err) {
       await this.dispose(container);
       throw new HostError(
         503,
         "docker_unavailable",
         "Docker engine refused to start the container",
+        undefined,
+        { cause: err },
       );
     }
     return { container, pooled: false };
@@ -189,7 +184,8 @@ export class Runner {
     container.stdout.onOverflow = hardKill;
     container.stderr.onOverflow = hardKill;
     try {
-      if (active.killed) hardKill();
+      // Output can pass the cap before the handlers above were set (a command that prints at once).
+      if (active.killed || container.stdout.truncated || container.stderr.truncated) hardKill();
       const started = performance.now();
       container.send(plan.input);
       const limitTimer = setTimeout(() => {

@@ -1,5 +1,6 @@
 /**
- * HTTP API of the sandbox host (Hono on @hono/node-server; docs/sandbox.md#protocol).
+ * HTTP API of the sandbox host (Hono on @hono/node-server); the shapes, signing and error codes
+ * are those of @skillgate/sandbox-protocol.
  *
  * Every route requires a signed request (auth.ts; headers `X-Skillgate-Key-Id`,
  * `X-Skillgate-Timestamp` (ms), `X-Skillgate-Nonce`, `X-Skillgate-Signature`); failures answer
@@ -20,12 +21,16 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import Docker from "dockerode";
-import { Hono } from "hono";
-import { sandboxRunRequestSchema } from "../../workers/src/sandbox/protocol.js";
-import type { SandboxHealth, SandboxRunRequest } from "../../workers/src/sandbox/types.js";
+import {
+  RUN_ID_PATTERN,
+  type SandboxHealth,
+  sandboxRunRequestSchema,
+} from "@skillgate/sandbox-protocol";
+import { type Context, Hono } from "hono";
 import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
 import type { HostConfig } from "./config.js";
+import type { DockerClient } from "./docker-client.js";
+import { DockerodeClient } from "./dockerode-client.js";
 import { HostError } from "./errors.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
@@ -34,8 +39,8 @@ import { Runner } from "./runner.js";
 
 /** Optional collaborators, for tests and embedding. */
 export interface SandboxHostOptions {
-  /** Docker client; default from `SANDBOX_DOCKER_SOCKET` or the engine's defaults. */
-  docker?: Docker;
+  /** Docker engine seam; default dockerode on `SANDBOX_DOCKER_SOCKET` or the engine's defaults. */
+  docker?: DockerClient;
   /** Log sink (one line per event; never receives secrets). Default: stderr. */
   log?: (line: string) => void;
   /** Clock for signature checks, ms since the epoch. */
@@ -54,7 +59,12 @@ export interface SandboxHost {
   close(): Promise<void>;
 }
 
-async function dockerReachable(docker: Docker): Promise<boolean> {
+/** First line of an error's message, for the log. */
+function reasonOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
+}
+
+async function dockerReachable(docker: DockerClient): Promise<boolean> {
   try {
     await Promise.race([
       docker.ping(),
@@ -97,27 +107,27 @@ export function createHostApp(
       );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
-    const result = await runner.run(parsed.data as SandboxRunRequest, c.req.raw.signal);
+    const result = await runner.run(parsed.data, c.req.raw.signal);
     return c.json(result);
   });
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(runId))
-      throw new HostError(400, "invalid_input", "Invalid run id");
+    if (!RUN_ID_PATTERN.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
     return c.json({ killed: runner.kill(runId) });
   });
   app.get("/v1/health", async (c) => c.json(await health()));
-  app.notFound((c) => c.json({ error: { code: "not_found", message: "No such route" } }, 404));
+  const answer = (c: Context, err: HostError) => {
+    if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
+    return c.json({ error: { code: err.code, message: err.message } }, err.status);
+  };
+  app.notFound((c) => answer(c, new HostError(404, "not_found")));
   app.onError((err, c) => {
     if (err instanceof HostError) {
-      if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
-      return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
+      if (err.cause !== undefined) opts.log(`${err.code}: ${err.message} (${reasonOf(err.cause)})`);
+      return answer(c, err);
     }
-    opts.log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-    return c.json(
-      { error: { code: "internal_error", message: "Internal sandbox host error" } },
-      500,
-    );
+    opts.log(`internal error: ${reasonOf(err)}`);
+    return answer(c, new HostError(500, "internal_error"));
   });
   return app;
 }
@@ -134,13 +144,11 @@ export async function startSandboxHost(
   opts: SandboxHostOptions = {},
 ): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
-  const docker =
-    opts.docker ??
-    new Docker(config.dockerSocket ? { socketPath: config.dockerSocket } : undefined);
+  const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
   const owned = new Set<string>();
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
   const pool = new WarmPool(docker, config, owned, log);
-  const images = new ImageStore(docker, config.pullTimeoutMs);
+  const images = new ImageStore(docker, config.pullTimeoutMs, log);
   const runner = new Runner({ docker, config, images, limiter, pool, owned });
 
   const health = async (): Promise<SandboxHealth> => {

@@ -3,13 +3,8 @@
  * tampered, stale and replayed requests get 401 and run nothing; two key ids are accepted during a
  * secret rotation; the body size is checked before hashing.
  */
+import { canonicalQuery, newNonce, signRequest, verifyRequest } from "@skillgate/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  canonicalQuery,
-  newNonce,
-  signRequest,
-  verifyRequest,
-} from "../../workers/src/sandbox/protocol.js";
 import {
   newSecret,
   requireDocker,

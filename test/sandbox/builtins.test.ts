@@ -5,13 +5,13 @@
  */
 import { createServer, type Server } from "node:net";
 import { createClient } from "@libsql/client";
+import type { SandboxRunResult } from "@skillgate/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createSandboxClient, sandboxClientFromConfig } from "../../workers/src/sandbox/client.js";
-import type { SandboxRunResult } from "../../workers/src/sandbox/types.js";
 import {
   createSandboxHandlers,
   SANDBOX_REPORT_GRACE_MS,

@@ -5,13 +5,12 @@
  * unreachable, unless SKILLGATE_SKIP_DOCKER=1 is set explicitly.
  */
 import { randomBytes } from "node:crypto";
+import { signRequest } from "@skillgate/sandbox-protocol";
 import Docker from "dockerode";
 import { type HostConfig, parseHostConfig } from "../../sandbox-host/src/config.js";
 import { LABEL_SANDBOX } from "../../sandbox-host/src/container.js";
 import { type SandboxHost, startSandboxHost } from "../../sandbox-host/src/server.js";
-import { createSandboxClient } from "../../workers/src/sandbox/client.js";
-import { signRequest } from "../../workers/src/sandbox/protocol.js";
-import type { SandboxClient } from "../../workers/src/sandbox/types.js";
+import { createSandboxClient, type SandboxClient } from "../../workers/src/sandbox/client.js";
 
 /** True only when the tester opted out of Docker explicitly. */
 export const SKIP_DOCKER = process.env.SKILLGATE_SKIP_DOCKER === "1";
@@ -123,7 +122,7 @@ export interface SignedFetchOptions {
   headers?: Record<string, string | null>;
 }
 
-/** Sends a request signed per protocol.ts, optionally tampered. Output: status, JSON body, headers. */
+/** Sends a request signed per @skillgate/sandbox-protocol, optionally tampered. Output: status, JSON body, headers. */
 export async function signedFetch(
   baseUrl: string,
   path: string,

@@ -1,9 +1,9 @@
 /**
  * Hostile programs against a real sandbox host and real Docker (docs/sandbox.md#how-a-run-ends). Time checks are loose bounds that prove a kill happened, not speed targets.
  */
+import type { SandboxRunRequest } from "@skillgate/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutionFailure } from "../../workers/src/errors.js";
-import type { SandboxRunRequest } from "../../workers/src/sandbox/types.js";
 import {
   LOCAL_IMAGES,
   requireDocker,

@@ -13,7 +13,7 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
 }
 
 /** Bytes → lowercase hex. */
-export function toHex(bytes: Uint8Array): string {
+function toHex(bytes: Uint8Array): string {
   let out = "";
   for (const b of bytes) out += b.toString(16).padStart(2, "0");
   return out;

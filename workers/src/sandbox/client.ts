@@ -3,10 +3,29 @@
  * Uses the global `fetch` and WebCrypto only, so it runs in workerd and Node. Every call is bounded
  * by an AbortSignal, so a silent host never hangs a handler.
  */
+import {
+  MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxHealth,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+  sandboxRunResultSchema,
+  signRequest,
+} from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
-import { MAX_SANDBOX_TIMEOUT_MS, signRequest } from "./protocol.js";
-import type { SandboxClient, SandboxHealth, SandboxRunRequest, SandboxRunResult } from "./types.js";
+
+/**
+ * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
+ * `sandbox_unavailable` (retryable) when the host cannot be reached or does not answer in time,
+ * `sandbox_busy` (retryable) on 429, the host's error code otherwise.
+ */
+export interface SandboxClient {
+  /** Runs one program; `signal` aborts the HTTP call (the caller also calls `kill(runId)`). */
+  run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult>;
+  /** Stops a queued or running run (best effort; an unknown or finished run is not an error). */
+  kill(runId: string): Promise<void>;
+  health(): Promise<SandboxHealth>;
+}
 
 /** Options of {@link createSandboxClient}. */
 export interface SandboxClientOptions {
@@ -85,21 +104,11 @@ function hostFailure(status: number, body: unknown, retryAfter: string | null): 
 }
 
 function isRunResult(v: unknown): v is SandboxRunResult {
-  const r = v as Partial<SandboxRunResult> | null;
-  return (
-    typeof r === "object" &&
-    r !== null &&
-    typeof r.stdout === "string" &&
-    typeof r.stderr === "string" &&
-    typeof r.timedOut === "boolean" &&
-    typeof r.oomKilled === "boolean" &&
-    typeof r.truncated === "boolean" &&
-    (typeof r.exitCode === "number" || r.exitCode === null)
-  );
+  return sandboxRunResultSchema.safeParse(v).success;
 }
 
 /**
- * Creates a {@link SandboxClient}. Every request is signed (protocol.ts). Errors (all
+ * Creates a {@link SandboxClient}. Every request is signed (`signRequest` of @skillgate/sandbox-protocol). Errors (all
  * `ExecutionFailure`): `sandbox_unavailable` (retryable) when the host is unreachable, does not
  * answer within its bound, or answers 502/503/504; `sandbox_busy` (retryable, `retryAfterS` from
  * the host's Retry-After) on 429, when the program did not run;

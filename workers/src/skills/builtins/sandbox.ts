@@ -2,12 +2,15 @@
  * Builtins `eval_code` (node, python) and `execute_command` (shell argv) delegated to the sandbox
  * host (README "Sandbox skills" and "Time limits").
  */
+import {
+  MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+} from "@skillgate/sandbox-protocol";
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
 import { ExecutionFailure } from "../../errors.js";
-import { MAX_SANDBOX_TIMEOUT_MS } from "../../sandbox/protocol.js";
-import type { SandboxRunRequest, SandboxRunResult } from "../../sandbox/types.js";
 import type { HandlerTiming } from "../executor.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";

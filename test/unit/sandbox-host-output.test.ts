@@ -49,4 +49,14 @@ describe("OutputSink", () => {
     expect(sink.text().length).toBe(100_000);
     expect(sink.truncated).toBe(true);
   });
+
+  it("keeps output of exactly the cap whole, and a leading byte order mark", () => {
+    const sink = new OutputSink(4);
+    let overflows = 0;
+    sink.onOverflow = () => overflows++;
+    write(sink, [Buffer.from("\uFEFFabc", "utf8")]);
+    expect(sink.text()).toBe("\uFEFFabc");
+    expect(sink.truncated).toBe(false);
+    expect(overflows).toBe(0);
+  });
 });

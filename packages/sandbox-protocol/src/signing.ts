@@ -1,7 +1,7 @@
 /**
- * Wire protocol between the API and the sandbox host (docs/sandbox.md#protocol). One implementation
- * of the canonical string, used by the signing client (workerd and Node) and by the host's
- * verifier. WebCrypto only, no Node APIs.
+ * Request signing between the API and the sandbox host. One implementation of the canonical
+ * string, used by the signing client (workerd and Node) and by the host's verifier. WebCrypto
+ * only, no Node APIs, so it runs unchanged in workerd.
  *
  * Every request carries four headers:
  * - `X-Skillgate-Key-Id`: which shared secret signed it (two ids are accepted during rotation);
@@ -15,9 +15,6 @@
  * timestamp, nonce, key id, lowercase hex SHA-256 of the exact body bytes — joined by `\n`.
  */
 
-import { z } from "zod";
-import { sha256Hex, toHex } from "../auth/crypto.js";
-
 /** Header names of a signed request. */
 export const SIGNATURE_HEADERS = {
   keyId: "x-skillgate-key-id",
@@ -29,11 +26,8 @@ export const SIGNATURE_HEADERS = {
 /** First line of the canonical string; bump it when the canonical form changes. */
 export const SIGNATURE_SCHEME = "SKILLGATE-HMAC-SHA256-V1";
 
-/** Accepted clock difference between signer and verifier, in ms (docs/sandbox.md#signing). */
+/** Accepted clock difference between signer and verifier, in ms (±300 s). */
 export const SIGNATURE_WINDOW_MS = 300_000;
-
-/** Upper bound of a sandbox time limit in ms (docs/sandbox.md#run-planning). */
-export const MAX_SANDBOX_TIMEOUT_MS = 60_000;
 
 const NONCE_RE = /^[A-Za-z0-9_-]{16,128}$/;
 const TIMESTAMP_RE = /^\d{1,16}$/;
@@ -41,6 +35,21 @@ const SIGNATURE_RE = /^[0-9a-f]{64}$/;
 const KEY_ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 const encoder = new TextEncoder();
+
+/** Bytes → lowercase hex. */
+function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** Lowercase hex SHA-256 of `data` (a string is hashed as UTF-8). */
+async function sha256Hex(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  return toHex(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)),
+  );
+}
 
 /** Bytes of a lowercase hex string (caller checked the format). */
 function fromHex(hex: string): Uint8Array<ArrayBuffer> {
@@ -220,57 +229,4 @@ export async function verifyRequest(input: VerifyInput): Promise<VerifyOutcome> 
     encoder.encode(canonical),
   );
   return valid ? { ok: true, keyId, nonce, timestamp: ts } : { ok: false, reason: "Bad signature" };
-}
-
-const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/**
- * Zod schema of a run request body (`POST /v1/run`), shape of `SandboxRunRequest` (types.ts).
- * Structural checks only; the host applies its policy (caps, allowlists) on top.
- */
-export const sandboxRunRequestSchema = z
-  .object({
-    language: z.enum(["node", "python", "shell"]),
-    code: z.string().max(5_000_000).optional(),
-    command: z.string().min(1).max(4096).optional(),
-    args: z.array(z.string().max(131_072)).max(1024).optional(),
-    timeoutMs: z.number().int().min(1).optional(),
-    networkEnabled: z.boolean().optional(),
-    cpuLimit: z.number().int().min(1).optional(),
-    memoryLimit: z.number().int().min(1).optional(),
-    env: z.record(z.string().regex(ENV_NAME_RE), z.string().max(32_768)).optional(),
-    image: z.string().min(1).max(256).optional(),
-    runId: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-      .optional(),
-  })
-  .strict()
-  .superRefine((req, ctx) => {
-    if (req.language === "shell") {
-      if (req.command === undefined)
-        ctx.addIssue({ code: "custom", path: ["command"], message: "Required for shell" });
-      if (req.code !== undefined)
-        ctx.addIssue({ code: "custom", path: ["code"], message: "Not allowed for shell" });
-    } else {
-      if (req.code === undefined)
-        ctx.addIssue({ code: "custom", path: ["code"], message: `Required for ${req.language}` });
-      if (req.command !== undefined || req.args !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["command"],
-          message: `Not allowed for ${req.language}`,
-        });
-      }
-    }
-    const nul = [req.command, ...(req.args ?? []), ...Object.values(req.env ?? {})].some((s) =>
-      s?.includes("\0"),
-    );
-    if (nul)
-      ctx.addIssue({ code: "custom", path: ["args"], message: "NUL characters are not allowed" });
-  });
-
-/** Error body of the host: `{ error: { code, message } }`. */
-export interface SandboxErrorBody {
-  error: { code: string; message: string };
 }

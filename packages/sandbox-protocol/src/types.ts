@@ -1,8 +1,12 @@
 /**
- * The API-side view of the sandbox host (docs/sandbox.md#protocol). Implemented by the signing HTTP
- * client in `client.ts`; served by `sandbox-host/`. The wire format is exactly these shapes as JSON
- * (`POST /v1/run` takes a {@link SandboxRunRequest} and answers a {@link SandboxRunResult}).
+ * Shapes exchanged between the API and the sandbox host. The wire format is exactly these shapes
+ * as JSON: `POST /v1/run` takes a {@link SandboxRunRequest} and answers a {@link SandboxRunResult},
+ * `POST /v1/kill/{runId}` answers a {@link SandboxKillResult}, `GET /v1/health` a
+ * {@link SandboxHealth}, and every failure a {@link SandboxErrorBody}.
  */
+
+/** Upper bound of a sandbox time limit in ms: a run never lasts longer than 60 s. */
+export const MAX_SANDBOX_TIMEOUT_MS = 60_000;
 
 /** Languages the host knows; each maps to one image on the host (`SANDBOX_IMAGE_*`). */
 export type SandboxLanguage = "node" | "python" | "shell";
@@ -21,12 +25,12 @@ export interface SandboxRunRequest {
   args?: string[];
   /**
    * Time limit in ms, counted from the host's receipt of the request (a wait for a slot is taken
-   * from it); default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at 60 000.
+   * from it); default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at {@link MAX_SANDBOX_TIMEOUT_MS}.
    */
   timeoutMs?: number;
   /** Asks for bridge networking; honoured only when the host's master gate is on. */
   networkEnabled?: boolean;
-  /** CPU in thousandths of a CPU (default 100 = 0.1 CPU). */
+  /** CPU in thousandths of a CPU (100 = 0.1 CPU, the default). */
   cpuLimit?: number;
   /** Memory limit in MB (swap equals memory; default 256). */
   memoryLimit?: number;
@@ -38,7 +42,7 @@ export interface SandboxRunRequest {
   runId?: string;
 }
 
-/** One run result (docs/sandbox.md#protocol). */
+/** One run result: every run that started ends with one, whatever its exit, timeout or OOM. */
 export interface SandboxRunResult {
   /** The run's id (the caller's `runId`, or one the host chose). */
   runId: string;
@@ -78,15 +82,12 @@ export type SandboxHealth = {
   images: Record<SandboxLanguage, string>;
 };
 
-/**
- * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
- * `sandbox_unavailable` (retryable) when the host cannot be reached or does not answer in time,
- * `sandbox_busy` (retryable) on 429, the host's error code otherwise.
- */
-export interface SandboxClient {
-  /** Runs one program; `signal` aborts the HTTP call (the caller also calls `kill(runId)`). */
-  run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult>;
-  /** Stops a queued or running run (best effort; an unknown or finished run is not an error). */
-  kill(runId: string): Promise<void>;
-  health(): Promise<SandboxHealth>;
+/** Answer of `POST /v1/kill/{runId}`: false when the run is unknown or already finished. */
+export interface SandboxKillResult {
+  killed: boolean;
+}
+
+/** Error body of every failed host request: `{ error: { code, message } }` (codes: errors.ts). */
+export interface SandboxErrorBody {
+  error: { code: string; message: string };
 }

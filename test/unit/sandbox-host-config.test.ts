@@ -1,0 +1,130 @@
+/**
+ * Configuration of the sandbox host (sandbox-host/src/config.ts), parsed from environment
+ * variables: defaults, the secret (required, never echoed), key rotation, images normalised and
+ * checked against the allowlist, and clear errors naming the variable.
+ */
+import { describe, expect, it } from "vitest";
+import { HostConfigError, parseHostConfig } from "../../sandbox-host/src/config.js";
+
+const SECRET = "unit-test-secret-0123456789";
+
+function configError(env: Record<string, string | undefined>): HostConfigError {
+  try {
+    parseHostConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(HostConfigError);
+    return err as HostConfigError;
+  }
+  throw new Error("parseHostConfig accepted the configuration");
+}
+
+describe("parseHostConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = parseHostConfig({ SANDBOX_SECRET: SECRET });
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 20129,
+      instance: "default",
+      maxConcurrency: 4,
+      maxQueue: 16,
+      queueTimeoutMs: 30_000,
+      poolSize: 0,
+      images: { node: "node:22-alpine", python: "python:3.12-alpine", shell: "alpine:3.20" },
+      killGraceMs: 500,
+      maxBodyBytes: 1_048_576,
+      user: "65534:65534",
+      shmBytes: 16 * 1_048_576,
+      maxCpuLimit: 1000,
+      maxMemoryMb: 1024,
+      maxOutputChars: 100_000,
+      defaultTimeoutMs: 10_000,
+      networkEnabled: false,
+      dockerSocket: undefined,
+    });
+    expect([...config.keys]).toEqual([["k1", SECRET]]);
+    expect([...config.envAllowlist].sort()).toEqual(["LANG", "LC_ALL", "TZ"]);
+    expect([...config.allowedImages].sort()).toEqual([
+      "alpine:3.20",
+      "node:22-alpine",
+      "python:3.12-alpine",
+    ]);
+  });
+
+  it("refuses to start without a secret or with a short one, without echoing it", () => {
+    expect(configError({}).message).toContain("SANDBOX_SECRET");
+    expect(configError({ SANDBOX_SECRET: "   " }).message).toContain("SANDBOX_SECRET");
+    const short = configError({ SANDBOX_SECRET: "short-secret" });
+    expect(short.message).toContain("SANDBOX_SECRET");
+    expect(short.message).not.toContain("short-secret");
+  });
+
+  it("accepts a previous secret under its own key id during a rotation", () => {
+    const config = parseHostConfig({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_KEY_ID: "k2",
+      SANDBOX_SECRET_PREVIOUS: `${SECRET}-old`,
+      SANDBOX_KEY_ID_PREVIOUS: "k1",
+    });
+    expect([...config.keys]).toEqual([
+      ["k2", SECRET],
+      ["k1", `${SECRET}-old`],
+    ]);
+    expect(
+      configError({
+        SANDBOX_SECRET: SECRET,
+        SANDBOX_SECRET_PREVIOUS: `${SECRET}-old`,
+        SANDBOX_KEY_ID_PREVIOUS: "k1",
+      }).message,
+    ).toContain("SANDBOX_KEY_ID_PREVIOUS");
+  });
+
+  it("normalises the language images and requires them on the allowlist", () => {
+    const config = parseHostConfig({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_IMAGE_SHELL: "docker.io/library/busybox:1.36",
+      SKILLS_ALLOWED_SANDBOX_IMAGES: "busybox:1.36, ghcr.io/org/tool:2",
+    });
+    expect(config.images.shell).toBe("busybox:1.36");
+    expect(config.allowedImages.has("ghcr.io/org/tool:2")).toBe(true);
+    const unlisted = configError({ SANDBOX_SECRET: SECRET, SANDBOX_IMAGE_NODE: "node:20" });
+    expect(unlisted.message).toContain("SANDBOX_IMAGE_NODE");
+    expect(unlisted.message).toContain("SKILLS_ALLOWED_SANDBOX_IMAGES");
+    expect(
+      configError({ SANDBOX_SECRET: SECRET, SKILLS_ALLOWED_SANDBOX_IMAGES: "Not An Image" })
+        .message,
+    ).toContain("Invalid sandbox image");
+  });
+
+  it("parses numbers, booleans and lists, and names an invalid variable", () => {
+    const config = parseHostConfig({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_PORT: "0",
+      SANDBOX_MAX_CONCURRENCY: "8",
+      SKILLS_SANDBOX_NETWORK_ENABLED: "yes",
+      SANDBOX_ENV_ALLOWLIST: "TZ, MY_VAR,,",
+      SANDBOX_DOCKER_SOCKET: " /run/docker.sock ",
+      SANDBOX_SHM_MB: "4",
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      maxConcurrency: 8,
+      networkEnabled: true,
+      dockerSocket: "/run/docker.sock",
+      shmBytes: 4 * 1_048_576,
+    });
+    expect([...config.envAllowlist]).toEqual(["TZ", "MY_VAR"]);
+    expect(
+      parseHostConfig({ SANDBOX_SECRET: SECRET, SKILLS_SANDBOX_NETWORK_ENABLED: "off" })
+        .networkEnabled,
+    ).toBe(false);
+    expect(configError({ SANDBOX_SECRET: SECRET, SANDBOX_MAX_CONCURRENCY: "0" }).message).toContain(
+      "SANDBOX_MAX_CONCURRENCY",
+    );
+    expect(configError({ SANDBOX_SECRET: SECRET, SANDBOX_USER: "root" }).message).toContain(
+      "SANDBOX_USER",
+    );
+    expect(
+      configError({ SANDBOX_SECRET: SECRET, SKILLS_SANDBOX_TIMEOUT_MS: "61000" }).message,
+    ).toContain("SKILLS_SANDBOX_TIMEOUT_MS");
+  });
+});
