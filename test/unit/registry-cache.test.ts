@@ -1,7 +1,7 @@
 import type { Client } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
-import { SkillRegistry } from "../../workers/src/skills/registry.js";
+import { SkillRegistry } from "../../workers/src/skills/registry/registry.js";
 import { openDb } from "../support/app.js";
 
 const builtins = [

@@ -11,7 +11,7 @@ import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
 import { parseConfig } from "./config.js";
 import { createDb } from "./db/client.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
+import { DEFAULT_TIMEOUT_MS } from "./skills/execution/executor.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {

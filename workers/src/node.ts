@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
+import { DEFAULT_TIMEOUT_MS } from "./skills/execution/executor.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.

@@ -8,11 +8,11 @@ import type { AppDeps } from "./deps.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
-import { ExecutionStore } from "./skills/execution-store.js";
-import { Executor } from "./skills/executor.js";
-import { type PolicyFloors, policyFloorsFor } from "./skills/policy-floor.js";
-import { SkillRegistry } from "./skills/registry.js";
-import { SkillService } from "./skills/skill-service.js";
+import { ExecutionStore } from "./skills/execution/execution-store.js";
+import { Executor } from "./skills/execution/executor.js";
+import { type PolicyFloors, policyFloorsFor } from "./skills/interception/policy-floor.js";
+import { SkillRegistry } from "./skills/registry/registry.js";
+import { SkillService } from "./skills/registry/skill-service.js";
 
 /** Everything the routes use. */
 export interface Services {

@@ -7,7 +7,7 @@ import type { Cache } from "../cache/types.js";
 import type { Db } from "../db/client.js";
 import { type ApiKeyRow, apiKeys } from "../db/schema.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
-import { iso } from "../skills/mappers.js";
+import { iso } from "../skills/registry/mappers.js";
 import { randomToken, sha256Hex } from "./crypto.js";
 
 /** Public view of a key (never the key itself nor its hash). */

@@ -7,9 +7,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey, canAccessOwned, type Principal } from "../auth/principal.js";
 import { BusyError, NotFoundError, UpstreamError } from "../errors.js";
 import type { Services } from "../services.js";
-import { pageOf } from "../skills/skill-service.js";
+import { pageOf } from "../skills/registry/skill-service.js";
+import { parseSkillRef } from "../skills/registry/versions.js";
 import type { Execution, Skill } from "../skills/types.js";
-import { parseSkillRef } from "../skills/versions.js";
 import { createRouter, principalOf } from "./context.js";
 import {
   ApprovalSchema,

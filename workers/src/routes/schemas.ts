@@ -39,8 +39,8 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
-export const SkillModeSchema = z.enum(["on", "off", "auto"]);
-export const SkillPolicySchema = z.enum(["auto", "manual", "hybrid"]);
+export const InjectionModeSchema = z.enum(["on", "off", "auto"]);
+export const ExecutionPolicySchema = z.enum(["auto", "manual", "hybrid"]);
 export const SourceSchema = z.enum(["builtin", "local", "skillsmp", "skillssh"]);
 export const ExecutionStatusSchema = z.enum(["pending", "running", "success", "error", "timeout"]);
 export const ApprovalSchema = z.enum(["none", "required", "approved", "rejected", "expired"]);
@@ -57,8 +57,8 @@ export const SkillSchema = z
     handlerCode: z.string(),
     instructions: z.string().nullable(),
     enabled: z.boolean(),
-    mode: SkillModeSchema,
-    policy: SkillPolicySchema,
+    mode: InjectionModeSchema,
+    policy: ExecutionPolicySchema,
     sourceProvider: SourceSchema,
     sourceRef: z.string().nullable(),
     tags: z.array(z.string()),

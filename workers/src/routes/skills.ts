@@ -6,17 +6,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { canAccessOwned, requireManagement } from "../auth/principal.js";
 import { NotFoundError } from "../errors.js";
-import { skillJson } from "../skills/mappers.js";
+import { skillJson } from "../skills/registry/mappers.js";
 import { type AppEnv, createRouter, principalOf } from "./context.js";
 import {
+  ExecutionPolicySchema,
   errorResponses,
   IdParam,
+  InjectionModeSchema,
   jsonBody,
   jsonResponse,
   PaginationQuery,
   pageSchema,
-  SkillModeSchema,
-  SkillPolicySchema,
   SkillSchema,
   SourceSchema,
 } from "./schemas.js";
@@ -33,8 +33,8 @@ export const InstallBody = z
     description: z.string().max(4096).default(""),
     schema: SchemaBody.default({}),
     handlerCode: z.string().min(1).openapi({ example: "echo-handler" }),
-    mode: SkillModeSchema.optional(),
-    policy: SkillPolicySchema.optional(),
+    mode: InjectionModeSchema.optional(),
+    policy: ExecutionPolicySchema.optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
     apiKeyId: z.string().min(1).nullable().optional(),
@@ -45,8 +45,8 @@ export const InstallBody = z
 const UpdateBody = z
   .object({
     enabled: z.boolean().optional(),
-    mode: SkillModeSchema.optional(),
-    policy: SkillPolicySchema.optional(),
+    mode: InjectionModeSchema.optional(),
+    policy: ExecutionPolicySchema.optional(),
     description: z.string().max(4096).optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
@@ -64,7 +64,7 @@ const listRoute = createRoute({
   request: {
     query: PaginationQuery.extend({
       q: z.string().optional(),
-      mode: SkillModeSchema.optional(),
+      mode: InjectionModeSchema.optional(),
       source: SourceSchema.optional(),
       apiKeyId: z.string().optional().openapi({ description: "only skills owned by this key" }),
     }),

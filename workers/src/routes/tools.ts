@@ -9,15 +9,15 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
-import { PROVIDER_FORMATS } from "../providers/index.js";
-import type { ProviderFormat } from "../providers/types.js";
-import { injectSkills } from "../skills/injection.js";
-import { interceptToolCalls } from "../skills/interception.js";
+import { WIRE_FORMATS } from "../formats/index.js";
+import type { WireFormat } from "../formats/types.js";
+import { injectSkills } from "../skills/injection/injection.js";
+import { interceptToolCalls } from "../skills/interception/interception.js";
 import { createRouter, principalOf } from "./context.js";
-import { errorResponses, jsonBody, jsonResponse, SkillModeSchema } from "./schemas.js";
+import { errorResponses, InjectionModeSchema, jsonBody, jsonResponse } from "./schemas.js";
 
 const FormatSchema = z
-  .enum(PROVIDER_FORMATS)
+  .enum(WIRE_FORMATS)
   .openapi({ description: "Wire format of the request / response" });
 const JsonObject = z.record(z.string(), z.unknown());
 const NameList = z.array(z.string().min(1).max(200)).max(200);
@@ -28,13 +28,13 @@ const ActingKey = z
   .openapi({ description: "management only: act for this key" });
 
 /** Where each format keeps what injection and interception read (a minimal shape check). */
-const REQUEST_FIELD: Record<ProviderFormat, string> = {
+const REQUEST_FIELD: Record<WireFormat, string> = {
   "openai-chat": "messages",
   "openai-responses": "input",
   anthropic: "messages",
   gemini: "contents",
 };
-const RESPONSE_FIELDS: Record<ProviderFormat, string[]> = {
+const RESPONSE_FIELDS: Record<WireFormat, string[]> = {
   "openai-chat": ["choices"],
   "openai-responses": ["output"],
   anthropic: ["content"],
@@ -83,7 +83,7 @@ const InjectedItem = z.object({
   name: z.string(),
   version: z.string(),
   toolName: z.string(),
-  mode: SkillModeSchema,
+  mode: InjectionModeSchema,
   score: z.number().int().nullable(),
 });
 const InjectResult = z

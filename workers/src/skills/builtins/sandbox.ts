@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
 import { ExecutionFailure } from "../../errors.js";
-import type { HandlerTiming } from "../executor.js";
+import type { HandlerTiming } from "../execution/executor.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 

@@ -6,8 +6,8 @@
  */
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
-import type { HandlerTiming } from "../executor.js";
-import type { JsonSchema, SkillHandler, SkillMode, SkillPolicy } from "../types.js";
+import type { HandlerTiming } from "../execution/executor.js";
+import type { ExecutionPolicy, InjectionMode, JsonSchema, SkillHandler } from "../types.js";
 
 /** Declaration of one builtin skill. */
 export interface BuiltinDefinition {
@@ -18,9 +18,9 @@ export interface BuiltinDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   /** Default executor policy (docs/policies.md). */
-  policy: SkillPolicy;
+  policy: ExecutionPolicy;
   /** Default injection mode; builtins take part in scoring as `auto`. */
-  mode: SkillMode;
+  mode: InjectionMode;
   /** Whether the builtin is enabled on a fresh install. */
   enabled?: boolean;
   /** Descriptive tags that feed AUTO scoring (docs/scoring.md). */

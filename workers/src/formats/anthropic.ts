@@ -11,7 +11,7 @@
  * requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
 import type { JsonSchema } from "../skills/types.js";
-import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
+import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
   contentText,
@@ -131,7 +131,7 @@ function withCallIds(response: JsonObject): JsonObject {
 }
 
 /** The Anthropic Messages adapter. */
-export const anthropic: ProviderAdapter = {
+export const anthropic: FormatAdapter = {
   format: "anthropic",
   provider: "anthropic",
   schemaDialect: "json-schema",

@@ -1,5 +1,6 @@
 /**
- * Search providers of `web_search` (docs/builtins.md#web_search). Two implementations
+ * Search backends of `web_search` (docs/builtins.md#web_search), chosen by the operator's
+ * `WEB_SEARCH_PROVIDER` setting. Two implementations
  * against their documented JSON APIs: SearXNG (`GET {SEARXNG_URL}/search?q=&format=json`, the
  * instance must enable the `json` format) and the Brave Search API
  * (`GET {BRAVE_BASE_URL}/res/v1/web/search?q=&count=` with `X-Subscription-Token`). The endpoint is
@@ -18,7 +19,7 @@ export interface SearchResult {
 }
 
 /** A search backend. `search` throws ExecutionFailure on any failure; it never hides one as []. */
-export interface SearchProvider {
+export interface SearchBackend {
   readonly name: "searxng" | "brave";
   /**
    * @param query the user's query text.
@@ -61,7 +62,7 @@ const hit = z.object({
   snippet: z.string().nullish(),
 });
 
-function toResults(items: unknown[], limit: number, provider: string): SearchResult[] {
+function toResults(items: unknown[], limit: number, backend: string): SearchResult[] {
   const out: SearchResult[] = [];
   for (const item of items) {
     const parsed = hit.safeParse(item);
@@ -75,7 +76,7 @@ function toResults(items: unknown[], limit: number, provider: string): SearchRes
     if (out.length >= limit) break;
   }
   if (items.length > 0 && out.length === 0) {
-    throw new ExecutionFailure(`${provider} returned results without usable url fields`, {
+    throw new ExecutionFailure(`${backend} returned results without usable url fields`, {
       code: "search_invalid_response",
     });
   }
@@ -83,7 +84,7 @@ function toResults(items: unknown[], limit: number, provider: string): SearchRes
 }
 
 async function call(
-  provider: string,
+  backend: string,
   fetchImpl: typeof fetch,
   url: URL,
   headers: Record<string, string>,
@@ -97,7 +98,7 @@ async function call(
     });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new ExecutionFailure(`${provider} is unreachable: ${(err as Error).message}`, {
+    throw new ExecutionFailure(`${backend} is unreachable: ${(err as Error).message}`, {
       code: "search_unavailable",
       retryable: true,
     });
@@ -106,24 +107,24 @@ async function call(
     const detail = (await res.text().catch(() => "")).slice(0, 200).trim();
     const suffix = detail ? `: ${detail}` : "";
     if (res.status === 429) {
-      throw new ExecutionFailure(`${provider} rate limit reached (HTTP 429)${suffix}`, {
+      throw new ExecutionFailure(`${backend} rate limit reached (HTTP 429)${suffix}`, {
         code: "search_rate_limited",
         retryable: true,
       });
     }
     if (res.status === 401 || res.status === 403) {
       const hint =
-        provider === "searxng"
+        backend === "searxng"
           ? " (is the json format enabled in settings.yml?)"
           : " (check BRAVE_API_KEY)";
       throw new ExecutionFailure(
-        `${provider} refused the request (HTTP ${res.status})${hint}${suffix}`,
+        `${backend} refused the request (HTTP ${res.status})${hint}${suffix}`,
         {
           code: "search_auth_failed",
         },
       );
     }
-    throw new ExecutionFailure(`${provider} failed with HTTP ${res.status}${suffix}`, {
+    throw new ExecutionFailure(`${backend} failed with HTTP ${res.status}${suffix}`, {
       code: res.status >= 500 ? "search_unavailable" : "search_failed",
       retryable: res.status >= 500,
     });
@@ -131,7 +132,7 @@ async function call(
   try {
     return await res.json();
   } catch {
-    throw new ExecutionFailure(`${provider} answered with invalid JSON`, {
+    throw new ExecutionFailure(`${backend} answered with invalid JSON`, {
       code: "search_invalid_response",
     });
   }
@@ -143,10 +144,10 @@ const searxngPayload = z.object({ results: z.array(z.unknown()) });
  * SearXNG over its JSON API. `baseUrl` is the instance root (a path prefix is kept). One page of
  * results is read (its size is the instance's setting, typically 10-20); `limit` cuts it.
  */
-export function createSearxngProvider(opts: {
+export function createSearxngBackend(opts: {
   baseUrl: string;
   fetch?: typeof fetch;
-}): SearchProvider {
+}): SearchBackend {
   const fetchImpl = opts.fetch ?? globalFetch;
   return {
     name: "searxng",
@@ -171,11 +172,11 @@ const bravePayload = z.object({
 });
 
 /** Brave Search over its Web Search API; `apiKey` goes in `X-Subscription-Token`. */
-export function createBraveProvider(opts: {
+export function createBraveBackend(opts: {
   baseUrl: string;
   apiKey: string;
   fetch?: typeof fetch;
-}): SearchProvider {
+}): SearchBackend {
   const fetchImpl = opts.fetch ?? globalFetch;
   return {
     name: "brave",
@@ -204,20 +205,20 @@ export function createBraveProvider(opts: {
 }
 
 /**
- * Builds the provider chosen by `WEB_SEARCH_PROVIDER`.
- * @returns the provider, or a string saying what configuration is missing.
+ * Builds the search backend chosen by `WEB_SEARCH_PROVIDER`.
+ * @returns the backend, or a string saying what configuration is missing.
  */
-export function createSearchProvider(
+export function createSearchBackend(
   config: Config,
   fetchImpl?: typeof fetch,
-): SearchProvider | string {
+): SearchBackend | string {
   switch (config.WEB_SEARCH_PROVIDER) {
     case "searxng":
       if (!config.SEARXNG_URL) return "WEB_SEARCH_PROVIDER is searxng but SEARXNG_URL is not set";
-      return createSearxngProvider({ baseUrl: config.SEARXNG_URL, fetch: fetchImpl });
+      return createSearxngBackend({ baseUrl: config.SEARXNG_URL, fetch: fetchImpl });
     case "brave":
       if (!config.BRAVE_API_KEY) return "WEB_SEARCH_PROVIDER is brave but BRAVE_API_KEY is not set";
-      return createBraveProvider({
+      return createBraveBackend({
         baseUrl: config.BRAVE_BASE_URL,
         apiKey: config.BRAVE_API_KEY,
         fetch: fetchImpl,

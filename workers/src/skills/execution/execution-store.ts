@@ -3,10 +3,10 @@
  * step is a write, so that an execution's state survives a crash and can be recovered.
  */
 import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db/client.js";
-import { skillExecutions } from "../db/schema.js";
-import { executionFromRow } from "./mappers.js";
-import type { ApprovalState, Execution, ExecutionStatus, Skill } from "./types.js";
+import type { Db } from "../../db/client.js";
+import { skillExecutions } from "../../db/schema.js";
+import { executionFromRow } from "../registry/mappers.js";
+import type { ApprovalState, Execution, ExecutionStatus, Skill } from "../types.js";
 
 /** Filters of execution listings. */
 export interface ExecutionFilter {

@@ -18,11 +18,11 @@ import {
   ExecutionFailure,
   InvalidInputError,
   NotFoundError,
-} from "../errors.js";
+} from "../../errors.js";
+import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
-import type { CallerContext, Execution, Skill, SkillHandler } from "./types.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
 export const DEFAULT_TIMEOUT_MS = 30_000;

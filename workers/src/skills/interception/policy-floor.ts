@@ -6,16 +6,16 @@
  * operator's deployment setting `SKILLS_ALLOW_MODEL_COMMANDS=true` lifts the floors; explicit
  * execute calls (`POST /api/skills/executions`) are not model calls and are not affected.
  */
-import type { Skill, SkillPolicy } from "./types.js";
+import type { ExecutionPolicy, Skill } from "../types.js";
 
 /** Least strict policy a model's call may have, by handler name. */
-export type PolicyFloors = ReadonlyMap<string, SkillPolicy>;
+export type PolicyFloors = ReadonlyMap<string, ExecutionPolicy>;
 
 /**
  * The product's floors: `execute_command` runs shell commands (`manual`: a model never triggers
  * it), `eval_code` runs programs (`hybrid`: a person approves each model call).
  */
-export const COMMAND_HANDLER_FLOORS: PolicyFloors = new Map<string, SkillPolicy>([
+export const COMMAND_HANDLER_FLOORS: PolicyFloors = new Map<string, ExecutionPolicy>([
   ["execute_command", "manual"],
   ["eval_code", "hybrid"],
 ]);
@@ -32,7 +32,7 @@ export function policyFloorsFor(allowModelCommands: boolean): PolicyFloors {
   return allowModelCommands ? NO_POLICY_FLOORS : COMMAND_HANDLER_FLOORS;
 }
 
-const STRICTNESS: Record<SkillPolicy, number> = { auto: 0, hybrid: 1, manual: 2 };
+const STRICTNESS: Record<ExecutionPolicy, number> = { auto: 0, hybrid: 1, manual: 2 };
 
 /**
  * The policy that governs a model's call of `skill`: the stricter of the skill's own policy and
@@ -42,7 +42,7 @@ const STRICTNESS: Record<SkillPolicy, number> = { auto: 0, hybrid: 1, manual: 2 
 export function modelPolicy(
   skill: Pick<Skill, "policy" | "handlerCode">,
   floors: PolicyFloors = COMMAND_HANDLER_FLOORS,
-): SkillPolicy {
+): ExecutionPolicy {
   const floor = floors.get(skill.handlerCode);
   if (floor === undefined) return skill.policy;
   return STRICTNESS[floor] > STRICTNESS[skill.policy] ? floor : skill.policy;

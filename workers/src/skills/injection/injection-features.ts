@@ -5,9 +5,9 @@
  * name, +3 per tag), reason tokens (+2 per name or tag token) — plus provider-hint points, the
  * static score of the frequent features and the tie-break rank.
  */
-import type { RequestProvider } from "../providers/types.js";
+import type { RequestProvider } from "../../formats/types.js";
+import type { Skill } from "../types.js";
 import { nameTokens, normaliseTags, providerHintPoints, tokenize } from "./scoring.js";
-import type { Skill } from "./types.js";
 
 /** Postings of one feature: parallel arrays of candidate ids and points. */
 export interface Feature {

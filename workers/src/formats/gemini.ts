@@ -11,7 +11,7 @@
  * received, `thoughtSignature` included), so calls without an id keep none on the wire.
  */
 import type { JsonSchema } from "../skills/types.js";
-import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
+import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import { asArray, isObject, outcomeValue, uniqueCallIds } from "./wire.js";
 
 /**
@@ -200,7 +200,7 @@ function modeNone(config: unknown): boolean {
 }
 
 /** The Gemini adapter. */
-export const gemini: ProviderAdapter = {
+export const gemini: FormatAdapter = {
   format: "gemini",
   provider: "google",
   schemaDialect: "gemini",

@@ -15,19 +15,19 @@
  *   a call to the bare name stays the client's at interception); the master switch off or the
  *   request's own "no tools" choice → nothing is injected and the request is returned as is.
  */
-import { getProvider } from "../providers/index.js";
-import type { JsonObject, ProviderFormat, SchemaDialect, ToolSpec } from "../providers/types.js";
+import { getFormatAdapter } from "../../formats/index.js";
+import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../formats/types.js";
+import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
+import { isActive, type SkillLookup, type SkillSource } from "../registry/skill-lookup.js";
+import type { InjectionMode, JsonSchema, Skill } from "../types.js";
 import { getInjectionIndex } from "./injection-index.js";
-import { modelPolicy, type PolicyFloors } from "./policy-floor.js";
 import { adaptSchema } from "./schema-adapt.js";
 import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";
-import { isActive, type SkillLookup, type SkillSource } from "./skill-lookup.js";
 import { parseToolName } from "./tool-names.js";
-import type { JsonSchema, Skill, SkillMode } from "./types.js";
 
 /** Input of {@link injectSkills}. */
 export interface InjectOptions {
-  format: ProviderFormat;
+  format: WireFormat;
   /** The provider request as the client would send it (parsed JSON). */
   request: JsonObject;
   /** Registry snapshot: every skill of every owner, and its generation. */
@@ -48,7 +48,7 @@ export interface InjectedTool {
   name: string;
   version: string;
   toolName: string;
-  mode: SkillMode;
+  mode: InjectionMode;
   score: number | null;
 }
 
@@ -88,7 +88,7 @@ function resolveEntry(
  * @returns the new request (the input is not mutated) and the injected tools, in tool order.
  */
 export function injectSkills(opts: InjectOptions): InjectResult {
-  const adapter = getProvider(opts.format);
+  const adapter = getFormatAdapter(opts.format);
   if (opts.skillsEnabled === false || adapter.toolsDisabled(opts.request)) {
     return { request: opts.request, injected: [] };
   }

@@ -1,19 +1,19 @@
 /**
  * Registry of the supported wire formats: `openai-chat`, `openai-responses`,
- * `anthropic`, `gemini`, each mapped to its {@link ProviderAdapter}.
+ * `anthropic`, `gemini`, each mapped to its {@link FormatAdapter}.
  */
 import { anthropic } from "./anthropic.js";
 import { gemini } from "./gemini.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
-import type { ProviderAdapter, ProviderFormat } from "./types.js";
+import type { FormatAdapter, WireFormat } from "./types.js";
 
 export type * from "./types.js";
 
 /** Every supported format, in a stable order (used by request validation). */
-export const PROVIDER_FORMATS = ["openai-chat", "openai-responses", "anthropic", "gemini"] as const;
+export const WIRE_FORMATS = ["openai-chat", "openai-responses", "anthropic", "gemini"] as const;
 
-const ADAPTERS: Record<ProviderFormat, ProviderAdapter> = {
+const ADAPTERS: Record<WireFormat, FormatAdapter> = {
   "openai-chat": openaiChat,
   "openai-responses": openaiResponses,
   anthropic,
@@ -21,11 +21,11 @@ const ADAPTERS: Record<ProviderFormat, ProviderAdapter> = {
 };
 
 /** True when `value` names a supported format. */
-export function isProviderFormat(value: unknown): value is ProviderFormat {
+export function isWireFormat(value: unknown): value is WireFormat {
   return typeof value === "string" && Object.hasOwn(ADAPTERS, value);
 }
 
-/** The adapter of `format` (a supported format; validate untrusted input with {@link isProviderFormat}). */
-export function getProvider(format: ProviderFormat): ProviderAdapter {
+/** The adapter of `format` (a supported format; validate untrusted input with {@link isWireFormat}). */
+export function getFormatAdapter(format: WireFormat): FormatAdapter {
   return ADAPTERS[format];
 }

@@ -4,8 +4,8 @@
  * which runs in workerd (Ajv compiles with `new Function`, which Workers forbid).
  */
 import { Validator } from "@cfworker/json-schema";
-import { InvalidInputError } from "../errors.js";
-import type { Skill } from "./types.js";
+import { InvalidInputError } from "../../errors.js";
+import type { Skill } from "../types.js";
 
 const validators = new Map<string, Validator>();
 const MAX_CACHED = 5_000;

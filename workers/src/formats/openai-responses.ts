@@ -10,7 +10,7 @@
  * with the results (docs/interception.md).
  */
 import type { JsonSchema } from "../skills/types.js";
-import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
+import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
   contentText,
@@ -176,7 +176,7 @@ function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObj
 }
 
 /** The Responses API adapter. */
-export const openaiResponses: ProviderAdapter = {
+export const openaiResponses: FormatAdapter = {
   format: "openai-responses",
   provider: "openai",
   schemaDialect: "json-schema",

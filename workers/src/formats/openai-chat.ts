@@ -14,7 +14,7 @@
  * the call, so the replayed assistant message and the `tool` messages agree.
  */
 import type { JsonSchema } from "../skills/types.js";
-import type { CallOutcome, ExtractedCall, JsonObject, ProviderAdapter, ToolSpec } from "./types.js";
+import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
   contentText,
@@ -151,7 +151,7 @@ function replayTurn(response: JsonObject): JsonObject[] {
 }
 
 /** The Chat Completions adapter. */
-export const openaiChat: ProviderAdapter = {
+export const openaiChat: FormatAdapter = {
   format: "openai-chat",
   provider: "openai",
   schemaDialect: "json-schema",

@@ -18,21 +18,26 @@
  * floors). A `manual` call gets an error result (it needs an explicit execution); a `hybrid` one
  * creates an execution awaiting approval (docs/policies.md#approval).
  */
-import { AppError } from "../errors.js";
-import { getProvider } from "../providers/index.js";
+import { AppError } from "../../errors.js";
+import { getFormatAdapter } from "../../formats/index.js";
 import type {
   CallOutcome,
   ExtractedCall,
   JsonObject,
   OutcomeStatus,
-  ProviderFormat,
-} from "../providers/types.js";
-import { getInjectionIndex } from "./injection-index.js";
+  WireFormat,
+} from "../../formats/types.js";
+import { getInjectionIndex } from "../injection/injection-index.js";
+import { restoreCallArguments } from "../injection/schema-prepare.js";
+import { parseToolName } from "../injection/tool-names.js";
+import {
+  isActive,
+  isBuiltin,
+  type SkillLookup,
+  type SkillSource,
+} from "../registry/skill-lookup.js";
+import type { CallerContext, Execution, Skill } from "../types.js";
 import { modelPolicy, type PolicyFloors, raisedByFloor } from "./policy-floor.js";
-import { restoreCallArguments } from "./schema-prepare.js";
-import { isActive, isBuiltin, type SkillLookup, type SkillSource } from "./skill-lookup.js";
-import { parseToolName } from "./tool-names.js";
-import type { CallerContext, Execution, Skill } from "./types.js";
 
 /** What interception needs from the executor (docs/execution.md). */
 export interface InterceptionExecutor {
@@ -50,7 +55,7 @@ export type InjectedRef = string | { name: string; version?: string; toolName?: 
 
 /** Input of {@link interceptToolCalls}. */
 export interface InterceptOptions {
-  format: ProviderFormat;
+  format: WireFormat;
   response: JsonObject;
   snapshot: SkillSource;
   apiKeyId: string | null;
@@ -277,7 +282,7 @@ function callTarget(
  *   an error result.
  */
 export async function interceptToolCalls(opts: InterceptOptions): Promise<InterceptResult> {
-  const adapter = getProvider(opts.format);
+  const adapter = getFormatAdapter(opts.format);
   const { lookup } = getInjectionIndex(opts.snapshot);
   const injected = opts.injected ? injectedSkills(opts.injected, lookup, opts.apiKeyId) : undefined;
   const owned: OwnedCall[] = [];

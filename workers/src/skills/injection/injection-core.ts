@@ -4,12 +4,12 @@
  * are cached by a fingerprint of the candidates' scoring fields, so a registry reload with
  * unchanged skills (a new snapshot every cache TTL) reuses the core instead of rebuilding it.
  */
-import type { RequestProvider } from "../providers/types.js";
+import type { RequestProvider } from "../../formats/types.js";
+import type { Skill } from "../types.js";
 import { AhoCorasick } from "./aho-corasick.js";
 import { buildFeatures, type Feature, type FeatureSet } from "./injection-features.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
 import { TokenTable } from "./token-table.js";
-import type { Skill } from "./types.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;

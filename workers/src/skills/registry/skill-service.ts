@@ -2,10 +2,10 @@
  * Skill management rules on top of the registry (docs/registry.md): install with validation,
  * `enabled`/`mode` consistency on update, filtered and paginated listing from the snapshot.
  */
-import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../errors.js";
+import type { ExecutionPolicy, InjectionMode, JsonSchema, Skill, SkillOrigin } from "../types.js";
 import type { SkillRegistry } from "./registry.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
-import type { JsonSchema, Skill, SkillMode, SkillPolicy, SourceProvider } from "./types.js";
 import { isStrictVersion } from "./versions.js";
 
 /** Registry names (Agent Skills names may start with a digit; docs/registry.md#a-skill). */
@@ -19,21 +19,21 @@ export interface InstallSkillInput {
   schema?: { input?: unknown; output?: JsonSchema };
   handlerCode: string;
   instructions?: string | null;
-  mode?: SkillMode;
-  policy?: SkillPolicy;
+  mode?: InjectionMode;
+  policy?: ExecutionPolicy;
   tags?: string[];
   timeoutMs?: number | null;
   /** Owner; null = global. */
   apiKeyId: string | null;
-  sourceProvider?: SourceProvider;
+  sourceProvider?: SkillOrigin;
   sourceRef?: string | null;
 }
 
 /** Editable fields (PUT /api/skills/{id}). */
 export interface UpdateSkillInput {
   enabled?: boolean;
-  mode?: SkillMode;
-  policy?: SkillPolicy;
+  mode?: InjectionMode;
+  policy?: ExecutionPolicy;
   description?: string;
   tags?: string[];
   timeoutMs?: number | null;
@@ -43,8 +43,8 @@ export interface UpdateSkillInput {
 /** Listing filters (GET /api/skills). */
 export interface ListSkillsQuery {
   q?: string;
-  mode?: SkillMode;
-  source?: SourceProvider;
+  mode?: InjectionMode;
+  source?: SkillOrigin;
   /** Restrict to what this key sees (global + own); undefined = every skill (management). */
   visibleTo?: string | null;
   /** Restrict to one owner (management `?apiKeyId=`). */

@@ -9,14 +9,14 @@
  * wait 60 s.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Cache } from "../cache/types.js";
-import type { Db } from "../db/client.js";
-import { type NewSkillRow, skills } from "../db/schema.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import type { BuiltinDefinition } from "./builtins/types.js";
+import type { Cache } from "../../cache/types.js";
+import type { Db } from "../../db/client.js";
+import { type NewSkillRow, skills } from "../../db/schema.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import type { BuiltinDefinition } from "../builtins/types.js";
+import type { Skill } from "../types.js";
 import { skillFromRow } from "./mappers.js";
 import { RegistrySnapshot } from "./snapshot.js";
-import type { Skill } from "./types.js";
 
 /** Registry cache TTL in seconds (docs/architecture.md#the-registry-cache). */
 export const REGISTRY_CACHE_TTL_S = 60;

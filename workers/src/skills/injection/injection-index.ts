@@ -17,10 +17,11 @@
  * indexed. Results equal `scoreAutoSkill` (scoring.ts) exactly; a unit test checks that on random
  * data.
  */
+
+import { SkillLookup, type SkillSource } from "../registry/skill-lookup.js";
+import type { Skill } from "../types.js";
 import { type ScoringCore, scoringCoreFor } from "./injection-core.js";
 import type { ScoringContext } from "./scoring.js";
-import { SkillLookup, type SkillSource } from "./skill-lookup.js";
-import type { Skill } from "./types.js";
 
 /** A scored auto candidate. */
 export interface ScoredSkill {

@@ -2,8 +2,8 @@
  * One attempt of an execution (README "Time limits"): a handler call raced against the
  * execution's abort signal, with whatever it throws normalised to an {@link ExecutionFailure}.
  */
-import { ExecutionFailure } from "../errors.js";
-import type { SkillHandler } from "./types.js";
+import { ExecutionFailure } from "../../errors.js";
+import type { SkillHandler } from "../types.js";
 
 /** How an attempt ended. */
 export type AttemptOutcome =

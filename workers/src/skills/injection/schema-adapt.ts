@@ -10,9 +10,10 @@
  *   keywords Gemini documents for its JSON Schema support, with no
  *   `additionalProperties`, `const` or type arrays ({@link toGeminiParameters}).
  */
+
+import type { JsonSchema } from "../types.js";
 import { GEMINI_FORMATS } from "./schema-keywords.js";
 import { appendDescription, type PreparedSchema, prepareInputSchema } from "./schema-prepare.js";
-import type { JsonSchema } from "./types.js";
 
 type Obj = Record<string, unknown>;
 

@@ -2,8 +2,8 @@
  * Row ↔ domain mapping for skills and executions. Timestamps: integer ms in storage, ISO-8601
  * strings in the domain and the API.
  */
-import type { ExecutionRow, SkillRow } from "../db/schema.js";
-import type { Execution, Skill, SkillSchema } from "./types.js";
+import type { ExecutionRow, SkillRow } from "../../db/schema.js";
+import type { Execution, Skill, SkillSchema } from "../types.js";
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;

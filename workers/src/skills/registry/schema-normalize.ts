@@ -5,8 +5,8 @@
  * The result always has root `type: "object"`, a `properties` object, and a `required` array
  * collected from per-property `required: true`.
  */
-import { InvalidInputError } from "../errors.js";
-import type { JsonSchema } from "./types.js";
+import { InvalidInputError } from "../../errors.js";
+import type { JsonSchema } from "../types.js";
 
 const TYPE_NAMES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 

@@ -20,6 +20,8 @@
  * The result may be looser than the skill's schema, never stricter: the executor still validates
  * a call's input against the skill's own schema before the handler runs.
  */
+
+import type { JsonSchema } from "../types.js";
 import {
   type ArgumentNameMap,
   mergeArgumentNameMaps,
@@ -28,7 +30,6 @@ import {
   safeArgumentNames,
 } from "./argument-names.js";
 import { JSON_TYPES, TYPED_KEYWORDS } from "./schema-keywords.js";
-import type { JsonSchema } from "./types.js";
 
 export { SAFE_ARGUMENT_NAME };
 

@@ -5,8 +5,8 @@
  * (docs/registry.md#visibility-and-shadowing, docs/tool-names.md).
  * Built once per registry snapshot generation (see injection-index.ts for the cache).
  */
-import { emittedToolName, refHash } from "./tool-names.js";
-import type { Skill } from "./types.js";
+import { emittedToolName, refHash } from "../injection/tool-names.js";
+import type { Skill } from "../types.js";
 import { resolveVersion } from "./versions.js";
 
 /** The registry view lookups are built from: every skill row, and the snapshot generation. */

@@ -1,15 +1,18 @@
 /**
- * Shared shapes of the provider wire-format modules (docs/injection.md, docs/interception.md).
+ * Shared shapes of the wire-format modules (one per LLM API format a gateway speaks; docs/injection.md, docs/interception.md).
  * Requests and responses arrive as parsed JSON, so every reader is defensive: a field of the wrong
  * shape is ignored rather than trusted. Builders return narrow wire types that the test suite
  * checks against the official SDK types (`openai`, `@anthropic-ai/sdk`, `@google/genai`).
  */
 import type { JsonSchema } from "../skills/types.js";
 
-/** The four wire formats Skillgate speaks. */
-export type ProviderFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+/**
+ * The four wire formats Skillgate speaks. A format is the shape of an LLM API's requests and
+ * responses; it is not a catalog (where skills come from) nor a search backend (`web_search`).
+ */
+export type WireFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 
-/** The requesting provider used by AUTO scoring's provider hints (docs/scoring.md). */
+/** The LLM vendor behind a format, used by AUTO scoring's provider hints (docs/scoring.md). */
 export type RequestProvider = "openai" | "anthropic" | "google";
 
 /** Which JSON Schema dialect a format's tool declarations take (docs/schema-adaptation.md). */
@@ -36,7 +39,7 @@ export interface ExtractedCall {
    * Id of the call, unique within the response and never empty: `tool_calls[].id` (Chat),
    * `call_id` (Responses), `tool_use.id` (Anthropic), `functionCall.id` (Gemini) when present and
    * not already used by an earlier call; otherwise a synthesised id (`fc_<index>` for Gemini,
-   * `<prefix><hash>_<index>` elsewhere, see {@link ProviderAdapter.splice}).
+   * `<prefix><hash>_<index>` elsewhere, see {@link FormatAdapter.splice}).
    */
   callId: string;
   /** The id exactly as the provider sent it: undefined when missing; may be empty or repeated. */
@@ -75,8 +78,8 @@ export interface CallOutcome {
  * "no tools" choice, the client's own tool names, where calls sit in a response, the follow-up a
  * client sends as is, the documented splice, and the replayed assistant/model turn.
  */
-export interface ProviderAdapter {
-  readonly format: ProviderFormat;
+export interface FormatAdapter {
+  readonly format: WireFormat;
   readonly provider: RequestProvider;
   readonly schemaDialect: SchemaDialect;
   /** System prompt and text parts of user/assistant messages, newline-joined (not tool results). */

@@ -5,7 +5,7 @@
  * snapshot (e.g. the injection index) are keyed by its generation.
  */
 import semver from "semver";
-import type { Skill } from "./types.js";
+import type { Skill } from "../types.js";
 import { resolveVersion } from "./versions.js";
 
 let nextGeneration = 1;

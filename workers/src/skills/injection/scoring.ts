@@ -16,7 +16,7 @@
  * background reason is scored by its own two rows. The injection index reproduces exactly this
  * function for speed (see injection-index.ts); this module is the reference.
  */
-import type { RequestProvider } from "../providers/types.js";
+import type { RequestProvider } from "../../formats/types.js";
 
 /** Minimum score for an `auto` skill to be injected. */
 export const AUTO_MIN_SCORE = 3;

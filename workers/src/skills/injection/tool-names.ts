@@ -12,7 +12,7 @@
  *
  * The two forms never overlap: a direct name ends in `_<digits>`, a hash name in `_h<hash>`.
  */
-import { toSemverRange } from "./versions.js";
+import { toSemverRange } from "../registry/versions.js";
 
 /** Every emitted tool name matches this. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
