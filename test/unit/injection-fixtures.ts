@@ -3,7 +3,7 @@
  * Not a test file itself.
  */
 import type { InterceptionExecutor } from "../../workers/src/skills/interception/interception.js";
-import type { SkillSource } from "../../workers/src/skills/registry/skill-lookup.js";
+import type { SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { CallerContext, Execution, Skill } from "../../workers/src/skills/types.js";
 
 let nextId = 1;

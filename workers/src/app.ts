@@ -16,7 +16,7 @@ import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
-import { createServices, type ServiceOptions, type Services } from "./services.js";
+import { createServices, type ServiceOptions, type Services } from "./services/index.js";
 
 /** Error envelope body. */
 function envelope(code: string, message: string, details?: unknown) {

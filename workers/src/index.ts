@@ -11,7 +11,6 @@ import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
 import { parseConfig } from "./config.js";
 import { createDb } from "./db/client.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/execution/executor.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
@@ -75,13 +74,8 @@ export default {
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContextLike): Promise<void> {
     const { services } = appFor(env);
     const work = (async () => {
-      const recovered = await services.executor.store.recoverInterrupted({
-        staleAfterMs: CRON_STALE_GRACE_MS,
-        defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-      });
-      const expired = await services.executor.store.expireApprovals(
-        services.deps.config.APPROVAL_TTL_MS,
-      );
+      const recovered = await services.executions.recoverInterrupted(CRON_STALE_GRACE_MS);
+      const expired = await services.executions.expireApprovals();
       if (recovered || expired)
         console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
     })();

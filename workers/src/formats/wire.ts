@@ -14,11 +14,6 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** `value` when it is a string, else undefined. */
-export function asString(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
 /**
  * Text of a message content: a string as is, or the `text` of every part whose `type` is one of
  * `textTypes` (parts without a `type` count when they carry a string `text`), newline-joined.

@@ -4,9 +4,8 @@
  * (`GET /api/skills/{id}`) the skills it can see.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { canAccessOwned, requireManagement } from "../auth/principal.js";
-import { NotFoundError } from "../errors.js";
-import { skillJson } from "../skills/registry/mappers.js";
+import { requireManagement } from "../auth/principal.js";
+import type { Skill } from "../skills/types.js";
 import { type AppEnv, createRouter, principalOf } from "./context.js";
 import {
   ExecutionPolicySchema,
@@ -123,13 +122,28 @@ const invalidateRoute = createRoute({
   },
 });
 
+const skillJsonCache = new WeakMap<Skill, string>();
+
+/**
+ * JSON text of a skill, memoised per (immutable) skill object: snapshot skills are serialised
+ * once per registry load, which keeps large list pages cheap.
+ */
+function skillJson(skill: Skill): string {
+  let json = skillJsonCache.get(skill);
+  if (json === undefined) {
+    json = JSON.stringify(skill);
+    skillJsonCache.set(skill, json);
+  }
+  return json;
+}
+
 /** Builds the `/api/skills` route group. */
 export function skillsRoutes() {
   const app = createRouter();
 
   app.openapi(invalidateRoute, async (c) => {
     requireManagement(c.get("principal"));
-    await c.get("services").registry.invalidateCache();
+    await c.get("services").skills.invalidateCache();
     await c.get("services").settings.invalidate();
     return c.json({ invalidated: true as const }, 200);
   });
@@ -160,12 +174,8 @@ export function skillsRoutes() {
   });
 
   app.openapi(getRoute, async (c) => {
-    const principal = principalOf(c);
     const { id } = c.req.valid("param");
-    const skill = await c.get("services").registry.getFresh(id);
-    if (!skill || (skill.apiKeyId !== null && !canAccessOwned(principal, skill.apiKeyId))) {
-      throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
-    }
+    const skill = await c.get("services").skills.get(id, principalOf(c));
     return c.json({ skill }, 200);
   });
 
@@ -178,7 +188,7 @@ export function skillsRoutes() {
 
   app.openapi(deleteRoute, async (c) => {
     requireManagement(c.get("principal"));
-    await c.get("services").registry.unregisterById(c.req.valid("param").id);
+    await c.get("services").skills.remove(c.req.valid("param").id);
     return c.body(null, 204);
   });
 

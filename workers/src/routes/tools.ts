@@ -11,8 +11,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
 import { WIRE_FORMATS } from "../formats/index.js";
 import type { WireFormat } from "../formats/types.js";
-import { injectSkills } from "../skills/injection/injection.js";
-import { interceptToolCalls } from "../skills/interception/interception.js";
 import { createRouter, principalOf } from "./context.js";
 import { errorResponses, InjectionModeSchema, jsonBody, jsonResponse } from "./schemas.js";
 
@@ -179,43 +177,15 @@ export function toolsRoutes() {
   const app = createRouter();
 
   app.openapi(injectRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const [snapshot, settings] = await Promise.all([
-      services.registry.snapshot(),
-      services.settings.get(),
-    ]);
-    const result = injectSkills({
-      format: body.format,
-      request: body.request,
-      snapshot,
-      apiKeyId,
-      backgroundReason: body.backgroundReason ?? null,
-      include: body.include,
-      exclude: [...(body.exclude ?? []), ...services.unavailableBuiltins],
-      skillsEnabled: settings.skillsEnabled,
-      policyFloors: services.policyFloors,
-    });
-    return c.json(result, 200);
+    const { apiKeyId: requested, ...body } = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), requested);
+    return c.json(await c.get("services").tools.inject(body, apiKeyId), 200);
   });
 
   app.openapi(interceptRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const result = await interceptToolCalls({
-      format: body.format,
-      response: body.response,
-      snapshot: await services.registry.snapshot(),
-      apiKeyId,
-      sessionId: body.sessionId ?? null,
-      injected: body.injected,
-      customSkillExecutionEnabled: body.customSkillExecutionEnabled,
-      builtinAliases: services.builtinAliases,
-      policyFloors: services.policyFloors,
-      executor: services.executor,
-    });
+    const { apiKeyId: requested, ...body } = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), requested);
+    const result = await c.get("services").tools.intercept(body, apiKeyId);
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
   });
 

@@ -2,6 +2,7 @@
  * Core domain types of the skills registry and executor (docs/registry.md, docs/execution.md).
  * Shared by every layer; this module has no runtime code.
  */
+import type { CatalogId } from "../catalogs/types.js";
 
 /**
  * Injection mode of a skill (API field `mode`; docs/policies.md#mode-and-policy): whether the
@@ -22,7 +23,7 @@ export type ExecutionPolicy = "auto" | "manual" | "hybrid";
  * Where a skill came from (API field `sourceProvider`, `?source=` of `GET /api/skills`): a
  * builtin, a local install, or the catalog it was installed from.
  */
-export type SkillOrigin = "builtin" | "local" | "skillsmp" | "skillssh";
+export type SkillOrigin = "builtin" | "local" | CatalogId;
 
 /** Terminal and non-terminal execution states (docs/execution.md#lifecycle). */
 export type ExecutionStatus = "pending" | "running" | "success" | "error" | "timeout";

@@ -12,16 +12,10 @@
  * executor still waits past the deadline for that service to report a run it stopped itself.
  * The grace is internal and never shown.
  */
-import {
-  ConflictError,
-  DisabledError,
-  ExecutionFailure,
-  InvalidInputError,
-  NotFoundError,
-} from "../../errors.js";
+import { ConflictError, DisabledError, ExecutionFailure, NotFoundError } from "../../errors.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
-import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
+import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -32,7 +26,8 @@ export const DEFAULT_RETRY_BACKOFF_MS = 1_000;
 
 /** Options of {@link Executor}. */
 export interface ExecutorOptions {
-  store: ExecutionStore;
+  /** Where executions are recorded. */
+  store: ExecutionRepository;
   /** Reads the master switch (`skillsEnabled` setting). */
   isSkillsEnabled: () => Promise<boolean>;
   clock?: () => number;
@@ -64,11 +59,12 @@ export class Executor {
   private readonly timings = new Map<string, HandlerTiming>();
   /** Retry-After hints of executions that ended because a service was saturated (not stored). */
   private readonly retryHints = new WeakMap<Execution, number>();
-  private timeoutMs = DEFAULT_TIMEOUT_MS;
-  private maxRetries = DEFAULT_MAX_RETRIES;
+  private readonly timeoutMs = DEFAULT_TIMEOUT_MS;
+  private readonly maxRetries = DEFAULT_MAX_RETRIES;
   private readonly retryBackoffMs: number;
   private readonly clock: () => number;
-  readonly store: ExecutionStore;
+  /** Where executions are recorded. */
+  readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
 
   constructor(opts: ExecutorOptions) {
@@ -96,20 +92,6 @@ export class Executor {
   /** Names of the registered handlers. */
   handlerNames(): string[] {
     return [...this.handlers.keys()].sort();
-  }
-
-  /** Default handler time limit in ms (30 000 by default; docs/execution.md#time-budget). */
-  setTimeout(ms: number): void {
-    if (!Number.isInteger(ms) || ms <= 0)
-      throw new InvalidInputError("timeout must be a positive integer (ms)");
-    this.timeoutMs = ms;
-  }
-
-  /** Total number of attempts for retryable errors (3 by default; docs/execution.md#retries). */
-  setMaxRetries(n: number): void {
-    if (!Number.isInteger(n) || n < 1)
-      throw new InvalidInputError("maxRetries must be an integer >= 1");
-    this.maxRetries = n;
   }
 
   /**
@@ -144,7 +126,7 @@ export class Executor {
    * @throws DisabledError `skills_disabled` (503, master switch) or `skill_disabled` (409, mode off);
    *   NotFoundError `handler_not_found` when no handler is registered; InvalidInputError for bad input.
    */
-  async preflight(skill: Skill, input: unknown): Promise<void> {
+  private async preflight(skill: Skill, input: unknown): Promise<void> {
     if (!(await this.isSkillsEnabled())) {
       throw new DisabledError(
         "Skills execution is disabled (skillsEnabled = false)",
@@ -223,26 +205,6 @@ export class Executor {
       durationMs: 0,
       attempts: 0,
     });
-  }
-
-  /** One execution by id. */
-  getExecution(id: string): Promise<Execution | undefined> {
-    return this.store.get(id);
-  }
-
-  /** Executions of a key, newest first. */
-  listExecutions(
-    apiKeyId: string | null | undefined,
-    limit: number,
-    offset: number,
-    filter: ExecutionFilter = {},
-  ) {
-    return this.store.list({ ...filter, apiKeyId }, limit, offset);
-  }
-
-  /** Number of executions of a key. */
-  countExecutions(apiKeyId: string | null | undefined, filter: ExecutionFilter = {}) {
-    return this.store.count({ ...filter, apiKeyId });
   }
 
   /**

@@ -18,7 +18,7 @@
  * data.
  */
 
-import { SkillLookup, type SkillSource } from "../registry/skill-lookup.js";
+import { type SkillSource, type ToolResolver, toolResolverFor } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
 import { type ScoringCore, scoringCoreFor } from "./injection-core.js";
 import type { ScoringContext } from "./scoring.js";
@@ -29,20 +29,18 @@ export interface ScoredSkill {
   score: number;
 }
 
-/** Scoring index plus lookups of one snapshot. */
+/** Scoring index of one snapshot, over its tool resolver. */
 export class InjectionIndex {
-  readonly lookup: SkillLookup;
+  readonly resolver: ToolResolver;
   /** Potential winners with mode `auto` and a policy the model may trigger. */
   private readonly candidates: Skill[] = [];
   private readonly onGlobal: Skill[] = [];
   private readonly onOwn = new Map<string, Skill[]>();
   private readonly core: ScoringCore;
 
-  constructor(source: SkillSource) {
-    this.lookup = new SkillLookup(source);
-    const potential: Skill[] = [...this.lookup.globalWinner.values()];
-    for (const own of this.lookup.ownBest.values()) potential.push(...own.values());
-    for (const s of potential) {
+  constructor(resolver: ToolResolver) {
+    this.resolver = resolver;
+    for (const s of resolver.potentialWinners()) {
       if (s.policy === "manual") continue;
       if (s.mode === "auto") this.candidates.push(s);
       else if (s.mode === "on" && s.apiKeyId === null) this.onGlobal.push(s);
@@ -54,10 +52,10 @@ export class InjectionIndex {
 
   /** The `on` skills that compete for the caller (their names' winning versions). */
   onSkills(apiKeyId: string | null): Skill[] {
-    const out = this.onGlobal.filter((s) => this.lookup.isWinner(s, apiKeyId));
+    const out = this.onGlobal.filter((s) => this.resolver.isWinner(s, apiKeyId));
     if (apiKeyId !== null)
       for (const s of this.onOwn.get(apiKeyId) ?? [])
-        if (this.lookup.isWinner(s, apiKeyId)) out.push(s);
+        if (this.resolver.isWinner(s, apiKeyId)) out.push(s);
     return out;
   }
 
@@ -72,30 +70,28 @@ export class InjectionIndex {
     keep: (skill: Skill) => boolean,
     k: number,
   ): ScoredSkill[] {
-    const { candidates, lookup } = this;
+    const { candidates, resolver } = this;
     const accept = (id: number) =>
-      lookup.isWinner(candidates[id]!, apiKeyId) && keep(candidates[id]!);
+      resolver.isWinner(candidates[id]!, apiKeyId) && keep(candidates[id]!);
     return this.core
       .top(ctx, k, accept)
       .map(({ id, score }) => ({ skill: candidates[id]!, score }));
   }
 }
 
-const CACHE_SIZE = 4;
-const cache: InjectionIndex[] = [];
+const indexes = new WeakMap<ToolResolver, InjectionIndex>();
 
 /**
- * The index of a snapshot, built on first use and cached by generation (and skills array, so two
- * snapshots that reuse a generation number never share an index). Keeps the last few. Its
- * scoring core is shared with earlier snapshots whose candidates are unchanged.
+ * The index of a snapshot, built on first use and kept as long as the snapshot's resolver is
+ * cached ({@link toolResolverFor}: the last few generations). Its scoring core is shared with
+ * earlier snapshots whose candidates are unchanged.
  */
 export function getInjectionIndex(source: SkillSource): InjectionIndex {
-  const hit = cache.find(
-    (ix) => ix.lookup.generation === source.generation && ix.lookup.skills === source.skills,
-  );
-  if (hit) return hit;
-  const index = new InjectionIndex(source);
-  cache.unshift(index);
-  if (cache.length > CACHE_SIZE) cache.pop();
+  const resolver = toolResolverFor(source);
+  let index = indexes.get(resolver);
+  if (!index) {
+    index = new InjectionIndex(resolver);
+    indexes.set(resolver, index);
+  }
   return index;
 }

@@ -9,7 +9,8 @@
  * - mode `on` → always (not counted in the 5); `off` → never; policy `manual`, or a handler whose
  *   floor is `manual` (policy-floor.ts) → never (the model cannot call it); mode `auto` → `scoreAutoSkill` >= 3, at most 5, highest first, ties by
  *   installCount desc then name asc;
- * - `include` entries (`name`, `name@version` or an emitted tool name) are added as well, whatever
+ * - `include` entries (`name`, `name@version`, `name@<constraint>` or an emitted tool name,
+ *   resolved by the registry's tool resolver) are added as well, whatever
  *   their score (this is how two versions go side by side); `exclude` entries are never injected;
  * - the client's own tools win name clashes, with the emitted name or the skill's bare name (so
  *   a call to the bare name stays the client's at interception); the master switch off or the
@@ -18,12 +19,11 @@
 import { getFormatAdapter } from "../../formats/index.js";
 import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../formats/types.js";
 import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
-import { isActive, type SkillLookup, type SkillSource } from "../registry/skill-lookup.js";
+import { isActive, type SkillSource } from "../registry/tool-resolver.js";
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
 import { getInjectionIndex } from "./injection-index.js";
 import { adaptSchema } from "./schema-adapt.js";
 import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";
-import { parseToolName } from "./tool-names.js";
 
 /** Input of {@link injectSkills}. */
 export interface InjectOptions {
@@ -71,18 +71,6 @@ function parametersFor(skill: Skill, dialect: SchemaDialect): JsonSchema | null 
   return entry[dialect] ?? null;
 }
 
-/** Resolves an include entry to the skill it names for the caller, or undefined. */
-function resolveEntry(
-  entry: string,
-  lookup: SkillLookup,
-  apiKeyId: string | null,
-): Skill | undefined {
-  const parsed = parseToolName(entry);
-  if (parsed.kind === "ref") return lookup.resolveRef(parsed.name, parsed.version, apiKeyId);
-  if (parsed.kind === "hash") return lookup.resolveHash(parsed.hash, apiKeyId);
-  return lookup.winner(entry, apiKeyId);
-}
-
 /**
  * Injects skills into `opts.request` (see the module docs for the rules).
  * @returns the new request (the input is not mutated) and the injected tools, in tool order.
@@ -93,7 +81,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     return { request: opts.request, injected: [] };
   }
   const index = getInjectionIndex(opts.snapshot);
-  const { lookup } = index;
+  const { resolver } = index;
   const clientNames = adapter.clientToolNames(opts.request);
   const exclude = new Set(opts.exclude ?? []);
   const chosen = new Map<string, { skill: Skill; score: number | null }>();
@@ -101,7 +89,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     if (chosen.has(s.id)) return false;
     if (modelPolicy(s, opts.policyFloors) === "manual") return false;
     if (clientNames.size === 0 && exclude.size === 0) return true;
-    const toolName = lookup.toolName(s);
+    const toolName = resolver.toolName(s);
     return (
       !clientNames.has(toolName) &&
       !clientNames.has(s.name) &&
@@ -121,7 +109,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const s of onSkills) if (usable(s)) chosen.set(s.id, { skill: s, score: null });
   for (const entry of opts.include ?? []) {
-    const s = resolveEntry(entry, lookup, opts.apiKeyId);
+    const s = resolver.resolveName(entry, opts.apiKeyId);
     if (!s || !isActive(s) || !usable(s)) continue;
     chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreAutoSkill(s, ctx) });
   }
@@ -132,7 +120,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   const specs: ToolSpec[] = [];
   const injected: InjectedTool[] = [];
   for (const { skill, score } of chosen.values()) {
-    const toolName = lookup.toolName(skill);
+    const toolName = resolver.toolName(skill);
     specs.push({
       name: toolName,
       description: skill.description || `${skill.name} ${skill.version}`,

@@ -8,7 +8,7 @@
  *   with a letter or `_` and the result fits in 64 characters; it parses back without any lookup
  *   (the version suffix is always the last `_v<d>_<d>_<d>`);
  * - hash form `<prefix>_h<10 base-36 chars>` otherwise (a name starting with a digit, or a long
- *   one): the hash of `name@version`, resolved through the registry (see skill-lookup.ts).
+ *   one): the hash of `name@version`, resolved through the registry (see registry/tool-resolver.ts).
  *
  * The two forms never overlap: a direct name ends in `_<digits>`, a hash name in `_h<hash>`.
  */

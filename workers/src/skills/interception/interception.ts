@@ -4,13 +4,13 @@
  * Skillgate owns concurrently, and hands back the results in the provider's shape. A call is
  * owned when its name is
  * - a builtin alias (`omniroute_web_search` → `web_search`), resolved first;
- * - an emitted tool name, `name@version` or `name@<constraint>` that resolves for the caller
- *   (tool-names.ts);
+ * - an emitted tool name, `name@version` or `name@<constraint>` that resolves for the caller;
  * - a builtin's bare name, unless the caller passed `injected` without it (then a client tool of
  *   the same name is never hijacked);
  * - a bare custom skill name, only when `injected` lists that skill;
  * - a version or constraint of a skill name the caller sees that resolves to no version: it gets
  *   a "Version not found" tool error and nothing runs.
+ * Names are resolved by the registry's tool resolver (registry/tool-resolver.ts).
  * Everything else passes through untouched, and every call is either answered or listed in
  * `passThrough`, exactly once. With `customSkillExecutionEnabled: false` only builtins are
  * intercepted. The policy of a call is the skill's own, raised to its handler's floor
@@ -27,15 +27,15 @@ import type {
   OutcomeStatus,
   WireFormat,
 } from "../../formats/types.js";
-import { getInjectionIndex } from "../injection/injection-index.js";
 import { restoreCallArguments } from "../injection/schema-prepare.js";
-import { parseToolName } from "../injection/tool-names.js";
 import {
   isActive,
   isBuiltin,
-  type SkillLookup,
+  type MissingVersion,
   type SkillSource,
-} from "../registry/skill-lookup.js";
+  type ToolResolver,
+  toolResolverFor,
+} from "../registry/tool-resolver.js";
 import type { CallerContext, Execution, Skill } from "../types.js";
 import { modelPolicy, type PolicyFloors, raisedByFloor } from "./policy-floor.js";
 
@@ -107,89 +107,21 @@ export const FLOOR_POLICY_NOTE =
 
 function injectedSkills(
   refs: readonly InjectedRef[],
-  lookup: SkillLookup,
+  resolver: ToolResolver,
   apiKeyId: string | null,
 ): Map<string, Skill> {
   const out = new Map<string, Skill>();
   for (const ref of refs) {
-    let skill: Skill | undefined;
     const text =
       typeof ref === "string"
         ? ref
         : ref.version
           ? `${ref.name}@${ref.version}`
           : (ref.toolName ?? ref.name);
-    const parsed = parseToolName(text);
-    if (parsed.kind === "ref") skill = lookup.resolveRef(parsed.name, parsed.version, apiKeyId);
-    else if (parsed.kind === "constraint")
-      skill = lookup.resolveConstraint(parsed.name, parsed.constraint, apiKeyId);
-    else if (parsed.kind === "hash") skill = lookup.resolveHash(parsed.hash, apiKeyId);
-    else skill = lookup.builtin(parsed.name) ?? lookup.winner(parsed.name, apiKeyId);
+    const skill = resolver.resolveName(text, apiKeyId);
     if (skill) out.set(skill.name, skill);
   }
   return out;
-}
-
-/**
- * The skill a call name means for the caller, or undefined when the call is not ours (see the
- * module docs for the rules, in order).
- */
-export function resolveCallSkill(
-  toolName: string,
-  lookup: SkillLookup,
-  apiKeyId: string | null,
-  opts: {
-    injected?: ReadonlyMap<string, Skill>;
-    builtinAliases?: ReadonlyMap<string, string>;
-  } = {},
-): Skill | undefined {
-  const alias = opts.builtinAliases?.get(toolName);
-  if (alias !== undefined) return lookup.builtin(alias);
-  const parsed = parseToolName(toolName);
-  const byName =
-    parsed.kind === "ref"
-      ? lookup.resolveRef(parsed.name, parsed.version, apiKeyId)
-      : parsed.kind === "constraint"
-        ? lookup.resolveConstraint(parsed.name, parsed.constraint, apiKeyId)
-        : parsed.kind === "hash"
-          ? lookup.resolveHash(parsed.hash, apiKeyId)
-          : undefined;
-  if (byName) return byName;
-  const builtin = lookup.builtin(toolName);
-  if (builtin)
-    return !opts.injected || opts.injected.get(toolName) === builtin ? builtin : undefined;
-  return opts.injected?.get(toolName);
-}
-
-/** A call naming a registered skill at a version or constraint that does not resolve. */
-export interface MissingVersion {
-  /** The skill name the call names. */
-  name: string;
-  /** The version or constraint it asked for (`3.0.0`, `^3.0.0`). */
-  requested: string;
-  /** The versions of `name` the caller sees, highest first (any mode). */
-  versions: readonly Skill[];
-}
-
-/**
- * For a call {@link resolveCallSkill} did not claim: the skill name and the unresolved version
- * when the call names a version or constraint (`name@3.0.0`, `name_v3_0_0`, `name@^3.0.0`) of a
- * name registered for the caller; undefined otherwise (a client tool such as `foo_v3_0_0`, where
- * `foo` is not a skill the caller sees, stays the client's; so does a name that is itself a
- * registered skill name).
- */
-export function missingVersion(
-  toolName: string,
-  lookup: SkillLookup,
-  apiKeyId: string | null,
-): MissingVersion | undefined {
-  const parsed = parseToolName(toolName);
-  if (parsed.kind !== "ref" && parsed.kind !== "constraint") return undefined;
-  if (lookup.visibleVersions(toolName, apiKeyId).length > 0) return undefined;
-  const versions = lookup.visibleVersions(parsed.name, apiKeyId);
-  if (versions.length === 0) return undefined;
-  const requested = parsed.kind === "ref" ? parsed.version : parsed.constraint;
-  return { name: parsed.name, requested, versions };
 }
 
 /** The tool error a call gets for a {@link MissingVersion}; starts with "Version not found". */
@@ -260,19 +192,18 @@ type OwnedCall =
  */
 function callTarget(
   toolName: string,
-  lookup: SkillLookup,
+  resolver: ToolResolver,
   opts: InterceptOptions,
   injected: ReadonlyMap<string, Skill> | undefined,
 ): { skill: Skill } | { missing: MissingVersion } | undefined {
   const customAllowed = opts.customSkillExecutionEnabled !== false;
-  const skill = resolveCallSkill(toolName, lookup, opts.apiKeyId, {
+  const target = resolver.resolveCall(toolName, opts.apiKeyId, {
     injected,
     builtinAliases: opts.builtinAliases,
   });
-  if (skill) return customAllowed || isBuiltin(skill) ? { skill } : undefined;
-  const missing = missingVersion(toolName, lookup, opts.apiKeyId);
-  if (!missing) return undefined;
-  return customAllowed || missing.versions.every(isBuiltin) ? { missing } : undefined;
+  if (!target || customAllowed) return target;
+  if (target.skill) return isBuiltin(target.skill) ? target : undefined;
+  return target.missing.versions.every(isBuiltin) ? target : undefined;
 }
 
 /**
@@ -283,12 +214,14 @@ function callTarget(
  */
 export async function interceptToolCalls(opts: InterceptOptions): Promise<InterceptResult> {
   const adapter = getFormatAdapter(opts.format);
-  const { lookup } = getInjectionIndex(opts.snapshot);
-  const injected = opts.injected ? injectedSkills(opts.injected, lookup, opts.apiKeyId) : undefined;
+  const resolver = toolResolverFor(opts.snapshot);
+  const injected = opts.injected
+    ? injectedSkills(opts.injected, resolver, opts.apiKeyId)
+    : undefined;
   const owned: OwnedCall[] = [];
   const passThrough: string[] = [];
   for (const call of adapter.extractCalls(opts.response)) {
-    const target = call.clientOnly ? undefined : callTarget(call.name, lookup, opts, injected);
+    const target = call.clientOnly ? undefined : callTarget(call.name, resolver, opts, injected);
     if (target) owned.push({ call, ...target });
     else passThrough.push(call.callId);
   }

@@ -8,14 +8,11 @@
  * hand, call {@link invalidateCache} (management endpoint `POST /api/skills/cache/invalidate`) or
  * wait 60 s.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Cache } from "../../cache/types.js";
-import type { Db } from "../../db/client.js";
-import { type NewSkillRow, skills } from "../../db/schema.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import type { BuiltinDefinition } from "../builtins/types.js";
 import type { Skill } from "../types.js";
-import { skillFromRow } from "./mappers.js";
+import type { SkillPatch, SkillRecord, SkillRepository } from "./skill-repository.js";
 import { RegistrySnapshot } from "./snapshot.js";
 
 /** Registry cache TTL in seconds (docs/architecture.md#the-registry-cache). */
@@ -27,7 +24,9 @@ export const BUILTIN_VERSION = "1.0.0";
 
 /** Options of {@link SkillRegistry}. */
 export interface RegistryOptions {
-  db: Db;
+  /** Where skills are stored. */
+  repository: SkillRepository;
+  /** The KV-style cache shared between instances. */
   cache: Cache;
   /** Builtin declarations, seeded as global skills before the first load. */
   builtins: readonly BuiltinDefinition[];
@@ -36,7 +35,7 @@ export interface RegistryOptions {
 
 /** Registry service: cached reads, writes that invalidate. */
 export class SkillRegistry {
-  private readonly db: Db;
+  private readonly repository: SkillRepository;
   private readonly cache: Cache;
   private readonly clock: () => number;
   private readonly builtins: readonly BuiltinDefinition[];
@@ -53,7 +52,7 @@ export class SkillRegistry {
   private bypassShared = false;
 
   constructor(opts: RegistryOptions) {
-    this.db = opts.db;
+    this.repository = opts.repository;
     this.cache = opts.cache;
     this.clock = opts.clock ?? Date.now;
     this.builtins = opts.builtins;
@@ -65,11 +64,6 @@ export class SkillRegistry {
     return this.builtinNames.has(name);
   }
 
-  /** Builtin declarations this registry seeds. */
-  builtinDefinitions(): readonly BuiltinDefinition[] {
-    return this.builtins;
-  }
-
   /**
    * The current snapshot; loads it when cold or expired (awaits the load: a cold cache never
    * answers empty). Concurrent callers share one load.
@@ -78,12 +72,6 @@ export class SkillRegistry {
     const cur = this.current;
     if (cur && cur.expiresAt > this.clock()) return cur.snapshot;
     return this.load();
-  }
-
-  /** The snapshot if one is fresh in memory, without loading (hot paths). */
-  peek(): RegistrySnapshot | undefined {
-    const cur = this.current;
-    return cur && cur.expiresAt > this.clock() ? cur.snapshot : undefined;
   }
 
   /** Drops the memory and KV layers; the next read loads from the database. */
@@ -102,7 +90,7 @@ export class SkillRegistry {
       await this.ensureBuiltins();
       let rows = this.bypassShared ? undefined : await this.cache.get<Skill[]>(CACHE_KEY);
       if (!rows) {
-        rows = (await this.db.select().from(skills)).map(skillFromRow);
+        rows = await this.repository.all();
         if (epoch === this.epoch) {
           this.bypassShared = false;
           await this.cache.put(CACHE_KEY, rows, REGISTRY_CACHE_TTL_S);
@@ -140,15 +128,12 @@ export class SkillRegistry {
   private async seedBuiltins(): Promise<void> {
     if (this.builtins.length === 0) return;
     const now = this.clock();
-    const rows: NewSkillRow[] = this.builtins.map((b) => ({
+    const records: SkillRecord[] = this.builtins.map((b) => ({
       id: `builtin-${b.name}`,
       name: b.name,
       version: BUILTIN_VERSION,
       description: b.description,
-      schema: JSON.stringify({
-        input: b.inputSchema,
-        ...(b.outputSchema ? { output: b.outputSchema } : {}),
-      }),
+      schema: { input: b.inputSchema, ...(b.outputSchema ? { output: b.outputSchema } : {}) },
       handlerCode: b.name,
       instructions: null,
       enabled: b.enabled ?? true,
@@ -156,7 +141,7 @@ export class SkillRegistry {
       policy: b.policy,
       sourceProvider: "builtin",
       sourceRef: null,
-      tags: JSON.stringify(b.tags),
+      tags: b.tags,
       installCount: 0,
       timeoutMs: null,
       apiKeyId: null,
@@ -164,124 +149,62 @@ export class SkillRegistry {
       updatedAt: now,
     }));
     // Declared fields follow the code; operator choices (enabled, mode, policy, timeout) persist.
-    await this.db
-      .insert(skills)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: skills.id,
-        set: {
-          description: sql`excluded.description`,
-          schema: sql`excluded.schema`,
-          tags: sql`excluded.tags`,
-          handlerCode: sql`excluded.handler_code`,
-        },
-      });
+    await this.repository.upsertBuiltins(records);
   }
 
   /**
-   * Inserts a skill row. @returns the stored skill.
+   * Inserts a skill. @returns the stored skill.
    * @throws ConflictError `skill_exists` for a duplicate `name@version` of the same owner.
    */
-  async insert(row: NewSkillRow): Promise<Skill> {
-    try {
-      const [stored] = await this.db.insert(skills).values(row).returning();
-      await this.invalidateCache();
-      return skillFromRow(stored!);
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw new ConflictError(
-          `Skill ${row.name}@${row.version} is already installed for this owner`,
-          "skill_exists",
-        );
-      }
-      throw err;
+  async insert(record: SkillRecord): Promise<Skill> {
+    const stored = await this.repository.insert(record);
+    if (!stored) {
+      throw new ConflictError(
+        `Skill ${record.name}@${record.version} is already installed for this owner`,
+        "skill_exists",
+      );
     }
+    await this.invalidateCache();
+    return stored;
   }
 
-  /** Reads one skill straight from the database (bypasses the cache; used before writes). */
-  async getFresh(id: string): Promise<Skill | undefined> {
-    const [row] = await this.db.select().from(skills).where(eq(skills.id, id)).limit(1);
-    return row ? skillFromRow(row) : undefined;
+  /** Reads one skill straight from storage (bypasses the cache; used before writes). */
+  getFresh(id: string): Promise<Skill | undefined> {
+    return this.repository.get(id);
   }
 
   /**
-   * Updates the given columns of a skill. @returns the updated skill.
-   * @throws NotFoundError when the id does not exist.
+   * Updates the given fields of a skill (and its `updatedAt`). @returns the updated skill.
+   * @throws NotFoundError `skill_not_found` when the id does not exist.
    */
-  async update(id: string, patch: Partial<NewSkillRow>): Promise<Skill> {
-    const [row] = await this.db
-      .update(skills)
-      .set({ ...patch, updatedAt: this.clock() })
-      .where(eq(skills.id, id))
-      .returning();
-    if (!row) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+  async update(id: string, patch: SkillPatch): Promise<Skill> {
+    const updated = await this.repository.update(id, { ...patch, updatedAt: this.clock() });
+    if (!updated) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
     await this.invalidateCache();
-    return skillFromRow(row);
+    return updated;
   }
 
   /**
    * Unregisters a skill by id (its executions go with it, by the foreign key's cascade).
-   * @throws NotFoundError when the id does not exist.
+   * @throws NotFoundError `skill_not_found` when the id does not exist.
    */
-  async unregisterById(id: string): Promise<void> {
-    const deleted = await this.db
-      .delete(skills)
-      .where(eq(skills.id, id))
-      .returning({ id: skills.id });
-    if (deleted.length === 0) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+  async remove(id: string): Promise<void> {
+    if (!(await this.repository.delete(id)))
+      throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
     await this.invalidateCache();
   }
 
   /**
-   * Unregisters `name@version` of an owner (null = global).
-   * @throws NotFoundError when absent.
+   * Counts one more install of a catalog item (docs/catalogs.md#install-count): every row
+   * installed from `origin` + `sourceRef` except `skill` gains one; `skill` starts at the total.
+   * @returns `skill` with its count.
    */
-  async unregister(name: string, version: string, apiKeyId: string | null): Promise<void> {
-    const owner = apiKeyId === null ? isNull(skills.apiKeyId) : eq(skills.apiKeyId, apiKeyId);
-    const deleted = await this.db
-      .delete(skills)
-      .where(and(eq(skills.name, name), eq(skills.version, version), owner))
-      .returning({ id: skills.id });
-    if (deleted.length === 0)
-      throw new NotFoundError(`Skill ${name}@${version} not found`, "skill_not_found");
-    await this.invalidateCache();
+  async countCatalogInstall(skill: Skill): Promise<Skill> {
+    if (skill.sourceRef === null) return skill;
+    const ids = await this.repository.idsFromSource(skill.sourceProvider, skill.sourceRef);
+    const others = ids.filter((id) => id !== skill.id);
+    if (others.length === 0) return skill;
+    for (const id of others) await this.repository.incrementInstallCount(id);
+    return this.update(skill.id, { installCount: others.length + 1 });
   }
-
-  /** Adds one to a skill's install count (catalog re-installs; docs/catalogs.md#install-count). */
-  async incrementInstallCount(id: string): Promise<void> {
-    await this.db
-      .update(skills)
-      .set({ installCount: sql`${skills.installCount} + 1` })
-      .where(eq(skills.id, id));
-    await this.invalidateCache();
-  }
-
-  /** Versions of `name` visible to `apiKeyId`, highest first (docs/registry.md#versions). */
-  async getSkillVersions(name: string, apiKeyId: string | null): Promise<string[]> {
-    return (await this.snapshot()).visibleVersions(name, apiKeyId).map((s) => s.version);
-  }
-
-  /** Highest visible version of `name` matching `constraint` (docs/registry.md), or null. */
-  async resolveVersion(
-    name: string,
-    constraint: string,
-    apiKeyId: string | null,
-  ): Promise<string | null> {
-    return (await this.snapshot()).resolve(name, constraint, apiKeyId)?.version ?? null;
-  }
-}
-
-/** True for SQLite unique/primary-key constraint violations, through drizzle's wrapping. */
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    const msg = String((e as { message?: unknown }).message ?? "");
-    const code = String((e as { code?: unknown }).code ?? "");
-    if (
-      /UNIQUE constraint failed|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)/.test(msg) ||
-      code === "SQLITE_CONSTRAINT_UNIQUE"
-    )
-      return true;
-    if (e === (e as { cause?: unknown }).cause) break;
-  }
-  return false;
 }

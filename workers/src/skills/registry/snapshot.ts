@@ -9,6 +9,7 @@ import type { Skill } from "../types.js";
 import { resolveVersion } from "./versions.js";
 
 let nextGeneration = 1;
+const NO_SKILLS: readonly Skill[] = [];
 
 /** Immutable registry view. */
 export class RegistrySnapshot {
@@ -46,6 +47,19 @@ export class RegistrySnapshot {
       );
     }
     return this.sorted;
+  }
+
+  /**
+   * Every skill named `name`, any owner and mode, highest version first (at one version the
+   * owned copies before the global one). Shared: do not mutate.
+   */
+  versionsOf(name: string): readonly Skill[] {
+    return this.byName.get(name) ?? NO_SKILLS;
+  }
+
+  /** Every skill name in the registry. */
+  names(): IterableIterator<string> {
+    return this.byName.keys();
   }
 
   /** The skill with this id, whoever owns it. */

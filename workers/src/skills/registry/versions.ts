@@ -37,11 +37,6 @@ export function resolveVersion(versions: readonly string[], constraint: string):
   return semver.maxSatisfying([...versions], range);
 }
 
-/** Sorts versions highest first (semver order). */
-export function sortVersionsDesc(versions: readonly string[]): string[] {
-  return [...versions].sort(semver.rcompare);
-}
-
 /**
  * Splits a skill reference into name and constraint: `fmt` → { name: "fmt", constraint: null },
  * `fmt@1.2.0` / `fmt@>=1.1.0` → { name: "fmt", constraint: "..." }.

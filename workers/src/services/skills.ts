@@ -1,17 +1,28 @@
 /**
- * Skill management rules on top of the registry (docs/registry.md): install with validation,
- * `enabled`/`mode` consistency on update, filtered and paginated listing from the snapshot.
+ * The skills service (docs/registry.md): every registry read and write a front door makes —
+ * install with validation, `enabled`/`mode` consistency on update, filtered and paginated
+ * listing from the snapshot, reads with visibility, removal, resolving a skill reference, and
+ * cache invalidation.
  */
-import { ConflictError, InvalidInputError, NotFoundError } from "../../errors.js";
-import type { ExecutionPolicy, InjectionMode, JsonSchema, Skill, SkillOrigin } from "../types.js";
-import type { SkillRegistry } from "./registry.js";
-import { normalizeInputSchema } from "./schema-normalize.js";
-import { isStrictVersion } from "./versions.js";
+import { canAccessOwned, type Principal } from "../auth/principal.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import type { SkillRegistry } from "../skills/registry/registry.js";
+import { normalizeInputSchema } from "../skills/registry/schema-normalize.js";
+import type { SkillPatch } from "../skills/registry/skill-repository.js";
+import { isStrictVersion, parseSkillRef } from "../skills/registry/versions.js";
+import type {
+  ExecutionPolicy,
+  InjectionMode,
+  JsonSchema,
+  Skill,
+  SkillOrigin,
+} from "../skills/types.js";
+import { type Page, pageOf } from "./page.js";
 
 /** Registry names (Agent Skills names may start with a digit; docs/registry.md#a-skill). */
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 
-/** Input of {@link SkillService.install}. */
+/** Input of {@link SkillsService.install}. */
 export interface InstallSkillInput {
   name: string;
   version: string;
@@ -53,22 +64,8 @@ export interface ListSkillsQuery {
   limit: number;
 }
 
-/** A page of results, the envelope every paginated endpoint shares. */
-export interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
-
-/** Builds a {@link Page} from the full match count. */
-export function pageOf<T>(data: T[], total: number, page: number, limit: number): Page<T> {
-  return { data, total, page, limit, totalPages: Math.ceil(total / limit) };
-}
-
 /** Skill management service. */
-export class SkillService {
+export class SkillsService {
   /**
    * @param registry the registry.
    * @param hasHandler tells whether a handler name is registered with the executor.
@@ -122,10 +119,10 @@ export class SkillService {
       name: input.name,
       version: input.version,
       description: input.description ?? "",
-      schema: JSON.stringify({
+      schema: {
         input: inputSchema,
         ...(input.schema?.output ? { output: input.schema.output } : {}),
-      }),
+      },
       handlerCode: input.handlerCode,
       instructions: input.instructions ?? null,
       enabled: mode !== "off",
@@ -133,7 +130,7 @@ export class SkillService {
       policy: input.policy ?? "auto",
       sourceProvider: input.sourceProvider ?? "local",
       sourceRef: input.sourceRef ?? null,
-      tags: JSON.stringify(input.tags ?? []),
+      tags: input.tags ?? [],
       installCount: 1,
       timeoutMs: input.timeoutMs ?? null,
       apiKeyId: input.apiKeyId,
@@ -170,10 +167,10 @@ export class SkillService {
       if (patch.enabled && current.mode === "off") mode = "on";
       if (!patch.enabled) mode = "off";
     }
-    const row: Record<string, unknown> = { mode, enabled: mode !== "off" };
+    const row: SkillPatch = { mode, enabled: mode !== "off" };
     if (patch.policy !== undefined) row.policy = patch.policy;
     if (patch.description !== undefined) row.description = patch.description;
-    if (patch.tags !== undefined) row.tags = JSON.stringify(patch.tags);
+    if (patch.tags !== undefined) row.tags = patch.tags;
     if (patch.timeoutMs !== undefined) row.timeoutMs = patch.timeoutMs;
     if (patch.schema !== undefined) {
       const input =
@@ -181,7 +178,7 @@ export class SkillService {
           ? normalizeInputSchema(patch.schema.input)
           : current.schema.input;
       const output = patch.schema.output ?? current.schema.output;
-      row.schema = JSON.stringify({ input, ...(output ? { output } : {}) });
+      row.schema = { input, ...(output ? { output } : {}) };
     }
     return this.registry.update(id, row);
   }
@@ -206,6 +203,49 @@ export class SkillService {
       query.page,
       query.limit,
     );
+  }
+
+  /** A skill the caller may read. @throws NotFoundError `skill_not_found` otherwise (no existence leak). */
+  async get(id: string, principal: Principal): Promise<Skill> {
+    const skill = await this.registry.getFresh(id);
+    if (!skill || (skill.apiKeyId !== null && !canAccessOwned(principal, skill.apiKeyId))) {
+      throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+    }
+    return skill;
+  }
+
+  /**
+   * Unregisters a skill (its executions go with it).
+   * @throws NotFoundError `skill_not_found` for an unknown id.
+   */
+  remove(id: string): Promise<void> {
+    return this.registry.remove(id);
+  }
+
+  /**
+   * Resolves `name`, `name@version` or `name@<constraint>` for a caller (docs/registry.md#versions).
+   * @throws NotFoundError `skill_not_found`.
+   */
+  async resolveRef(ref: string, apiKeyId: string | null): Promise<Skill> {
+    const { name, constraint } = parseSkillRef(ref);
+    const skill = (await this.registry.snapshot()).resolve(name, constraint, apiKeyId);
+    if (!skill) throw new NotFoundError(`Skill ${ref} not found`, "skill_not_found");
+    return skill;
+  }
+
+  /** A skill by id as it stands now, whoever owns it (the snapshot, else storage). */
+  async byId(id: string): Promise<Skill | undefined> {
+    return (await this.registry.snapshot()).getById(id) ?? (await this.registry.getFresh(id));
+  }
+
+  /** Loads the registry (so the first request does not wait for it). */
+  async load(): Promise<void> {
+    await this.registry.snapshot();
+  }
+
+  /** Drops the registry cache (after editing the database by hand). */
+  invalidateCache(): Promise<void> {
+    return this.registry.invalidateCache();
   }
 }
 

@@ -1,54 +1,25 @@
 /**
- * Per-key workspaces of `file_read` / `file_write`, stored in the `workspace_files` table
- * (docs/workspaces.md: a Worker has no disk). Paths handed to this module must already be validated
- * by `validateWorkspacePath`; this module never interprets them.
+ * The `workspace_files` table behind the file builtins' {@link WorkspaceRepository}
+ * (docs/workspaces.md: a Worker has no disk). Paths handed to this module must already be
+ * validated by `validateWorkspacePath`; this module never interprets them.
  */
 import { and, eq } from "drizzle-orm";
-import { sha256Hex } from "../../auth/crypto.js";
-import type { Db } from "../../db/client.js";
-import { workspaceFiles } from "../../db/schema.js";
 import { ExecutionFailure } from "../../errors.js";
-import { base64ToBytes, bytesToBase64 } from "./bytes.js";
+import { base64ToBytes, bytesToBase64 } from "../../skills/builtins/bytes.js";
+import type {
+  StoredFile,
+  WorkspaceRepository,
+  WriteOptions,
+  WriteResult,
+} from "../../skills/builtins/workspace-repository.js";
+import type { Db } from "../client.js";
+import { workspaceFiles } from "../schema.js";
 
 /** How many times an append is retried when another writer changed the file meanwhile. */
 const APPEND_ATTEMPTS = 8;
 
-/**
- * Workspace name of an API key (docs/workspaces.md#which-workspace):
- * `sha256(apiKeyId || "anonymous")` in hex, first 24 characters. A null, undefined or empty key
- * maps to the one shared `anonymous` workspace.
- */
-export async function workspaceIdFor(apiKeyId: string | null | undefined): Promise<string> {
-  const digest = await sha256Hex(apiKeyId ? apiKeyId : "anonymous");
-  return digest.slice(0, 24);
-}
-
-/** Options of {@link WorkspaceStore.write}. */
-export interface WriteOptions {
-  /** Append to an existing file instead of replacing it (creates the file when absent). */
-  append: boolean;
-  /** When false, refuse to replace an existing file (ignored when appending). */
-  overwrite: boolean;
-  /** Largest size the file may have after the write, in bytes. */
-  maxBytes: number;
-}
-
-/** Outcome of {@link WorkspaceStore.write}. */
-export interface WriteResult {
-  /** Size of the whole file after the write, in bytes. */
-  size: number;
-  /** True when the file did not exist before. */
-  created: boolean;
-}
-
-/** A file as read back: its raw bytes and stored size in bytes. */
-export interface StoredFile {
-  bytes: Uint8Array;
-  size: number;
-}
-
-/** Reads and writes workspace files through drizzle; every call is scoped to one workspace. */
-export class WorkspaceStore {
+/** Drizzle implementation of {@link WorkspaceRepository}; every call is scoped to one workspace. */
+export class DrizzleWorkspaceRepository implements WorkspaceRepository {
   /**
    * @param db the registry database (table `workspace_files`).
    * @param clock ms since the epoch, for `created_at` / `updated_at`.

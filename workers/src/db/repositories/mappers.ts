@@ -1,9 +1,10 @@
 /**
  * Row ↔ domain mapping for skills and executions. Timestamps: integer ms in storage, ISO-8601
- * strings in the domain and the API.
+ * strings in the domain and the API; JSON columns hold text.
  */
-import type { ExecutionRow, SkillRow } from "../../db/schema.js";
-import type { Execution, Skill, SkillSchema } from "../types.js";
+import type { SkillRecord } from "../../skills/registry/skill-repository.js";
+import type { Execution, Skill, SkillSchema } from "../../skills/types.js";
+import type { ExecutionRow, NewSkillRow, SkillRow } from "../schema.js";
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
@@ -65,17 +66,7 @@ export function executionFromRow(row: ExecutionRow): Execution {
   };
 }
 
-const skillJsonCache = new WeakMap<Skill, string>();
-
-/**
- * JSON text of a skill, memoised per (immutable) skill object: snapshot skills are serialised
- * once per registry load, which keeps large list pages cheap.
- */
-export function skillJson(skill: Skill): string {
-  let json = skillJsonCache.get(skill);
-  if (json === undefined) {
-    json = JSON.stringify(skill);
-    skillJsonCache.set(skill, json);
-  }
-  return json;
+/** Maps a {@link SkillRecord} to a `skills` row (JSON fields as text). */
+export function skillToRow(record: SkillRecord): NewSkillRow {
+  return { ...record, schema: JSON.stringify(record.schema), tags: JSON.stringify(record.tags) };
 }

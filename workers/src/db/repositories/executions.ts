@@ -1,37 +1,20 @@
 /**
- * Persistence of executions in `skill_executions` (docs/execution.md#lifecycle): every lifecycle
- * step is a write, so that an execution's state survives a crash and can be recovered.
+ * The `skill_executions` table behind the executor's {@link ExecutionRepository} (drizzle over
+ * libSQL; docs/execution.md#lifecycle).
  */
 import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { skillExecutions } from "../../db/schema.js";
-import { executionFromRow } from "../registry/mappers.js";
-import type { ApprovalState, Execution, ExecutionStatus, Skill } from "../types.js";
+import type {
+  ExecutionEnd,
+  ExecutionFilter,
+  ExecutionRepository,
+} from "../../skills/execution/execution-repository.js";
+import type { ApprovalState, Execution, Skill } from "../../skills/types.js";
+import type { Db } from "../client.js";
+import { skillExecutions } from "../schema.js";
+import { executionFromRow } from "./mappers.js";
 
-/** Filters of execution listings. */
-export interface ExecutionFilter {
-  /** Restrict to one key; null = rows without a key (management runs); undefined = all keys. */
-  apiKeyId?: string | null;
-  status?: ExecutionStatus;
-  /** `name` or `name@version`. */
-  skill?: string;
-  sessionId?: string;
-  approval?: ApprovalState;
-}
-
-/** Fields written when an execution ends. */
-export interface ExecutionEnd {
-  status: "success" | "error" | "timeout";
-  output?: unknown;
-  errorMessage?: string | null;
-  errorCode?: string | null;
-  durationMs: number;
-  attempts: number;
-  approval?: ApprovalState;
-}
-
-/** Data access for executions. */
-export class ExecutionStore {
+/** Drizzle implementation of {@link ExecutionRepository}. */
+export class DrizzleExecutionRepository implements ExecutionRepository {
   constructor(
     private readonly db: Db,
     private readonly clock: () => number,
