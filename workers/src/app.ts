@@ -8,7 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
-import { AppError } from "./errors.js";
+import { AppError, type ErrorCode } from "./errors.js";
 import { adminRoutes } from "./routes/admin.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
@@ -23,7 +23,8 @@ function envelope(code: string, message: string, details?: unknown) {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
-const HTTP_CODES: Record<number, string> = {
+/** The registry code of an HTTP exception Hono throws, by status (others: `http_error`). */
+const HTTP_CODES: Record<number, ErrorCode> = {
   400: "invalid_input",
   401: "unauthorized",
   403: "forbidden",
@@ -86,8 +87,15 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
+      // The cause is for the operator's log; the client gets the code, message and details only.
+      if (err.status >= 500 && err.cause !== undefined) {
+        console.error(
+          `[skillgate] ${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause:`,
+          err.cause,
+        );
+      }
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
-      else if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
+      else if (err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }
     if (err instanceof HTTPException) {

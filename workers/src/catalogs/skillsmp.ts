@@ -88,7 +88,6 @@ export class SkillsMpClient {
       throw new UpstreamError(
         "SkillsMP needs an API key: set the skillsmpApiKey setting or SKILLSMP_API_KEY",
         "skillsmp_not_configured",
-        503,
       );
     }
     const q = opts.q.trim();

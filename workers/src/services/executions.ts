@@ -5,8 +5,10 @@
  * It also decides the HTTP answer of a terminal execution: the execution itself, unless the
  * program never ran because a service it needs failed.
  */
+
+import { ERROR_CODES, isErrorCode } from "@skillgate/errors";
 import { canAccessOwned, type Principal } from "../auth/principal.js";
-import { BusyError, NotFoundError, UpstreamError } from "../errors.js";
+import { AppError, NotFoundError } from "../errors.js";
 import type {
   ExecutionFilter,
   ExecutionRepository,
@@ -116,29 +118,20 @@ export class ExecutionsService {
 
   /**
    * The answer for a terminal execution (docs/execution.md#outcomes): the execution itself,
-   * unless the program never ran because a service it needs failed — an unreachable sandbox host
-   * is a 503 `sandbox_unavailable`, a saturated one a 429 `sandbox_busy` with `Retry-After` —
-   * each with the recorded execution in `details`.
-   * @throws UpstreamError 503; BusyError 429.
+   * unless the program never ran because a service it needs failed — an execution whose error
+   * code is registered as retryable with status 503 (`sandbox_unavailable`, `docker_unavailable`,
+   * `shutting_down`, ...) or 429 (`sandbox_busy`, with `Retry-After`). That answer carries the
+   * code, its registry status, and the recorded execution in `details`.
+   * @throws AppError 503 / 429 as described.
    */
   private answerFor(execution: Execution): Execution {
-    if (execution.status !== "error") return execution;
-    if (execution.errorCode === "sandbox_unavailable") {
-      throw new UpstreamError(
-        execution.errorMessage ?? "The sandbox host is unavailable",
-        "sandbox_unavailable",
-        503,
-        { execution },
-      );
-    }
-    if (execution.errorCode === "sandbox_busy") {
-      throw new BusyError(
-        execution.errorMessage ?? "The sandbox host is busy; the program did not run",
-        "sandbox_busy",
-        this.executor.retryAfterS(execution) ?? 1,
-        { execution },
-      );
-    }
-    return execution;
+    const code = execution.errorCode;
+    if (execution.status !== "error" || code === null || !isErrorCode(code)) return execution;
+    const spec = ERROR_CODES[code];
+    if (!spec.retryable || (spec.status !== 503 && spec.status !== 429)) return execution;
+    throw new AppError(code, execution.errorMessage ?? spec.message, {
+      details: { execution },
+      retryAfterS: spec.status === 429 ? (this.executor.retryAfterS(execution) ?? 1) : undefined,
+    });
   }
 }

@@ -101,6 +101,7 @@ async function call(
     throw new ExecutionFailure(`${backend} is unreachable: ${(err as Error).message}`, {
       code: "search_unavailable",
       retryable: true,
+      cause: err,
     });
   }
   if (!res.ok) {
