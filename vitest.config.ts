@@ -15,6 +15,7 @@ export default defineConfig({
             "test/unit/**/*.test.ts",
             "test/integration/**/*.test.ts",
             "test/sandbox/**/*.test.ts",
+            "test/deployed/**/*.test.ts",
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
