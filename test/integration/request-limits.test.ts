@@ -224,6 +224,16 @@ describe("request limits through app.request (no socket)", () => {
     );
   });
 
+  it("counts the bytes of a body whose Content-Length understates it", async () => {
+    const body = JSON.stringify({ skillName: "x", input: { text: "a".repeat(100_000) } });
+    const res = await app.request("/api/skills/executions", {
+      method: "POST",
+      headers: { ...headers, "content-length": "100" },
+      body,
+    });
+    expect(res.status).toBe(413);
+  });
+
   it("refuses 10,000 levels with 400 on all four routes", async () => {
     for (const [path, body] of deepBodies(10_000)) {
       const res = await app.request(path, { method: "POST", headers, body });

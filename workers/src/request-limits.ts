@@ -2,10 +2,10 @@
  * Request limits of the REST API, applied before any body is parsed:
  * - body size per route (`MAX_BODY_BYTES_EXECUTE`, `MAX_BODY_BYTES_INJECT`,
  *   `MAX_BODY_BYTES_INTERCEPT`, `MAX_BODY_BYTES` for every other route): a larger body answers
- *   413 `payload_too_large`, and nothing is written. Hono's `bodyLimit` refuses a declared
- *   `Content-Length` over the limit without reading, and counts the bytes of a chunked body,
- *   stopping at the limit (the runtime — Node's HTTP parser or workerd — never delivers more bytes
- *   than a `Content-Length` declares);
+ *   413 `payload_too_large`, and nothing is written. A declared `Content-Length` over the limit is
+ *   refused without reading; every body, declared or chunked, is then read through Hono's
+ *   `bodyLimit`, which counts the bytes received and stops at the limit (a declared length is not
+ *   trusted: a caller inside workerd can send more than it declares);
  * - nesting depth of a JSON body (`MAX_JSON_DEPTH`): deeper answers 400 `json_too_deep`, checked
  *   on the raw text before validation or any recursive code runs.
  * The numbers are documented in the README's configuration table.
@@ -45,6 +45,13 @@ export function bodyLimitFor(
   return { bytes: config[variable], variable };
 }
 
+function tooLarge(bytes: number, variable: LimitVariable): PayloadTooLargeError {
+  return new PayloadTooLargeError(
+    `Request body is larger than ${bytes} bytes, the limit of this route (${variable})`,
+    { maxBytes: bytes },
+  );
+}
+
 /**
  * Middleware enforcing the body size and JSON depth limits (see the module docstring).
  * @throws PayloadTooLargeError (413) past the size limit; InvalidInputError `json_too_deep` (400)
@@ -58,10 +65,7 @@ export function requestLimits(config: Config): MiddlewareHandler {
       limiter = bodyLimit({
         maxSize: bytes,
         onError: () => {
-          throw new PayloadTooLargeError(
-            `Request body is larger than ${bytes} bytes, the limit of this route (${variable})`,
-            { maxBytes: bytes },
-          );
+          throw tooLarge(bytes, variable);
         },
       });
       limiters.set(variable, limiter);
@@ -71,7 +75,17 @@ export function requestLimits(config: Config): MiddlewareHandler {
   return async (c, next) => {
     if (!c.req.raw.body) return next();
     const { bytes, variable } = bodyLimitFor(config, c.req.method, c.req.path);
-    return limiterFor(variable, bytes)(c, async () => {
+    const declared = c.req.raw.headers.get("content-length");
+    if (declared !== null) {
+      if (Number(declared) > bytes) throw tooLarge(bytes, variable);
+      // A declared length is a claim: a caller in the same runtime (a service binding) can send
+      // more bytes than it declares. Without it, the limiter counts the bytes actually read.
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete("content-length");
+      c.req.raw = new Request(c.req.raw, { headers });
+    }
+    // Awaited (not returned) so a refusal thrown synchronously by the limiter is handled at once.
+    await limiterFor(variable, bytes)(c, async () => {
       const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
       if (JSON_MEDIA_TYPE.test(mediaType)) {
         // Cached by Hono: the validator parses this same text afterwards.
