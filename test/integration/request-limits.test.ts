@@ -168,6 +168,58 @@ describe("request body limits over real HTTP (defaults)", () => {
     }
   });
 
+  it("gives a tool error for tool-call arguments nested 10,000 levels deep in their JSON text", async () => {
+    const before = await executions();
+    const args = `{"a":${nested(10_000)}}`;
+    for (const [format, response] of [
+      [
+        "openai-chat",
+        {
+          choices: [
+            {
+              index: 0,
+              finish_reason: "tool_calls",
+              message: {
+                role: "assistant",
+                content: null,
+                tool_calls: [
+                  {
+                    id: "c1",
+                    type: "function",
+                    function: { name: "echo-big_v1_0_0", arguments: args },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+      [
+        "openai-responses",
+        {
+          output: [
+            {
+              type: "function_call",
+              id: "fc1",
+              call_id: "c1",
+              name: "echo-big_v1_0_0",
+              arguments: args,
+            },
+          ],
+        },
+      ],
+    ] as const) {
+      const res = await t.api.post("/api/skills/intercept", { format, response });
+      expect([format, res.status]).toEqual([format, 200]);
+      expect(res.body.toolResults[0]).toMatchObject({
+        callId: "c1",
+        status: "error",
+        error: "Tool call arguments are nested deeper than 128 levels",
+      });
+    }
+    expect(await executions()).toBe(before);
+  });
+
   it("counts brackets inside strings as text, not nesting", async () => {
     const res = await t.api.post("/api/skills/executions", {
       skillName: "echo-big",
