@@ -9,6 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     if (c.req.path === "/api/health") return next();
     return requireAuth()(c, next);
   });
+  app.use("/api/*", requestLimits(deps.config));
 
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());

@@ -72,6 +72,20 @@ export const configSchema = z.object({
   SKILLS_ALLOW_MODEL_COMMANDS: bool.default(false),
   /** How long a hybrid execution may wait for approval before it expires, in ms (docs/policies.md#approval). */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
+  /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
+  MAX_BODY_BYTES: int(1_048_576, 1024),
+  /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */
+  MAX_BODY_BYTES_EXECUTE: int(2_097_152, 1024),
+  /** Largest body of `POST /api/skills/inject`, in bytes (16 MiB: long conversations). */
+  MAX_BODY_BYTES_INJECT: int(16_777_216, 1024),
+  /** Largest body of `POST /api/skills/intercept`, in bytes (16 MiB). */
+  MAX_BODY_BYTES_INTERCEPT: int(16_777_216, 1024),
+  /** Deepest nesting of objects and arrays accepted in a JSON body (the body itself is level 1). */
+  MAX_JSON_DEPTH: int(128, 8, 256),
+  /** Most bytes of an execution's input JSON kept in its history row; longer ones keep a prefix. */
+  SKILLS_MAX_STORED_INPUT_BYTES: int(262_144, 1024),
+  /** Most bytes of an execution's output JSON kept in its history row; longer ones keep a prefix. */
+  SKILLS_MAX_STORED_OUTPUT_BYTES: int(262_144, 1024),
 });
 
 /** Parsed configuration. */

@@ -48,7 +48,10 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const apiKeys = new ApiKeyService(deps.db, deps.cache, clock);
   const registry = new SkillRegistry({ db: deps.db, cache: deps.cache, builtins, clock });
   const executor = new Executor({
-    store: new ExecutionStore(deps.db, clock),
+    store: new ExecutionStore(deps.db, clock, {
+      maxInputBytes: deps.config.SKILLS_MAX_STORED_INPUT_BYTES,
+      maxOutputBytes: deps.config.SKILLS_MAX_STORED_OUTPUT_BYTES,
+    }),
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,

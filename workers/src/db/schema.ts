@@ -90,10 +90,14 @@ export const skillExecutions = sqliteTable(
     })
       .notNull()
       .default("none"),
-    /** JSON. */
+    /** JSON, at most `SKILLS_MAX_STORED_INPUT_BYTES` bytes (see `inputTruncated`). */
     input: text("input").notNull(),
-    /** JSON, null until the execution produced output. */
+    /** JSON, null until the execution produced output; capped as `input` is. */
     output: text("output"),
+    /** `input` holds only a prefix of the input's JSON text (as a JSON string): it was over the cap. */
+    inputTruncated: integer("input_truncated", { mode: "boolean" }).notNull().default(false),
+    /** `output` holds only a prefix of the output's JSON text (as a JSON string): it was over the cap. */
+    outputTruncated: integer("output_truncated", { mode: "boolean" }).notNull().default(false),
     errorMessage: text("error_message"),
     errorCode: text("error_code"),
     durationMs: integer("duration_ms"),

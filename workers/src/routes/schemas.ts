@@ -83,6 +83,13 @@ export const ExecutionSchema = z
     approval: ApprovalSchema,
     input: z.unknown(),
     output: z.unknown(),
+    inputTruncated: z.boolean().openapi({
+      description:
+        "history keeps at most SKILLS_MAX_STORED_INPUT_BYTES of the input's JSON; when over, `input` is a string holding its first bytes",
+    }),
+    outputTruncated: z.boolean().openapi({
+      description: "as inputTruncated, for output (SKILLS_MAX_STORED_OUTPUT_BYTES)",
+    }),
     errorMessage: z.string().nullable(),
     errorCode: z.string().nullable(),
     durationMs: z.number().int().nullable(),

@@ -1,11 +1,14 @@
 /**
- * Persistence of executions in `skill_executions` (docs/execution.md#lifecycle): every lifecycle
- * step is a write, so that an execution's state survives a crash and can be recovered.
+ * Persistence of executions in `skill_executions`: every lifecycle step is a write, so that an
+ * execution's state survives a crash and can be recovered. The input and output kept in a row are
+ * capped in bytes (see stored-json.ts); the values returned by `create` and `finish` are the
+ * complete ones the caller handed in, so the immediate answer is never cut.
  */
 import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { skillExecutions } from "../db/schema.js";
 import { executionFromRow } from "./mappers.js";
+import { storedJson } from "./stored-json.js";
 import type { ApprovalState, Execution, ExecutionStatus, Skill } from "./types.js";
 
 /** Filters of execution listings. */
@@ -30,14 +33,35 @@ export interface ExecutionEnd {
   approval?: ApprovalState;
 }
 
+/** Caps of what a history row keeps, in UTF-8 bytes of JSON text. */
+export interface StoredSizeLimits {
+  maxInputBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Defaults of {@link StoredSizeLimits} (256 KiB each), as the configuration's. */
+export const DEFAULT_STORED_SIZE_LIMITS: StoredSizeLimits = {
+  maxInputBytes: 262_144,
+  maxOutputBytes: 262_144,
+};
+
 /** Data access for executions. */
 export class ExecutionStore {
   constructor(
     private readonly db: Db,
     private readonly clock: () => number,
+    readonly limits: StoredSizeLimits = DEFAULT_STORED_SIZE_LIMITS,
   ) {}
 
-  /** Inserts a `pending` row. @returns the new execution. */
+  /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
+  inputFits(input: unknown): boolean {
+    return !storedJson(input, this.limits.maxInputBytes).truncated;
+  }
+
+  /**
+   * Inserts a `pending` row; an input over the cap is stored as a prefix with `input_truncated`.
+   * @returns the new execution, with the complete `input`.
+   */
   async create(
     skill: Skill,
     input: unknown,
@@ -45,6 +69,7 @@ export class ExecutionStore {
     opts: { approval?: ApprovalState; timeoutMs: number },
   ): Promise<Execution> {
     const now = this.clock();
+    const stored = storedJson(input, this.limits.maxInputBytes);
     const [row] = await this.db
       .insert(skillExecutions)
       .values({
@@ -56,14 +81,15 @@ export class ExecutionStore {
         sessionId: ctx.sessionId,
         status: "pending",
         approval: opts.approval ?? "none",
-        input: JSON.stringify(input ?? null),
+        input: stored.text,
+        inputTruncated: stored.truncated,
         attempts: 0,
         timeoutMs: opts.timeoutMs,
         createdAt: now,
         updatedAt: now,
       })
       .returning();
-    return executionFromRow(row!);
+    return { ...executionFromRow(row!), input: input ?? null, inputTruncated: false };
   }
 
   /** Marks a row `running` (with its start time and time budget). */
@@ -89,14 +115,21 @@ export class ExecutionStore {
       .where(eq(skillExecutions.id, id));
   }
 
-  /** Writes the terminal state. @returns the final execution. */
+  /**
+   * Writes the terminal state; an output over the cap is stored as a prefix with
+   * `output_truncated`.
+   * @returns the final execution, with the complete `output`.
+   */
   async finish(id: string, end: ExecutionEnd): Promise<Execution> {
     const now = this.clock();
+    const stored =
+      end.output === undefined ? null : storedJson(end.output, this.limits.maxOutputBytes);
     const [row] = await this.db
       .update(skillExecutions)
       .set({
         status: end.status,
-        output: end.output === undefined ? null : JSON.stringify(end.output),
+        output: stored?.text ?? null,
+        outputTruncated: stored?.truncated ?? false,
         errorMessage: end.errorMessage ?? null,
         errorCode: end.errorCode ?? null,
         durationMs: end.durationMs,
@@ -107,7 +140,10 @@ export class ExecutionStore {
       })
       .where(eq(skillExecutions.id, id))
       .returning();
-    return executionFromRow(row!);
+    const execution = executionFromRow(row!);
+    return end.output === undefined
+      ? execution
+      : { ...execution, output: end.output, outputTruncated: false };
   }
 
   /**

@@ -175,16 +175,26 @@ export class Executor {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
     const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
-    return this.run(row.id, skill, input, ctx, limit);
+    return withInput(input, await this.run(row.id, skill, input, ctx, limit));
   }
 
   /**
    * Creates an execution that waits for an operator's approval (policy `hybrid`;
-   * docs/policies.md#approval).
-   * @throws see {@link preflight}.
+   * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
+   * run reads it from there.
+   * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
+   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`.
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
+    if (!this.store.inputFits(input)) {
+      const maxBytes = this.store.limits.maxInputBytes;
+      throw new InvalidInputError(
+        `Input is longer than ${maxBytes} bytes of JSON: an execution awaiting approval keeps its whole input, at most SKILLS_MAX_STORED_INPUT_BYTES`,
+        { maxBytes },
+        "input_too_large",
+      );
+    }
     return this.store.create(skill, input, ctx, {
       approval: "required",
       timeoutMs: this.limitFor(skill, input),
@@ -205,7 +215,10 @@ export class Executor {
     }
     const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return this.run(execution.id, skill, execution.input, ctx, limit);
+    return withInput(
+      execution.input,
+      await this.run(execution.id, skill, execution.input, ctx, limit),
+    );
   }
 
   /** Rejects a pending execution: it ends as `error` "rejected". */
@@ -334,4 +347,12 @@ export class Executor {
       if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }
+}
+
+/**
+ * The terminal execution as answered to its caller: the complete input the run used, not the
+ * prefix a history row may keep of it (the row's `inputTruncated` stays visible on later reads).
+ */
+function withInput(input: unknown, execution: Execution): Execution {
+  return { ...execution, input: input ?? null, inputTruncated: false };
 }
