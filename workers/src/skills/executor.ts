@@ -131,6 +131,18 @@ export class Executor {
   }
 
   /**
+   * The terminal execution as answered to its caller: the complete input the run used, not the
+   * prefix a history row may keep of it (the row's `inputTruncated` stays visible on later reads).
+   * The retry hint of the execution (see {@link retryAfterS}) carries over to the answer.
+   */
+  private withInput(input: unknown, execution: Execution): Execution {
+    const answer = { ...execution, input: input ?? null, inputTruncated: false };
+    const hint = this.retryHints.get(execution);
+    if (hint !== undefined) this.retryHints.set(answer, hint);
+    return answer;
+  }
+
+  /**
    * Seconds to wait before trying again, for an execution that ended because a service it needs
    * was saturated (`errorCode` `sandbox_busy`): the service's own hint when it sent one, else
    * undefined. Known only to the process that ran the execution (not stored).
@@ -175,7 +187,7 @@ export class Executor {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
     const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
-    return withInput(input, await this.run(row.id, skill, input, ctx, limit));
+    return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
   }
 
   /**
@@ -215,7 +227,7 @@ export class Executor {
     }
     const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return withInput(
+    return this.withInput(
       execution.input,
       await this.run(execution.id, skill, execution.input, ctx, limit),
     );
@@ -347,12 +359,4 @@ export class Executor {
       if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }
-}
-
-/**
- * The terminal execution as answered to its caller: the complete input the run used, not the
- * prefix a history row may keep of it (the row's `inputTruncated` stays visible on later reads).
- */
-function withInput(input: unknown, execution: Execution): Execution {
-  return { ...execution, input: input ?? null, inputTruncated: false };
 }
