@@ -10,10 +10,13 @@ import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
 import { adminRoutes } from "./routes/admin.js";
+import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
+import { corsMiddleware } from "./routes/cors.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
@@ -52,6 +55,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     c.set("services", services);
     await next();
   });
+  const cors = corsMiddleware(deps.config.CORS_ALLOWED_ORIGINS);
+  if (cors) app.use("*", cors);
   app.use("/api/health", requireAuth(true));
   app.use("/api/*", async (c, next) => {
     if (c.req.path === "/api/health") return next();
@@ -66,23 +71,22 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Skillgate API",
-      version: "0.1.0",
-      description:
-        "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
-    },
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-  });
+  serveOpenApiDocument(app);
 
-  app.notFound((c) =>
-    c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404),
-  );
+  const allowedMethods = allowedMethodsOf(() => app.routes);
+  app.notFound((c) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow.length === 0)
+      return c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+    c.header("Allow", allow.join(", "));
+    return c.json(
+      envelope(
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allow.join(", ")})`,
+      ),
+      405,
+    );
+  });
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
