@@ -9,6 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { noopMetrics } from "./metrics/types.js";
 import { adminRoutes } from "./routes/admin.js";
 import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
@@ -16,6 +17,7 @@ import type { AppEnv } from "./routes/context.js";
 import { corsMiddleware } from "./routes/cors.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsHandler, observeRequests } from "./routes/metrics.js";
 import { serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
 
+  const metrics = deps.metrics ?? noopMetrics;
+  app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
     c.set("services", services);
     await next();
@@ -72,6 +76,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", skillsRoutes());
 
   serveOpenApiDocument(app);
+  if (metrics.scrape) app.get("/metrics", metricsHandler(metrics.scrape, deps.config));
 
   const allowedMethods = allowedMethodsOf(() => app.routes);
   app.notFound((c) => {

@@ -49,6 +49,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
+    metrics: deps.metrics,
   });
   const timeoutPolicies = new Map(builtins.map((b) => [b.name, b.timeoutFor]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {

@@ -12,6 +12,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from "../errors.js";
+import type { Metrics } from "../metrics/types.js";
 import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "./types.js";
@@ -30,6 +31,8 @@ export interface ExecutorOptions {
   clock?: () => number;
   /** Base of the linear retry backoff in ms (SPEC: 1000). */
   retryBackoffMs?: number;
+  /** Receives each execution that reaches a terminal status here (run or rejected). */
+  metrics?: Pick<Metrics, "countExecution">;
 }
 
 /** Per-handler time budget derived from the call's input (e.g. sandbox timeout + grace). */
@@ -55,9 +58,11 @@ export class Executor {
   private readonly clock: () => number;
   readonly store: ExecutionStore;
   private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
@@ -176,13 +181,34 @@ export class Executor {
         "not_awaiting_approval",
       );
     }
-    return this.store.finish(execution.id, {
+    const rejected = await this.store.finish(execution.id, {
       status: "error",
       errorMessage: reason ? `rejected: ${reason}` : "rejected",
       errorCode: "rejected",
       durationMs: 0,
       attempts: 0,
     });
+    return this.counted(rejected, null);
+  }
+
+  /** Reports a terminal execution to the metrics backend. @returns it unchanged. */
+  private counted(
+    execution: Execution,
+    durationMs: number | null = execution.durationMs,
+  ): Execution {
+    if (
+      execution.status === "success" ||
+      execution.status === "error" ||
+      execution.status === "timeout"
+    ) {
+      this.metrics?.countExecution({
+        skill: execution.skillName,
+        status: execution.status,
+        errorCode: execution.errorCode,
+        durationMs,
+      });
+    }
+    return execution;
   }
 
   /** One execution by id (SPEC §5 `getExecution`). */
@@ -205,8 +231,19 @@ export class Executor {
     return this.store.count({ ...filter, apiKeyId });
   }
 
-  /** Runs the attempts of a created row and writes the outcome. Never throws for handler failures. */
+  /** Runs a created row to its terminal status and reports it. */
   private async run(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    budget: number,
+  ): Promise<Execution> {
+    return this.counted(await this.runAttempts(id, skill, input, ctx, budget));
+  }
+
+  /** Runs the attempts of a created row and writes the outcome. Never throws for handler failures. */
+  private async runAttempts(
     id: string,
     skill: Skill,
     input: unknown,
