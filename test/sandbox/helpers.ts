@@ -8,7 +8,11 @@ import { randomBytes } from "node:crypto";
 import Docker from "dockerode";
 import { type HostConfig, parseHostConfig } from "../../sandbox-host/src/config.js";
 import { LABEL_SANDBOX } from "../../sandbox-host/src/container.js";
-import { type SandboxHost, startSandboxHost } from "../../sandbox-host/src/server.js";
+import {
+  type SandboxHost,
+  type SandboxHostOptions,
+  startSandboxHost,
+} from "../../sandbox-host/src/server.js";
 import { createSandboxClient } from "../../workers/src/sandbox/client.js";
 import { signRequest } from "../../workers/src/sandbox/protocol.js";
 import type { SandboxClient } from "../../workers/src/sandbox/types.js";
@@ -72,11 +76,13 @@ export function newSecret(): string {
 
 /**
  * Starts a host on 127.0.0.1 (free port) with the local images and a unique instance name.
- * `env` overrides or adds host variables (e.g. `SANDBOX_POOL_SIZE`).
+ * `env` overrides or adds host variables (e.g. `SANDBOX_POOL_SIZE`); `opts` adds collaborators
+ * (e.g. a metrics backend).
  */
 export async function startTestHost(
   name: string,
   env: Record<string, string> = {},
+  opts: Omit<SandboxHostOptions, "log"> = {},
 ): Promise<TestHost> {
   const secret = env.SANDBOX_SECRET ?? newSecret();
   const instance = `test-${name}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -88,7 +94,7 @@ export async function startTestHost(
     ...env,
     SANDBOX_SECRET: secret,
   });
-  const host = await startSandboxHost(config, { log: () => {} });
+  const host = await startSandboxHost(config, { ...opts, log: () => {} });
   const client = createSandboxClient({
     baseUrl: host.url,
     secret,
