@@ -17,17 +17,27 @@ OUT="${1:-$REPO/dist/docker-context}"
 # Only what the two services run; tests, benchmarks and tooling stay out of the images.
 SOURCES=(package.json package-lock.json workers sandbox-host migrations)
 
+MARKER=".skillgate-docker-context"
+if [ -e "$OUT" ] && [ ! -e "$OUT/$MARKER" ] && [ -n "$(ls -A "$OUT")" ]; then
+  echo "build-context.sh: $OUT exists and is not a previous build context; choose another folder" >&2
+  exit 1
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/app"
+touch "$OUT/$MARKER"
 cd "$REPO"
-# Tracked and new (not ignored) files, so the context matches the working tree without .data/,
-# node_modules/ or build output.
-git ls-files -z --cached --others --exclude-standard -- "${SOURCES[@]}" |
-  while IFS= read -r -d '' file; do [ -e "$file" ] && printf '%s\0' "$file"; done |
-  tar --null -T - -cf - | tar -C "$OUT/app" -xf -
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  # Tracked and new (not ignored) files, so the context matches the working tree without .data/,
+  # node_modules/ or build output.
+  git ls-files -z --cached --others --exclude-standard -- "${SOURCES[@]}" |
+    while IFS= read -r -d '' file; do [ -e "$file" ] && printf '%s\0' "$file"; done |
+    tar --null -T - -cf - | tar -C "$OUT/app" -xf -
+else
+  tar --exclude=node_modules -cf - "${SOURCES[@]}" | tar -C "$OUT/app" -xf -
+fi
 
 cp deploy/docker/api.Dockerfile deploy/docker/sandbox-host.Dockerfile "$OUT/"
-printf '%s\n' '# Nothing to exclude: this folder is the prepared context.' >"$OUT/.dockerignore"
+printf '%s\n' "$MARKER" >"$OUT/.dockerignore"
 
 echo "installing production dependencies into $OUT/app/node_modules"
 # --ignore-scripts: no dependency of the services needs an install script (native addons ship

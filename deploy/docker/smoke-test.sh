@@ -57,8 +57,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "validating the compose files (${compose_cmd[*]})"
-compose config --quiet
 if command -v systemd-analyze >/dev/null 2>&1; then
   log "verifying the systemd unit"
   systemd-analyze verify deploy/systemd/skillgate-sandbox-host.service
@@ -66,6 +64,10 @@ fi
 
 log "building the images FROM $BASE_IMAGE"
 bash deploy/docker/build-images.sh
+
+# After the build: the compose files name the build context it prepares.
+log "validating the compose files (${compose_cmd[*]})"
+compose config --quiet
 
 log "starting project $project (API on 127.0.0.1:$SKILLGATE_PORT)"
 up_output="$(compose up --detach --no-build 2>&1)" || fail "compose up: $up_output"
