@@ -1,8 +1,11 @@
 /**
- * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry
- * (DESIGN.md "Runtimes"). Mounts the route groups, authenticates `/api/*`, maps every error to
- * the envelope `{ error: { code, message, details? } }` in one place, and serves the OpenAPI
- * document at `/openapi.json`.
+ * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry (see the
+ * README, "Deployment" and "Self-hosting"). Reports every request to `deps.metrics`, answers
+ * CORS preflights for `CORS_ALLOWED_ORIGINS` before authentication, authenticates `/api/*`,
+ * mounts the route groups, maps every error to the envelope `{ error: { code, message,
+ * details? } }` in one place (404 for unknown paths, 405 with `Allow` for unsupported methods),
+ * and serves the OpenAPI document at `/openapi.json` and, with a pull-based metrics backend,
+ * `/metrics`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
