@@ -1,20 +1,28 @@
 /**
- * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry
- * (docs/architecture.md#runtimes). Mounts the route groups, authenticates `/api/*`, maps every
- * error to the envelope `{ error: { code, message, details? } }` in one place, and serves the
- * OpenAPI document at `/openapi.json`.
+ * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry (docs/architecture.md#runtimes;
+ * README "Self-hosting"). Reports every request to `deps.metrics`, answers
+ * CORS preflights for `CORS_ALLOWED_ORIGINS` before authentication, authenticates `/api/*`,
+ * mounts the route groups, maps every error to the envelope `{ error: { code, message,
+ * details? } }` in one place (404 for unknown paths, 405 with `Allow` for unsupported methods),
+ * and serves the OpenAPI document at `/openapi.json` and, with a pull-based metrics backend,
+ * `/metrics`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { noopMetrics } from "./metrics/types.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
+import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
+import { corsMiddleware } from "./routes/cors.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsHandler, observeRequests } from "./routes/metrics.js";
+import { serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
@@ -49,10 +57,14 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
 
+  const metrics = deps.metrics ?? noopMetrics;
+  app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
     c.set("services", services);
     await next();
   });
+  const cors = corsMiddleware(deps.config.CORS_ALLOWED_ORIGINS);
+  if (cors) app.use("*", cors);
   app.use("/api/health", requireAuth(true));
   app.use("/api/*", async (c, next) => {
     if (c.req.path === "/api/health") return next();
@@ -68,23 +80,23 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Skillgate API",
-      version: "0.1.0",
-      description:
-        "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
-    },
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-  });
+  serveOpenApiDocument(app);
+  if (metrics.scrape) app.get("/metrics", metricsHandler(metrics.scrape, deps.config));
 
-  app.notFound((c) =>
-    c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404),
-  );
+  const allowedMethods = allowedMethodsOf(() => app.routes);
+  app.notFound((c) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow.length === 0)
+      return c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+    c.header("Allow", allow.join(", "));
+    return c.json(
+      envelope(
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allow.join(", ")})`,
+      ),
+      405,
+    );
+  });
 
   app.onError((err, c) => {
     if (err instanceof AppError) {

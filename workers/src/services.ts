@@ -55,6 +55,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
+    metrics: deps.metrics,
   });
   const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
