@@ -9,6 +9,8 @@ import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
+import { mcpRoutes } from "./mcp/route.js";
 import { adminRoutes } from "./routes/admin.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
@@ -65,6 +67,15 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  app.route(
+    "/mcp",
+    mcpRoutes({
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      approvalTtlMs: deps.config.APPROVAL_TTL_MS,
+      mgmtToken: deps.config.MGMT_TOKEN,
+      tools: MANAGEMENT_TOOLS,
+    }),
+  );
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
@@ -86,6 +97,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
+      // RFC 6750 section 3: a 401 names the scheme (MCP clients read it to decide how to authenticate).
+      if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="skillgate"');
       if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }

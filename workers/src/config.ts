@@ -66,6 +66,14 @@ export const configSchema = z.object({
   WEB_SEARCH_CACHE_TTL_S: int(300, 60),
   /** How long a hybrid execution may wait for approval before it expires, in ms. */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
+  /**
+   * Prefix of the MCP management tools (docs/mcp.md): `skillgate_` gives `skillgate_skills_list`;
+   * `omniroute_` gives the names of clients written against OmniRoute; empty gives bare names.
+   */
+  MCP_TOOL_PREFIX: z
+    .string()
+    .regex(/^(?:[A-Za-z_][A-Za-z0-9_-]{0,31})?$/, "letters, digits, _ and - (at most 32)")
+    .default("skillgate_"),
 });
 
 /** Parsed configuration. */
