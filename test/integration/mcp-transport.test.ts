@@ -129,7 +129,10 @@ describe("MCP transport: stateless Streamable HTTP", () => {
   });
 
   it("answers an Accept without text/event-stream with 406", async () => {
-    const res = await post(initializeMessage(), mcpHeaders(key.key, { accept: "application/json" }));
+    const res = await post(
+      initializeMessage(),
+      mcpHeaders(key.key, { accept: "application/json" }),
+    );
     expect(res.status).toBe(406);
     expect((await res.json()).error.message).toContain("Not Acceptable");
   });
@@ -151,7 +154,10 @@ describe("MCP transport: stateless Streamable HTTP", () => {
     });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.code).toBe(-32700);
-    const text = await post(initializeMessage(), mcpHeaders(key.key, { "content-type": "text/plain" }));
+    const text = await post(
+      initializeMessage(),
+      mcpHeaders(key.key, { "content-type": "text/plain" }),
+    );
     expect(text.status).toBe(415);
   });
 
