@@ -114,7 +114,9 @@ describe("MCP transport: stateless Streamable HTTP", () => {
     const viaClient = await Promise.all(
       Array.from({ length: 8 }, (_, i) => callTool(client, "echoText_v1_0_0", { text: `c${i}` })),
     );
-    viaClient.forEach((r, i) => expect(r.structuredContent.output).toEqual({ text: `c${i}` }));
+    expect(viaClient.map((r) => r.structuredContent.output)).toEqual(
+      Array.from({ length: 8 }, (_, i) => ({ text: `c${i}` })),
+    );
   });
 
   it("answers GET and DELETE with 405 and Allow: POST", async () => {
