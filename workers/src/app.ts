@@ -6,9 +6,12 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
+import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -39,7 +42,20 @@ const HTTP_CODES: Record<number, string> = {
 export interface BuiltApp {
   app: OpenAPIHono<AppEnv>;
   services: Services;
+  /** The Agent Skills catalog of the app's own API (built from its OpenAPI document). */
+  agentSkills: AgentSkillsCatalog;
 }
+
+/** The OpenAPI document's top level (served at `/openapi.json`). */
+const OPENAPI_CONFIG = {
+  openapi: "3.1.0",
+  info: {
+    title: "Skillgate API",
+    version: "0.1.0",
+    description:
+      "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
+  },
+};
 
 /**
  * Builds the app from its dependencies.
@@ -49,6 +65,7 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
+  const agentSkills = new AgentSkillsCatalog(() => app.getOpenAPI31Document(OPENAPI_CONFIG));
 
   app.use("*", async (c, next) => {
     c.set("services", services);
@@ -67,25 +84,18 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  app.route("/", agentSkillsRoutes(agentSkills));
   app.route(
     "/mcp",
     mcpRoutes({
       toolPrefix: deps.config.MCP_TOOL_PREFIX,
       approvalTtlMs: deps.config.APPROVAL_TTL_MS,
       mgmtToken: deps.config.MGMT_TOKEN,
-      tools: MANAGEMENT_TOOLS,
+      tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
     }),
   );
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Skillgate API",
-      version: "0.1.0",
-      description:
-        "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
-    },
-  });
+  app.doc31("/openapi.json", OPENAPI_CONFIG);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
     scheme: "bearer",
@@ -113,5 +123,5 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     return c.json(envelope("internal_error", "Internal server error"), 500);
   });
 
-  return { app, services };
+  return { app, services, agentSkills };
 }
