@@ -6,6 +6,8 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { a2aRoutes } from "./a2a/route.js";
+import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from "./a2a/skills.js";
 import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
 import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth } from "./auth/middleware.js";
@@ -21,6 +23,7 @@ import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
+import { routingRoutes } from "./routing/route.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 /** Error envelope body. */
@@ -44,6 +47,8 @@ export interface BuiltApp {
   services: Services;
   /** The Agent Skills catalog of the app's own API (built from its OpenAPI document). */
   agentSkills: AgentSkillsCatalog;
+  /** The A2A skills; code embedding Skillgate adds its own with `a2aSkills.registerA2ASkill`. */
+  a2aSkills: A2ASkillRegistry;
 }
 
 /** The OpenAPI document's top level (served at `/openapi.json`). */
@@ -66,6 +71,15 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
   const agentSkills = new AgentSkillsCatalog(() => app.getOpenAPI31Document(OPENAPI_CONFIG));
+  const a2aSkills = new A2ASkillRegistry();
+  a2aSkills.registerA2ASkill(
+    listCapabilitiesSkill({
+      agentSkills,
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      registry: a2aSkills,
+    }),
+  );
+  a2aSkills.registerA2ASkill(memoryAwareRoutingSkill);
 
   app.use("*", async (c, next) => {
     c.set("services", services);
@@ -85,6 +99,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
   app.route("/", agentSkillsRoutes(agentSkills));
+  app.route("/", routingRoutes());
   app.route(
     "/mcp",
     mcpRoutes({
@@ -94,6 +109,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
     }),
   );
+  app.route("/", a2aRoutes({ services, skills: a2aSkills, mgmtToken: deps.config.MGMT_TOKEN }).app);
 
   app.doc31("/openapi.json", OPENAPI_CONFIG);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -123,5 +139,5 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     return c.json(envelope("internal_error", "Internal server error"), 500);
   });
 
-  return { app, services, agentSkills };
+  return { app, services, agentSkills, a2aSkills };
 }

@@ -68,6 +68,13 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     matches: under("/api/settings", "/api/health"),
   },
   {
+    name: "skillgate-routing",
+    title: "Skillgate: upstream call history and routing recommendations",
+    description:
+      "Report the outcome of upstream LLM calls (provider, model, success or error class, latency, task) and get a provider/model recommendation for a task from your own history, with the success rates and latency percentiles it used. Use it to pick the upstream that has worked best for a kind of task.",
+    matches: under("/api/routing"),
+  },
+  {
     name: "skillgate-agent-skills",
     title: "Skillgate: the Agent Skills catalog of its own API",
     description:
