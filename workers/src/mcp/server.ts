@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
-import { InvalidInputError } from "../errors.js";
+import { AppError, InvalidInputError } from "../errors.js";
 import { callerTools, resolveCallerTool } from "../skills/caller-tools.js";
 import { runModelCall } from "../skills/model-call.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
@@ -49,7 +49,23 @@ export interface McpServerOptions extends ToolContext {
   tools: readonly ManagementTool[];
 }
 
+const described = new WeakMap<ManagementTool, Map<string, Tool>>();
+
+/** The `tools/list` entry of a management tool (memoised per tool and prefix). */
 function toolOf(prefix: string, t: ManagementTool): Tool {
+  let perPrefix = described.get(t);
+  if (!perPrefix) {
+    perPrefix = new Map();
+    described.set(t, perPrefix);
+  }
+  const hit = perPrefix.get(prefix);
+  if (hit) return hit;
+  const tool = describeTool(prefix, t);
+  perPrefix.set(prefix, tool);
+  return tool;
+}
+
+function describeTool(prefix: string, t: ManagementTool): Tool {
   const schema = z.toJSONSchema(t.args, { io: "input" }) as Record<string, unknown>;
   const { $schema: _drop, ...inputSchema } = schema;
   return {
@@ -82,6 +98,7 @@ async function runManagementTool(
         ),
       );
     }
+    if (!(err instanceof AppError)) console.error(`[skillgate] MCP tool ${tool.name} failed:`, err);
     return errorResult(err);
   }
 }
