@@ -287,7 +287,12 @@ describe("MCP management tools", () => {
     const rows = mine.structuredContent.data as { apiKeyId: string; input: unknown }[];
     expect(rows.length).toBeGreaterThanOrEqual(2);
     expect(rows.every((r) => r.apiKeyId === keyB.id)).toBe(true);
-    expect(rows[0]!.input).toEqual({ text: "b2" });
+    // Newest first: the two calls just made lead, in non-increasing creation time.
+    expect(rows.slice(0, 2).map((r) => r.input)).toEqual(
+      expect.arrayContaining([{ text: "b1" }, { text: "b2" }]),
+    );
+    const times = rows.map((r) => Date.parse((r as unknown as { createdAt: string }).createdAt));
+    expect(times).toEqual([...times].sort((x, y) => y - x));
     const limited = await callTool(b, "skillgate_skills_executions", { limit: 1 });
     expect(limited.structuredContent.data).toHaveLength(1);
     const tooMany = await callTool(b, "skillgate_skills_executions", { limit: 101 });

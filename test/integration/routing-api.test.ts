@@ -7,21 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 
 let t: TestApp;
-let keyA: { key: string; id: string };
-let keyB: { key: string; id: string };
 
 const calls = (provider: string, model: string, latencies: number[], extra: object = {}) =>
   latencies.map((latencyMs) => ({ provider, model, status: "success", latencyMs, ...extra }));
 
 beforeAll(async () => {
   t = await startTestApp();
-  keyA = await t.api.createKey("routing-a");
-  keyB = await t.api.createKey("routing-b");
+});
+
+/** Two fresh keys per test, so that no test sees another's history. */
+const freshKeys = async () => ({
+  keyA: await t.api.createKey(`routing-a-${crypto.randomUUID()}`),
+  keyB: await t.api.createKey(`routing-b-${crypto.randomUUID()}`),
 });
 afterAll(() => t?.close());
 
 describe("/api/routing", () => {
   it("records calls for the key and recommends from them; other keys see none of it", async () => {
+    const { keyA, keyB } = await freshKeys();
     const a = t.api.as(keyA.key);
     const recorded = await a.post("/api/routing/observations", {
       calls: [
@@ -65,6 +68,7 @@ describe("/api/routing", () => {
   });
 
   it("lets management record for a key, and refuses a key acting for another", async () => {
+    const { keyA, keyB } = await freshKeys();
     const recorded = await t.api.post("/api/routing/observations", {
       calls: calls("google", "gemini-flash", [90]),
       apiKeyId: keyB.id,
@@ -80,6 +84,7 @@ describe("/api/routing", () => {
   });
 
   it("answers invalid input with 400 naming the field, and records nothing", async () => {
+    const { keyA } = await freshKeys();
     const a = t.api.as(keyA.key);
     const before = await t.client.execute("select count(*) as n from upstream_calls");
     for (const body of [
