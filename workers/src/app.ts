@@ -9,9 +9,16 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { a2aRoutes } from "./a2a/route.js";
+import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from "./a2a/skills.js";
+import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
+import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
+import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
+import { mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -22,9 +29,10 @@ import { corsMiddleware } from "./routes/cors.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsHandler, observeRequests } from "./routes/metrics.js";
-import { serveOpenApiDocument } from "./routes/openapi.js";
+import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
+import { routingRoutes } from "./routing/route.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 /** Error envelope body. */
@@ -46,6 +54,10 @@ const HTTP_CODES: Record<number, string> = {
 export interface BuiltApp {
   app: OpenAPIHono<AppEnv>;
   services: Services;
+  /** The Agent Skills catalog of the app's own API (built from its OpenAPI document). */
+  agentSkills: AgentSkillsCatalog;
+  /** The A2A skills; code embedding Skillgate adds its own with `a2aSkills.registerA2ASkill`. */
+  a2aSkills: A2ASkillRegistry;
 }
 
 /**
@@ -56,6 +68,16 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
+  const agentSkills = new AgentSkillsCatalog(() => app.getOpenAPI31Document(OPENAPI_DOCUMENT));
+  const a2aSkills = new A2ASkillRegistry();
+  a2aSkills.registerA2ASkill(
+    listCapabilitiesSkill({
+      agentSkills,
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      registry: a2aSkills,
+    }),
+  );
+  a2aSkills.registerA2ASkill(memoryAwareRoutingSkill);
 
   const metrics = deps.metrics ?? noopMetrics;
   app.use("*", observeRequests(metrics));
@@ -79,6 +101,18 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  app.route("/", agentSkillsRoutes(agentSkills));
+  app.route("/", routingRoutes());
+  app.route(
+    "/mcp",
+    mcpRoutes({
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      approvalTtlMs: deps.config.APPROVAL_TTL_MS,
+      mgmtToken: deps.config.MGMT_TOKEN,
+      tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
+    }),
+  );
+  app.route("/", a2aRoutes({ services, skills: a2aSkills, mgmtToken: deps.config.MGMT_TOKEN }).app);
 
   serveOpenApiDocument(app);
   if (metrics.scrape) app.get("/metrics", metricsHandler(metrics.scrape, deps.config));
@@ -100,6 +134,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
+      // RFC 6750 section 3: a 401 names the scheme (MCP clients read it to decide how to authenticate).
+      if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="skillgate"');
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
       else if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
@@ -115,5 +151,5 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     return c.json(envelope("internal_error", "Internal server error"), 500);
   });
 
-  return { app, services };
+  return { app, services, agentSkills, a2aSkills };
 }

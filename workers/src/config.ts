@@ -112,6 +112,14 @@ export const configSchema = z.object({
   SKILLS_MAX_STORED_INPUT_BYTES: int(262_144, 1024),
   /** Most bytes of an execution's output JSON kept in its history row; longer ones keep a prefix. */
   SKILLS_MAX_STORED_OUTPUT_BYTES: int(262_144, 1024),
+  /**
+   * Prefix of the MCP management tools (docs/mcp.md): `skillgate_` gives `skillgate_skills_list`;
+   * `omniroute_` gives the names of clients written against OmniRoute; empty gives bare names.
+   */
+  MCP_TOOL_PREFIX: z
+    .string()
+    .regex(/^(?:[A-Za-z_][A-Za-z0-9_-]{0,31})?$/, "letters, digits, _ and - (at most 32)")
+    .default("skillgate_"),
 });
 
 /** Parsed configuration. */

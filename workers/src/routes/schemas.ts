@@ -165,4 +165,6 @@ export const TAGS = {
   keys: "API keys",
   settings: "Settings",
   health: "Health",
+  agentSkills: "Agent Skills",
+  routing: "Routing",
 } as const;
