@@ -1,11 +1,17 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Test projects: `node` (unit, integration, sandbox — real libSQL, real HTTP, real Docker) and
- * `workerd` (the Worker entry inside workerd; see test/workerd/vitest.config.ts).
+ * Test projects: `node` (unit, integration, sandbox — real libSQL, real HTTP, real Docker — and
+ * deployed: the Worker under `wrangler dev`) and `workerd` (the Worker entry inside workerd; see
+ * test/workerd/vitest.config.ts).
+ *
+ * Files and the tests in each file run in a random order (every test must stand alone). Vitest
+ * prints the seed at start (`Running tests with seed "<n>"`); replay an order with
+ * `npm test -- --sequence.seed=<n>` or `npx vitest run --sequence.seed=<n>`.
  */
 export default defineConfig({
   test: {
+    sequence: { shuffle: true },
     projects: [
       {
         test: {
@@ -15,7 +21,9 @@ export default defineConfig({
             "test/unit/**/*.test.ts",
             "test/integration/**/*.test.ts",
             "test/sandbox/**/*.test.ts",
+            "test/deployed/**/*.test.ts",
           ],
+          sequence: { shuffle: true },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

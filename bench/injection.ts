@@ -133,6 +133,8 @@ async function interception(): Promise<Record<string, number>> {
     status: "success",
     approval: "none",
     input,
+    inputTruncated: false,
+    outputTruncated: false,
     output: {},
     errorMessage: null,
     errorCode: null,

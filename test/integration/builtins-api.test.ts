@@ -116,10 +116,14 @@ describe("builtins through the execute API", () => {
   });
 
   it("a traversal path ends as an error execution without touching the workspace table", async () => {
+    const paths = async () =>
+      (await t.client.execute("select workspace, path from workspace_files")).rows.map(
+        (r) => `${r.workspace}:${r.path}`,
+      );
+    const before = await paths();
     const res = await run(a.key, "file_write", { path: "../../etc/passwd", content: "x" });
     expect(res.body.execution).toMatchObject({ status: "error", errorCode: "invalid_path" });
-    const rows = await t.client.execute("select path from workspace_files");
-    expect(rows.rows.map((r) => r.path)).toEqual(["notes/today.md"]);
+    expect(await paths()).toEqual(before);
   });
 
   it("http_request to names resolving to loopback or private addresses is refused, no connection made", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   INSTRUCTION_HANDLER,
   instructionHandler,
@@ -42,6 +42,18 @@ beforeAll(async () => {
       },
     },
   });
+});
+afterAll(async () => {
+  await sh.close();
+  await gh.close();
+});
+
+// A fresh app, database and keys per test, and the fakes back to answering normally.
+beforeEach(async () => {
+  sh.mode = "ok";
+  gh.mode = "ok";
+  sh.requests.length = 0;
+  gh.requests.length = 0;
   t = await startTestApp({ env: { SKILLSSH_BASE_URL: sh.url, GITHUB_RAW_BASE_URL: gh.url } });
   if (!t.services.executor.hasHandler(INSTRUCTION_HANDLER)) {
     t.services.executor.registerHandler(INSTRUCTION_HANDLER, instructionHandler);
@@ -49,13 +61,21 @@ beforeAll(async () => {
   keyA = await t.api.createKey("A");
   keyB = await t.api.createKey("B");
 });
-afterAll(async () => {
-  await t.close();
-  await sh.close();
-  await gh.close();
-});
+afterEach(() => t.close());
 
 const installBody = { source: "acme/trunk-skills", skillId: "pdf-tools" };
+
+/** Makes skills.sh the active catalog provider. */
+async function activateSkillsSh(): Promise<void> {
+  expect((await t.api.put("/api/settings", { activeProvider: "skillssh" })).status).toBe(200);
+}
+
+/** Activates skills.sh and installs `pdf-tools` as key A. */
+async function installPdfToolsAsA(): Promise<void> {
+  await activateSkillsSh();
+  const res = await t.api.as(keyA.key).post("/api/skills/skillssh/install", installBody);
+  expect(res.status).toBe(201);
+}
 
 describe("GET /api/skills/skillssh", () => {
   it("searches skills.sh for keys and management, capping limit at 100", async () => {
@@ -96,8 +116,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("acceptance: installs a skill kept at .claude/skills/<id>/ on a default branch named trunk", async () => {
-    expect((await t.api.put("/api/settings", { activeProvider: "skillssh" })).status).toBe(200);
-    gh.requests.length = 0;
+    await activateSkillsSh();
     const res = await t.api.as(keyA.key).post("/api/skills/skillssh/install", installBody);
     expect(res.status).toBe(201);
     expect(res.body.skillMd).toEqual({
@@ -122,6 +141,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("the installed skill is injected for the installing key only", async () => {
+    await installPdfToolsAsA();
     const snapshot = await t.services.registry.snapshot();
     const request = {
       model: "gpt-test",
@@ -136,6 +156,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("executes: the tool returns its SKILL.md body", async () => {
+    await installPdfToolsAsA();
     const run = await t.api.as(keyA.key).post("/api/skills/executions", {
       skillName: "pdf-tools",
       input: { task: "merge a.pdf and b.pdf" },
@@ -155,6 +176,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("a model's call of the injected tool returns the SKILL.md body", async () => {
+    await installPdfToolsAsA();
     const snapshot = await t.services.registry.snapshot();
     const request = {
       model: "gpt-test",
@@ -203,6 +225,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("a second install of the same name@version is a 409; another key's install counts", async () => {
+    await installPdfToolsAsA();
     const again = await t.api
       .as(keyA.key)
       .post("/api/skills/skillssh/install", { id: "acme/trunk-skills/pdf-tools" });
@@ -217,6 +240,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("management installs globally; a key cannot install for another key", async () => {
+    await activateSkillsSh();
     const global = await t.api.post("/api/skills/skillssh/install", installBody);
     expect(global.status).toBe(201);
     expect(global.body.skill.apiKeyId).toBeNull();
@@ -227,6 +251,7 @@ describe("POST /api/skills/skillssh/install", () => {
   });
 
   it("reports a missing SKILL.md (404), an invalid one (422), GitHub 429 and bad bodies (400)", async () => {
+    await activateSkillsSh();
     const missing = await t.api.post("/api/skills/skillssh/install", {
       source: "acme/trunk-skills",
       skillId: "nope",

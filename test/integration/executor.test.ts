@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetryableError } from "../../workers/src/errors.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
@@ -18,10 +18,13 @@ const install = (
   });
 
 describe("executor lifecycle", () => {
+  // A fresh app, database and handler state per test.
   let t: TestApp;
   let flakyCalls = 0;
-  const seenSignals: AbortSignal[] = [];
-  beforeAll(async () => {
+  let seenSignals: AbortSignal[] = [];
+  beforeEach(async () => {
+    flakyCalls = 0;
+    seenSignals = [];
     t = await startTestApp({ services: { retryBackoffMs: 50 } });
     const ex = t.services.executor;
     ex.registerHandler("sleep-handler", async (_input, ctx) => {
@@ -41,7 +44,7 @@ describe("executor lifecycle", () => {
       throw Object.assign(new Error("still down"), { retryable: true });
     });
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   it("a handler that sleeps past its timeout ends as timeout and its signal fires", async () => {
     await install(t, "sleeper", "sleep-handler", { timeoutMs: 300 });
@@ -100,20 +103,41 @@ describe("executor lifecycle", () => {
   });
 
   it("success rows carry durationMs and the history filters by status, skill and session", async () => {
+    await install(t, "flaky", "flaky-handler");
+    await install(t, "thrower", "throw-handler");
+    await t.api.post("/api/skills/executions", { skillName: "flaky", input: {}, sessionId: "s-1" });
+    await t.api.post("/api/skills/executions", {
+      skillName: "thrower",
+      input: {},
+      sessionId: "s-1",
+    });
     const ok = await t.api.get("/api/skills/executions?status=success&skill=flaky&sessionId=s-1");
     expect(ok.body.total).toBe(1);
     expect(ok.body.data[0].durationMs).toBeGreaterThanOrEqual(0);
     const errs = await t.api.get("/api/skills/executions?status=error");
-    expect(errs.body.data.every((e: { errorMessage: string | null }) => e.errorMessage)).toBe(true);
+    expect(
+      errs.body.data.map((e: { skillName: string; errorMessage: string | null }) => [
+        e.skillName,
+        e.errorMessage,
+      ]),
+    ).toEqual([["thrower", "kaboom: the handler failed"]]);
+    const other = await t.api.get("/api/skills/executions?sessionId=s-2");
+    expect(other.body.total).toBe(0);
   });
 });
 
 describe("approval flow and crash recovery", () => {
   let t: TestApp;
-  beforeAll(async () => {
+  beforeEach(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
+
+  /** Installs the global `crashy` skill (echo-handler) and returns it from the registry. */
+  const installCrashy = async () => {
+    const { body } = await install(t, "crashy", "echo-handler");
+    return (await t.services.registry.snapshot()).getById(body.skill.id)!;
+  };
 
   it("a pending approval runs when approved and ends as error when rejected", async () => {
     const key = await t.api.createKey("approver");
@@ -165,13 +189,7 @@ describe("approval flow and crash recovery", () => {
   });
 
   it("recovery ends running and unapproved-pending rows as interrupted, keeping approvals", async () => {
-    const { body } = await t.api.post("/api/skills/install", {
-      name: "crashy",
-      version: "1.0.0",
-      schema: { input: { type: "object" } },
-      handlerCode: "echo-handler",
-    });
-    const skill = (await t.services.registry.snapshot()).getById(body.skill.id)!;
+    const skill = await installCrashy();
     const store = t.services.executor.store;
     const running = await store.create(
       skill,
@@ -205,7 +223,7 @@ describe("approval flow and crash recovery", () => {
   });
 
   it("cron-style recovery only ends rows older than their budget plus the grace", async () => {
-    const skill = (await t.services.registry.snapshot()).resolve("crashy", null, null)!;
+    const skill = await installCrashy();
     const store = t.services.executor.store;
     const fresh = await store.create(
       skill,
@@ -227,7 +245,7 @@ describe("approval flow and crash recovery", () => {
   });
 
   it("expires approvals nobody decided in time", async () => {
-    const skill = (await t.services.registry.snapshot()).resolve("crashy", null, null)!;
+    const skill = await installCrashy();
     const awaiting = await t.services.executor.requestApproval(
       skill,
       {},

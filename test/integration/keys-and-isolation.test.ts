@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 
 const skill = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -11,11 +11,12 @@ const skill = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe("API keys, ownership and isolation", () => {
+  // A fresh app and database per test: no test depends on another's keys, skills or settings.
   let t: TestApp;
-  beforeAll(async () => {
+  beforeEach(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   it("creates a key shown once, stores only its hash, lists and revokes it", async () => {
     const created = await t.api.post("/api/keys", {
@@ -107,6 +108,7 @@ describe("API keys, ownership and isolation", () => {
   it("a key cannot act for another key (403); management can", async () => {
     const a = await t.api.createKey("A2");
     const b = await t.api.createKey("B2");
+    await t.api.post("/api/skills/install", skill("shared-echo"));
     const forB = await t.api
       .as(a.key)
       .post("/api/skills/executions", { skillName: "shared-echo", input: {}, apiKeyId: b.id });
@@ -168,6 +170,7 @@ describe("API keys, ownership and isolation", () => {
   });
 
   it("the master switch blocks every execution with 503, and the registry still loads", async () => {
+    expect((await t.api.post("/api/skills/install", skill("shared-echo"))).status).toBe(201);
     const off = await t.api.put("/api/settings", { skillsEnabled: false });
     expect(off.body.settings).toMatchObject({
       skillsEnabled: false,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ApiClient, startTestApp, type TestApp } from "../support/app.js";
 
 const example = {
@@ -18,13 +18,14 @@ async function countRows(t: TestApp, table: string): Promise<number> {
 }
 
 describe("skills REST API", () => {
+  // A fresh app and database per test: counts and names never depend on other tests.
   let t: TestApp;
   let api: ApiClient;
-  beforeAll(async () => {
+  beforeEach(async () => {
     t = await startTestApp();
     api = t.api;
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   it("runs the README install example end to end through echo-handler", async () => {
     const key = await api.createKey("example");
@@ -186,6 +187,9 @@ describe("skills REST API", () => {
   });
 
   it("answers 404 for an unknown skill and 400 for invalid input, writing nothing", async () => {
+    expect(
+      (await api.post("/api/skills/install", { ...example, name: "global-echo" })).status,
+    ).toBe(201);
     const before = await countRows(t, "skill_executions");
     const unknown = await api.post("/api/skills/executions", {
       skillName: "no-such-skill",

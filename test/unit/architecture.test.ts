@@ -1,8 +1,10 @@
 /**
  * The layering of `workers/src` (docs/architecture.md#layers), checked on the import graph: the
- * REST routes reach only the services (never the database, the app's dependencies, a repository,
- * a catalog client or the domain below the services), the domain under `skills/` imports neither
- * the database driver nor Hono, and no module below the entry points reads `process.env`.
+ * front doors (REST routes, MCP, A2A, the Agent Skills and routing routes) reach only the
+ * services (never the database, the app's dependencies, a repository, a catalog client or the
+ * domain below the services), the domain (`skills/`, the task and routing-history types)
+ * imports neither the database driver nor Hono, and no module below the entry points reads
+ * `process.env`.
  * Imports are read with the TypeScript compiler's own pre-processor (static imports, re-exports,
  * type imports and dynamic `import()` alike).
  */
@@ -69,7 +71,17 @@ const under = (imp: Import, folder: string) =>
 
 describe("layers of workers/src", () => {
   const routes = tsFiles(join(SRC, "routes"));
-  const domain = tsFiles(join(SRC, "skills"));
+  const frontDoors = [
+    ...routes,
+    ...["mcp", "a2a", "agent-skills"].flatMap((d) => tsFiles(join(SRC, d))),
+    join(SRC, "routing/route.ts"),
+  ];
+  const domain = [
+    ...tsFiles(join(SRC, "skills")),
+    ...tsFiles(join(SRC, "agents")),
+    join(SRC, "routing/history.ts"),
+    join(SRC, "routing/recommend.ts"),
+  ];
 
   it("reads the imports of every file it checks", () => {
     expect(routes.length).toBeGreaterThan(5);
@@ -80,9 +92,12 @@ describe("layers of workers/src", () => {
     expect(seen.some((i) => i.specifier === "@hono/zod-openapi")).toBe(true);
   });
 
-  it("routes call services only: no database, deps, repository, catalog client or domain internals", () => {
+  it("front doors call services only: no database, deps, repository, catalog client or domain internals", () => {
+    // The MCP, A2A, Agent Skills and routing front doors are held to the rules of the REST routes.
+    expect(frontDoors.some((f) => f.endsWith("mcp/server.ts"))).toBe(true);
+    expect(frontDoors.some((f) => f.endsWith("a2a/route.ts"))).toBe(true);
     const found = violations(
-      routes,
+      frontDoors,
       (imp) =>
         isPackage(imp, "drizzle-orm", "@libsql/client", "libsql") ||
         under(imp, "db") ||

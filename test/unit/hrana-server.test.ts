@@ -4,7 +4,7 @@
  */
 import { type Client, createClient } from "@libsql/client/web";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDb } from "../../workers/src/db/client.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import { tempDir } from "../support/app.js";
@@ -24,7 +24,8 @@ async function pipeline(body: unknown, url = server.url): Promise<{ status: numb
   return { status: res.status, json: await res.json() };
 }
 
-beforeAll(async () => {
+// A fresh server and database per test: tests never see each other's rows or tables.
+beforeEach(async () => {
   tmp = tempDir("skillgate-hrana-");
   server = await startHranaServer({ path: `${tmp.dir}/hrana.db`, streamIdleMs: 2_000 });
   client = createClient({ url: server.url, intMode: "bigint" });
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await client.execute("create table uniq (k text primary key)");
 });
 
-afterAll(async () => {
+afterEach(async () => {
   client.close();
   await server.close();
   tmp.cleanup();
@@ -97,6 +98,7 @@ describe("test Hrana server (HTTP v2 JSON)", () => {
   });
 
   it("runs a batch atomically: a failing step rolls back the steps before it", async () => {
+    await client.execute("insert into uniq values ('dup')");
     const failed = await client
       .batch(["insert into uniq values ('batch-1')", "insert into uniq values ('dup')"], "write")
       .catch((e: unknown) => e as Error);

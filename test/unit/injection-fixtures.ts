@@ -54,6 +54,8 @@ export function execution(s: Skill, fields: Partial<Execution> = {}): Execution 
     approval: "none",
     input: {},
     output: null,
+    inputTruncated: false,
+    outputTruncated: false,
     errorMessage: null,
     errorCode: null,
     durationMs: 1,

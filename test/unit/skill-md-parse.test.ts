@@ -86,6 +86,40 @@ describe("parseSkillMd", () => {
     expect(problem(doc('name: a\ndescription: "  "')).message).toContain("description");
   });
 
+  it("reads typed YAML scalars as the text written: name 404, version 1.10, numeric tags", () => {
+    const md = parseSkillMd(
+      doc("name: 404\ndescription: 42\nversion: 1.10\ntags: [1.10, 2, true, web]"),
+    );
+    expect(md).toMatchObject({
+      name: "404",
+      description: "42",
+      version: "1.10.0",
+      tags: ["1.10", "2", "true", "web"],
+    });
+    expect(parseSkillMd(doc("name: 2024\ndescription: d\nversion: 3")).version).toBe("3.0.0");
+    expect(parseSkillMd(doc("name: true\ndescription: 0x1F")).description).toBe("0x1F");
+    expect(
+      parseSkillMd(doc("name: a\ndescription: d\nmetadata:\n  version: 2.50\n  tags: [1.0]")),
+    ).toMatchObject({ version: "2.50.0", tags: ["1.0"] });
+    expect(parseSkillMd(doc('name: a\ndescription: d\nversion: "1.10"')).version).toBe("1.10.0");
+    expect(parseSkillMd(doc("base: &v 1.20\nname: a\ndescription: d\nversion: *v")).version).toBe(
+      "1.20.0",
+    );
+  });
+
+  it("treats null, ~ and empty values as missing, and mappings as invalid", () => {
+    expect(problem(doc("name: null\ndescription: d")).details).toEqual([
+      expect.objectContaining({ field: "name" }),
+    ]);
+    expect(problem(doc("name: a\ndescription: ~")).details).toEqual([
+      expect.objectContaining({ field: "description" }),
+    ]);
+    expect(problem(doc("name:\ndescription:\n  nested: 1")).details).toEqual([
+      expect.objectContaining({ field: "name" }),
+      expect.objectContaining({ field: "description" }),
+    ]);
+  });
+
   it("refuses a missing frontmatter, bad YAML, a non-mapping and an empty body", () => {
     expect(problem("# Just markdown\n").message).toContain("no YAML frontmatter");
     expect(problem(doc("name: [unclosed\ndescription: d")).message).toContain("not valid YAML");
@@ -103,8 +137,12 @@ describe("versionFrom", () => {
     [{ version: "1.2.3-beta.1" }, "1.2.3"],
     [{ metadata: { version: "0.4.0" } }, "0.4.0"],
     [{ version: "latest", metadata: { version: "0.5.0" } }, "0.5.0"],
-    [{ version: 1.0 }, "1.0.0"],
+    [{ version: 1.5 }, "1.0.0"],
     [{ version: "1.0" }, "1.0.0"],
+    [{ version: "1.10" }, "1.10.0"],
+    [{ version: "2" }, "2.0.0"],
+    [{ version: "v2.3" }, "2.3.0"],
+    [{ version: "1.2.3.4" }, "1.0.0"],
     [{ version: "latest" }, "1.0.0"],
     [{}, "1.0.0"],
   ])("%j → %s", (front, expected) => {

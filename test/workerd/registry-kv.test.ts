@@ -28,25 +28,30 @@ async function kvSnapshotNames(): Promise<string[] | null> {
 
 describe("registry snapshot in Workers KV", () => {
   it("stores the snapshot in SKILLS_KV on a read and drops it on a write", async () => {
-    await call("POST", "/api/skills/install", { body: installBody("kv-first") });
+    // Names no other test matches with `q=kvstore-` (the database is shared by the project).
+    await call("POST", "/api/skills/install", { body: installBody("kvstore-first") });
     const before = Math.floor(Date.now() / 1000);
-    const list = await call("GET", "/api/skills?q=kv-");
-    expect(list.body.data.map((s: { name: string }) => s.name)).toEqual(["kv-first"]);
-    expect(await kvSnapshotNames()).toContain("kv-first");
+    const list = await call("GET", "/api/skills?q=kvstore-");
+    expect(list.body.data.map((s: { name: string }) => s.name)).toEqual(["kvstore-first"]);
+    expect(await kvSnapshotNames()).toContain("kvstore-first");
     const [entry] = await registryKeys();
     // The registry's 60 s TTL, which is also KV's minimum.
     expect(entry!.expiration! - before).toBeGreaterThanOrEqual(KV_MIN_TTL_S);
     expect(entry!.expiration! - before).toBeLessThanOrEqual(KV_MIN_TTL_S + 5);
 
-    const second = await call("POST", "/api/skills/install", { body: installBody("kv-second") });
+    const second = await call("POST", "/api/skills/install", {
+      body: installBody("kvstore-second"),
+    });
     expect(second.status).toBe(201);
     expect(await kvSnapshotNames()).toBeNull();
 
-    const again = await call("GET", "/api/skills?q=kv-");
+    const again = await call("GET", "/api/skills?q=kvstore-");
     expect(again.body.total).toBe(2);
-    expect(await kvSnapshotNames()).toEqual(expect.arrayContaining(["kv-first", "kv-second"]));
+    expect(await kvSnapshotNames()).toEqual(
+      expect.arrayContaining(["kvstore-first", "kvstore-second"]),
+    );
 
-    const installed = await call("GET", "/api/skills?q=kv-second");
+    const installed = await call("GET", "/api/skills?q=kvstore-second");
     const del = await call("DELETE", `/api/skills/${installed.body.data[0].id}`);
     expect(del.status).toBe(204);
     expect(await kvSnapshotNames()).toBeNull();

@@ -32,6 +32,8 @@ export default defineProject({
     globalSetup: ["test/workerd/global-setup.ts"],
     // Every file talks to the one shared database (one engine connection): run files one by one.
     fileParallelism: false,
+    // Random order, like the node project (the seed is shared and printed by the root config).
+    sequence: { shuffle: true },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

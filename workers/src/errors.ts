@@ -54,6 +54,13 @@ export class InvalidInputError extends AppError {
   }
 }
 
+/** 413: the request body is larger than the route accepts; nothing was read past the limit. */
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string, details?: unknown, code: CodeWithStatus<413> = "payload_too_large") {
+    super(code, message, { details });
+  }
+}
+
 /** 401: missing or wrong credentials. */
 export class UnauthorizedError extends AppError {
   constructor(message?: string, code: CodeWithStatus<401> = "unauthorized") {

@@ -1,62 +1,14 @@
 /**
- * Worker entry (docs/architecture.md#runtimes): builds the deps from bindings — Turso/libSQL over
- * HTTP (`@libsql/client/web`), the `SKILLS_KV` namespace (with a per-isolate memory layer),
- * secrets (`MGMT_TOKEN`, `SANDBOX_SECRET`, `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`.
- * The cron trigger finishes executions left `running` past their timeout plus a minute, and
- * expires approvals. Migrations are applied ahead of deployment with `npm run db:migrate`.
+ * Worker entry: exports only the handlers (`default` with `fetch` and `scheduled`). workerd
+ * treats every named export of this module as an entrypoint and refuses to start when one is not
+ * a handler, so everything else lives in ./worker-app.ts. Migrations are applied ahead of
+ * deployment with `npm run db:migrate` (README "Deployment (Cloudflare Workers)").
  */
-import { createClient } from "@libsql/client/web";
-import { type BuiltApp, createApp } from "./app.js";
-import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
-import { parseConfig } from "./config.js";
-import { createDb } from "./db/client.js";
-import { sandboxClientFromConfig } from "./sandbox/client.js";
-
-/** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
-export interface WorkerEnv {
-  SKILLS_KV: KvNamespaceLike;
-  LIBSQL_URL: string;
-  LIBSQL_AUTH_TOKEN?: string;
-  [name: string]: unknown;
-}
-
-/** The subset of the Workers execution context the entry uses. */
-interface ExecutionContextLike {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException?(): void;
-}
-
-/** Stale `running` rows are finished by cron after their timeout plus this grace (ms). */
-export const CRON_STALE_GRACE_MS = 60_000;
-
-let built: { env: WorkerEnv; app: BuiltApp } | null = null;
-
-/**
- * Builds (once per isolate and bindings object) the app for `env`.
- * @throws Error when `LIBSQL_URL` or the `SKILLS_KV` binding is missing (fail closed).
- */
-export function appFor(env: WorkerEnv): BuiltApp {
-  if (built && built.env === env) return built.app;
-  if (!env.LIBSQL_URL) throw new Error("LIBSQL_URL is not configured");
-  if (!env.SKILLS_KV) throw new Error("The SKILLS_KV namespace binding is missing");
-  const config = parseConfig(env);
-  const client = createClient({
-    url: env.LIBSQL_URL,
-    authToken: env.LIBSQL_AUTH_TOKEN || undefined,
-  });
-  const app = createApp({
-    db: createDb(client),
-    cache: new KvCache(env.SKILLS_KV),
-    config,
-    sandbox: sandboxClientFromConfig(config),
-    fetch: (input, init) => fetch(input, init),
-    runtime: "workerd",
-  });
-  built = { env, app };
-  return app;
-}
+import type { BuiltApp } from "./app.js";
+import { appFor, type ExecutionContextLike, runCron, type WorkerEnv } from "./worker-app.js";
 
 export default {
+  /** Serves the API; answers 503 `misconfigured` when a binding is missing (fail closed). */
   fetch(request: Request, env: WorkerEnv, ctx: ExecutionContextLike): Response | Promise<Response> {
     let app: BuiltApp;
     try {
@@ -71,14 +23,12 @@ export default {
     return app.app.fetch(request, env, ctx as never);
   },
 
+  /** The cron trigger: finishes stale executions and expires approvals (see `runCron`). */
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContextLike): Promise<void> {
-    const { services } = appFor(env);
-    const work = (async () => {
-      const recovered = await services.executions.recoverInterrupted(CRON_STALE_GRACE_MS);
-      const expired = await services.executions.expireApprovals();
+    const work = runCron(env).then(({ recovered, expired }) => {
       if (recovered || expired)
         console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
-    })();
+    });
     ctx.waitUntil(work);
     await work;
   },

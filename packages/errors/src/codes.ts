@@ -23,6 +23,16 @@ export const ERROR_CODES = {
     retryable: false,
     message: "The input does not match the skill's input schema",
   },
+  json_too_deep: {
+    status: 400,
+    retryable: false,
+    message: "The JSON body nests deeper than the API accepts",
+  },
+  input_too_large: {
+    status: 400,
+    retryable: false,
+    message: "The input is larger than an execution awaiting approval may keep",
+  },
   invalid_config: { status: 400, retryable: false, message: "A configuration value is invalid" },
   http_error: { status: 400, retryable: false, message: "Request failed" },
   unauthorized: {
@@ -59,6 +69,11 @@ export const ERROR_CODES = {
 
   // --- Registry and API keys ---
   skill_not_found: { status: 404, retryable: false, message: "No such skill for this caller" },
+  agent_skill_not_found: {
+    status: 404,
+    retryable: false,
+    message: "No such Agent Skills entry in this API's catalog",
+  },
   handler_not_found: {
     status: 404,
     retryable: false,
@@ -94,6 +109,11 @@ export const ERROR_CODES = {
     message: "Installs need this catalog to be the active provider setting",
   },
   skill_md_not_found: { status: 404, retryable: false, message: "No SKILL.md was found" },
+  skill_md_link: {
+    status: 422,
+    retryable: false,
+    message: "The SKILL.md is a symbolic link that cannot be followed inside its repository",
+  },
   invalid_skill_md: {
     status: 422,
     retryable: false,

@@ -2,7 +2,16 @@
  * Small helpers shared by the wire-format modules: defensive JSON readers, text extraction from
  * content parts, argument parsing, and the text a tool result carries back to the model.
  */
+import { jsonDepthExceeds } from "../json-depth.js";
 import type { CallOutcome, JsonObject } from "./types.js";
+
+/**
+ * Deepest nesting accepted in tool-call arguments sent as JSON text (OpenAI formats), the
+ * arguments object being level 1. Arguments inside a request body (Anthropic `input`, Gemini
+ * `args`) are held to `MAX_JSON_DEPTH` with the rest of the body; these arrive as a string and are
+ * checked here before they are parsed, so no recursive code ever sees deeper values.
+ */
+export const MAX_ARGUMENT_DEPTH = 128;
 
 /** True for a plain JSON object (not null, not an array). */
 export function isObject(value: unknown): value is JsonObject {
@@ -30,11 +39,18 @@ export function contentText(content: unknown, textTypes: ReadonlySet<string>): s
 
 /**
  * Parses a JSON-encoded arguments string (OpenAI formats). An empty string means `{}`.
- * @returns `{ input }` or `{ input: null, error }` when the text is not valid JSON.
+ * @returns `{ input }` or `{ input: null, error }` when the text is not valid JSON or nests deeper
+ *   than {@link MAX_ARGUMENT_DEPTH}.
  */
 export function parseArguments(raw: unknown): { input: unknown; error?: string } {
   if (isObject(raw)) return { input: raw };
   if (typeof raw !== "string" || raw.trim() === "") return { input: {} };
+  if (jsonDepthExceeds(raw, MAX_ARGUMENT_DEPTH)) {
+    return {
+      input: null,
+      error: `Tool call arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+    };
+  }
   try {
     return { input: JSON.parse(raw) };
   } catch {

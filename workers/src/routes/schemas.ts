@@ -84,6 +84,13 @@ export const ExecutionSchema = z
     approval: ApprovalSchema,
     input: z.unknown(),
     output: z.unknown(),
+    inputTruncated: z.boolean().openapi({
+      description:
+        "history keeps at most SKILLS_MAX_STORED_INPUT_BYTES of the input's JSON; when over, `input` is a string holding its first bytes",
+    }),
+    outputTruncated: z.boolean().openapi({
+      description: "as inputTruncated, for output (SKILLS_MAX_STORED_OUTPUT_BYTES)",
+    }),
     errorMessage: z.string().nullable(),
     errorCode: z.string().nullable(),
     durationMs: z.number().int().nullable(),
@@ -135,3 +142,27 @@ export const IdParam = z.object({
     .min(1)
     .openapi({ param: { name: "id", in: "path" } }),
 });
+
+/**
+ * OpenAPI security requirements. Both schemes are `Authorization: Bearer <token>`; they differ in
+ * the token: the management token, or an API key (`sg_...`). See `openapi.ts` for the schemes.
+ */
+export const MANAGEMENT_ONLY: Record<string, string[]>[] = [{ managementToken: [] }];
+/** Operations an API key may call (acting for itself) as well as management. */
+export const KEY_OR_MANAGEMENT: Record<string, string[]>[] = [
+  { apiKey: [] },
+  { managementToken: [] },
+];
+
+/** Tag names of the OpenAPI document, one per route group (described in `openapi.ts`). */
+export const TAGS = {
+  skills: "Skills",
+  executions: "Executions",
+  tools: "Injection and interception",
+  catalogs: "Catalogs",
+  keys: "API keys",
+  settings: "Settings",
+  health: "Health",
+  agentSkills: "Agent Skills",
+  routing: "Routing",
+} as const;

@@ -12,7 +12,14 @@ import { actingKey } from "../auth/principal.js";
 import { WIRE_FORMATS } from "../formats/index.js";
 import type { WireFormat } from "../formats/types.js";
 import { createRouter, principalOf } from "./context.js";
-import { errorResponses, InjectionModeSchema, jsonBody, jsonResponse } from "./schemas.js";
+import {
+  errorResponses,
+  InjectionModeSchema,
+  jsonBody,
+  jsonResponse,
+  KEY_OR_MANAGEMENT,
+  TAGS,
+} from "./schemas.js";
 
 const FormatSchema = z
   .enum(WIRE_FORMATS)
@@ -154,6 +161,9 @@ const InterceptResult = z
 const injectRoute = createRoute({
   method: "post",
   path: "/api/skills/inject",
+  operationId: "injectSkills",
+  tags: [TAGS.tools],
+  security: KEY_OR_MANAGEMENT,
   summary: "Inject skills into a provider request as tools",
   request: { body: jsonBody(InjectBody) },
   responses: {
@@ -164,6 +174,9 @@ const injectRoute = createRoute({
 const interceptRoute = createRoute({
   method: "post",
   path: "/api/skills/intercept",
+  operationId: "interceptToolCalls",
+  tags: [TAGS.tools],
+  security: KEY_OR_MANAGEMENT,
   summary: "Run the tool calls of a provider response that Skillgate owns",
   request: { body: jsonBody(InterceptBody) },
   responses: {

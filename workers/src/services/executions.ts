@@ -71,6 +71,16 @@ export class ExecutionsService {
   }
 
   /**
+   * Runs the skill `ref` names now and returns the terminal execution as recorded, whatever its
+   * status (for front doors that render a failed run themselves, such as the MCP execute tool).
+   * @throws NotFoundError `skill_not_found`; the executor's preflight errors (nothing written).
+   */
+  async run(ref: string, input: unknown, caller: CallerContext): Promise<Execution> {
+    const skill = await this.skills.resolveRef(ref, caller.apiKeyId);
+    return this.executor.execute(skill, input, caller);
+  }
+
+  /**
    * Approves a pending execution the caller may see; it runs now.
    * @returns the terminal execution (see {@link answerFor}).
    * @throws NotFoundError `execution_not_found` / `skill_not_found`; ConflictError

@@ -17,8 +17,10 @@ import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
+import { AgentTasksService } from "./tasks.js";
 import { ToolsService } from "./tools.js";
 
 /** The services every front door calls. */
@@ -30,6 +32,10 @@ export interface FrontDoorServices {
   settings: SettingsService;
   keys: ApiKeyService;
   health: HealthService;
+  /** A2A tasks, scoped to the key that created them (docs/a2a.md#tasks). */
+  tasks: AgentTasksService;
+  /** Upstream call history and routing recommendations (docs/a2a.md#memory-aware-routing). */
+  routing: RoutingService;
 }
 
 /**
@@ -69,7 +75,10 @@ function envOf(deps: AppDeps): BuiltinEnv {
 export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Services {
   const clock = deps.clock ?? Date.now;
   const builtins = opts.builtins ?? BUILTIN_DEFINITIONS;
-  const repos = createRepositories(deps.db, clock);
+  const repos = createRepositories(deps.db, clock, {
+    maxInputBytes: deps.config.SKILLS_MAX_STORED_INPUT_BYTES,
+    maxOutputBytes: deps.config.SKILLS_MAX_STORED_OUTPUT_BYTES,
+  });
   const settings = new SettingsService(repos.settings, deps.cache, clock);
   const keys = new ApiKeyService(repos.apiKeys, deps.cache, deps.config.MGMT_TOKEN, clock);
   const registry = new SkillRegistry({
@@ -83,6 +92,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
+    metrics: deps.metrics,
   });
   const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   const env = envOf(deps);
@@ -128,6 +138,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       ),
       policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
     }),
+    tasks: new AgentTasksService(repos.agentTasks),
+    routing: new RoutingService(repos.routingHistory),
     health: new HealthService({
       database: repos.database,
       registry,

@@ -4,10 +4,12 @@
  * (256 bits of randomness). A bearer token is either the management token (compared in constant
  * time; when none is configured, management calls are refused — fail closed) or an API key.
  */
+
 import { randomToken, sha256Hex, timingSafeEqualHex } from "../auth/crypto.js";
 import type { Principal } from "../auth/principal.js";
 import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { type Page, pageOf } from "./page.js";
 
 /** A stored key (never the key itself). Times in ms since the epoch. */
 export interface ApiKeyRecord {
@@ -27,7 +29,8 @@ export interface ApiKeyRecord {
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord): Promise<ApiKeyRecord>;
   /** Every key, newest first. */
-  list(): Promise<ApiKeyRecord[]>;
+  /** A page of keys, newest first, and the total number of keys. */
+  list(limit: number, offset: number): Promise<{ rows: ApiKeyRecord[]; total: number }>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** True when `id` names a key that is not revoked. */
@@ -117,9 +120,13 @@ export class ApiKeyService {
     return { key, apiKey: toInfo(row) };
   }
 
-  /** All keys, newest first (revoked ones included, marked). */
-  async list(): Promise<ApiKeyInfo[]> {
-    return (await this.repository.list()).map(toInfo);
+  /**
+   * A page of keys, newest first (revoked ones included, marked).
+   * @param page page number from 1; @param limit keys per page.
+   */
+  async list(page: number, limit: number): Promise<Page<ApiKeyInfo>> {
+    const { rows, total } = await this.repository.list(limit, (page - 1) * limit);
+    return pageOf(rows.map(toInfo), total, page, limit);
   }
 
   /** True when `id` names an existing key that is not revoked. */

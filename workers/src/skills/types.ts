@@ -86,6 +86,13 @@ export interface Execution {
   approval: ApprovalState;
   input: unknown;
   output: unknown;
+  /**
+   * True when `input` is not the input but a string holding the first bytes of its JSON text: the
+   * history row keeps at most `SKILLS_MAX_STORED_INPUT_BYTES` (the answer of a run never is cut).
+   */
+  inputTruncated: boolean;
+  /** As `inputTruncated`, for `output` (`SKILLS_MAX_STORED_OUTPUT_BYTES`). */
+  outputTruncated: boolean;
   errorMessage: string | null;
   /** Machine-readable failure code (`handler_error`, `timeout`, `interrupted`, `rejected`, `sandbox_unavailable`, ...); null on success. */
   errorCode: string | null;

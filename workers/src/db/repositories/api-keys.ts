@@ -2,7 +2,7 @@
  * The `api_keys` table behind the {@link ApiKeyRepository} of the keys service (drizzle over
  * libSQL). Only the SHA-256 hash of a key is stored, never the key.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { ApiKeyRecord, ApiKeyRepository } from "../../services/keys.js";
 import type { Db } from "../client.js";
 import { apiKeys } from "../schema.js";
@@ -16,8 +16,17 @@ export class DrizzleApiKeyRepository implements ApiKeyRepository {
     return row!;
   }
 
-  list(): Promise<ApiKeyRecord[]> {
-    return this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
+  async list(limit: number, offset: number): Promise<{ rows: ApiKeyRecord[]; total: number }> {
+    const [rows, [counted]] = await Promise.all([
+      this.db
+        .select()
+        .from(apiKeys)
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ n: count() }).from(apiKeys),
+    ]);
+    return { rows, total: counted?.n ?? 0 };
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {

@@ -3,11 +3,14 @@
  * libSQL; docs/execution.md#lifecycle).
  */
 import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
-import type {
-  ExecutionEnd,
-  ExecutionFilter,
-  ExecutionRepository,
+import {
+  DEFAULT_STORED_SIZE_LIMITS,
+  type ExecutionEnd,
+  type ExecutionFilter,
+  type ExecutionRepository,
+  type StoredSizeLimits,
 } from "../../skills/execution/execution-repository.js";
+import { storedJson } from "../../skills/execution/stored-json.js";
 import type { ApprovalState, Execution, Skill } from "../../skills/types.js";
 import type { Db } from "../client.js";
 import { skillExecutions } from "../schema.js";
@@ -18,9 +21,18 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
   constructor(
     private readonly db: Db,
     private readonly clock: () => number,
+    readonly limits: StoredSizeLimits = DEFAULT_STORED_SIZE_LIMITS,
   ) {}
 
-  /** Inserts a `pending` row. @returns the new execution. */
+  /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
+  inputFits(input: unknown): boolean {
+    return !storedJson(input, this.limits.maxInputBytes).truncated;
+  }
+
+  /**
+   * Inserts a `pending` row; an input over the cap is stored as a prefix with `input_truncated`.
+   * @returns the new execution, with the complete `input`.
+   */
   async create(
     skill: Skill,
     input: unknown,
@@ -28,6 +40,7 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     opts: { approval?: ApprovalState; timeoutMs: number },
   ): Promise<Execution> {
     const now = this.clock();
+    const stored = storedJson(input, this.limits.maxInputBytes);
     const [row] = await this.db
       .insert(skillExecutions)
       .values({
@@ -39,14 +52,15 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
         sessionId: ctx.sessionId,
         status: "pending",
         approval: opts.approval ?? "none",
-        input: JSON.stringify(input ?? null),
+        input: stored.text,
+        inputTruncated: stored.truncated,
         attempts: 0,
         timeoutMs: opts.timeoutMs,
         createdAt: now,
         updatedAt: now,
       })
       .returning();
-    return executionFromRow(row!);
+    return { ...executionFromRow(row!), input: input ?? null, inputTruncated: false };
   }
 
   /** Marks a row `running` (with its start time and time budget). */
@@ -72,14 +86,21 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       .where(eq(skillExecutions.id, id));
   }
 
-  /** Writes the terminal state. @returns the final execution. */
+  /**
+   * Writes the terminal state; an output over the cap is stored as a prefix with
+   * `output_truncated`.
+   * @returns the final execution, with the complete `output`.
+   */
   async finish(id: string, end: ExecutionEnd): Promise<Execution> {
     const now = this.clock();
+    const stored =
+      end.output === undefined ? null : storedJson(end.output, this.limits.maxOutputBytes);
     const [row] = await this.db
       .update(skillExecutions)
       .set({
         status: end.status,
-        output: end.output === undefined ? null : JSON.stringify(end.output),
+        output: stored?.text ?? null,
+        outputTruncated: stored?.truncated ?? false,
         errorMessage: end.errorMessage ?? null,
         errorCode: end.errorCode ?? null,
         durationMs: end.durationMs,
@@ -90,7 +111,10 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       })
       .where(eq(skillExecutions.id, id))
       .returning();
-    return executionFromRow(row!);
+    const execution = executionFromRow(row!);
+    return end.output === undefined
+      ? execution
+      : { ...execution, output: end.output, outputTruncated: false };
   }
 
   /**

@@ -57,6 +57,8 @@ export function executionFromRow(row: ExecutionRow): Execution {
     approval: row.approval,
     input: parseJson<unknown>(row.input, null),
     output: parseJson<unknown>(row.output, null),
+    inputTruncated: row.inputTruncated,
+    outputTruncated: row.outputTruncated,
     errorMessage: row.errorMessage,
     errorCode: row.errorCode,
     durationMs: row.durationMs,

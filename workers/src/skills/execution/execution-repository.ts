@@ -27,9 +27,32 @@ export interface ExecutionEnd {
   approval?: ApprovalState;
 }
 
-/** Reads and writes executions. Times are ms. */
+/** Caps of what a history row keeps, in UTF-8 bytes of JSON text. */
+export interface StoredSizeLimits {
+  maxInputBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Defaults of {@link StoredSizeLimits} (256 KiB each), as the configuration's. */
+export const DEFAULT_STORED_SIZE_LIMITS: StoredSizeLimits = {
+  maxInputBytes: 262_144,
+  maxOutputBytes: 262_144,
+};
+
+/**
+ * Reads and writes executions. Times are ms. The input and output kept in a row are capped in
+ * bytes (see stored-json.ts); the values returned by `create` and `finish` are the complete ones
+ * the caller handed in, so the immediate answer is never cut.
+ */
 export interface ExecutionRepository {
-  /** Inserts a `pending` row with the time budget it will run with. @returns the new execution. */
+  /** The caps of what a row keeps. */
+  readonly limits: StoredSizeLimits;
+  /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
+  inputFits(input: unknown): boolean;
+  /**
+   * Inserts a `pending` row with the time budget it will run with; an input over the cap is
+   * stored as a prefix with `input_truncated`. @returns the new execution, with the complete input.
+   */
   create(
     skill: Skill,
     input: unknown,
@@ -40,7 +63,10 @@ export interface ExecutionRepository {
   markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void>;
   /** Records the attempt count while running. */
   setAttempts(id: string, attempts: number): Promise<void>;
-  /** Writes the terminal state. @returns the final execution. */
+  /**
+   * Writes the terminal state; an output over the cap is stored as a prefix with
+   * `output_truncated`. @returns the final execution, with the complete `output`.
+   */
   finish(id: string, end: ExecutionEnd): Promise<Execution>;
   /**
    * Moves a row awaiting approval to a new approval state, only if it is still awaiting.

@@ -12,7 +12,14 @@
  * executor still waits past the deadline for that service to report a run it stopped itself.
  * The grace is internal and never shown.
  */
-import { ConflictError, DisabledError, ExecutionFailure, NotFoundError } from "../../errors.js";
+import {
+  ConflictError,
+  DisabledError,
+  ExecutionFailure,
+  InvalidInputError,
+  NotFoundError,
+} from "../../errors.js";
+import type { Metrics } from "../../metrics/types.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionRepository } from "./execution-repository.js";
@@ -33,6 +40,8 @@ export interface ExecutorOptions {
   clock?: () => number;
   /** Base of the linear retry backoff in ms (default 1000). */
   retryBackoffMs?: number;
+  /** Receives each execution that reaches a terminal status here (run or rejected). */
+  metrics?: Pick<Metrics, "countExecution">;
 }
 
 /** How the executor times the runs of one handler. Units: ms. */
@@ -66,9 +75,11 @@ export class Executor {
   /** Where executions are recorded. */
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
@@ -110,6 +121,18 @@ export class Executor {
         : (own ?? timing?.defaultLimitMs ?? this.timeoutMs);
     if (timing?.maxLimitMs !== undefined) limit = Math.min(limit, timing.maxLimitMs);
     return Math.max(1, Math.floor(limit));
+  }
+
+  /**
+   * The terminal execution as answered to its caller: the complete input the run used, not the
+   * prefix a history row may keep of it (the row's `inputTruncated` stays visible on later reads).
+   * The retry hint of the execution (see {@link retryAfterS}) carries over to the answer.
+   */
+  private withInput(input: unknown, execution: Execution): Execution {
+    const answer = { ...execution, input: input ?? null, inputTruncated: false };
+    const hint = this.retryHints.get(execution);
+    if (hint !== undefined) this.retryHints.set(answer, hint);
+    return answer;
   }
 
   /**
@@ -157,16 +180,26 @@ export class Executor {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
     const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
-    return this.run(row.id, skill, input, ctx, limit);
+    return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
   }
 
   /**
    * Creates an execution that waits for an operator's approval (policy `hybrid`;
-   * docs/policies.md#approval).
-   * @throws see {@link preflight}.
+   * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
+   * run reads it from there.
+   * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
+   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`.
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
+    if (!this.store.inputFits(input)) {
+      const maxBytes = this.store.limits.maxInputBytes;
+      throw new InvalidInputError(
+        `Input is longer than ${maxBytes} bytes of JSON: an execution awaiting approval keeps its whole input, at most SKILLS_MAX_STORED_INPUT_BYTES`,
+        { maxBytes },
+        "input_too_large",
+      );
+    }
     return this.store.create(skill, input, ctx, {
       approval: "required",
       timeoutMs: this.limitFor(skill, input),
@@ -187,7 +220,10 @@ export class Executor {
     }
     const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return this.run(execution.id, skill, execution.input, ctx, limit);
+    return this.withInput(
+      execution.input,
+      await this.run(execution.id, skill, execution.input, ctx, limit),
+    );
   }
 
   /** Rejects a pending execution: it ends as `error` "rejected". */
@@ -198,13 +234,45 @@ export class Executor {
         "not_awaiting_approval",
       );
     }
-    return this.store.finish(execution.id, {
+    const rejected = await this.store.finish(execution.id, {
       status: "error",
       errorMessage: reason ? `rejected: ${reason}` : "rejected",
       errorCode: "rejected",
       durationMs: 0,
       attempts: 0,
     });
+    return this.counted(rejected, null);
+  }
+
+  /** Reports a terminal execution to the metrics backend. @returns it unchanged. */
+  private counted(
+    execution: Execution,
+    durationMs: number | null = execution.durationMs,
+  ): Execution {
+    if (
+      execution.status === "success" ||
+      execution.status === "error" ||
+      execution.status === "timeout"
+    ) {
+      this.metrics?.countExecution({
+        skill: execution.skillName,
+        status: execution.status,
+        errorCode: execution.errorCode,
+        durationMs,
+      });
+    }
+    return execution;
+  }
+
+  /** Runs a created row to its terminal status and reports it to the metrics. */
+  private async run(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    limit: number,
+  ): Promise<Execution> {
+    return this.counted(await this.runAttempts(id, skill, input, ctx, limit));
   }
 
   /**
@@ -212,7 +280,7 @@ export class Executor {
    * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
    * Retry-After when longer) ends before the deadline. Never throws for handler failures.
    */
-  private async run(
+  private async runAttempts(
     id: string,
     skill: Skill,
     input: unknown,

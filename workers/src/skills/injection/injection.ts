@@ -71,6 +71,11 @@ function parametersFor(skill: Skill, dialect: SchemaDialect): JsonSchema | null 
   return entry[dialect] ?? null;
 }
 
+/** The tool description a skill is emitted with (its description, or `name version`). */
+export function toolDescription(skill: Skill): string {
+  return skill.description || `${skill.name} ${skill.version}`;
+}
+
 /**
  * Injects skills into `opts.request` (see the module docs for the rules).
  * @returns the new request (the input is not mutated) and the injected tools, in tool order.
@@ -123,7 +128,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     const toolName = resolver.toolName(skill);
     specs.push({
       name: toolName,
-      description: skill.description || `${skill.name} ${skill.version}`,
+      description: toolDescription(skill),
       parameters: parametersFor(skill, adapter.schemaDialect),
     });
     injected.push({ name: skill.name, version: skill.version, toolName, mode: skill.mode, score });

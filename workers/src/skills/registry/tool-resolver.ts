@@ -140,6 +140,13 @@ export class ToolResolver {
     return global;
   }
 
+  /** Every name with a competing version for the caller (global winners and the key's own). */
+  competingNames(apiKeyId: string | null): Set<string> {
+    const names = new Set(this.globalWinner.keys());
+    if (apiKeyId !== null) for (const n of this.ownBest.get(apiKeyId)?.keys() ?? []) names.add(n);
+    return names;
+  }
+
   /** True when `skill` is the competing version of its name for the caller. */
   isWinner(skill: Skill, apiKeyId: string | null): boolean {
     if (skill.apiKeyId !== null && skill.apiKeyId !== apiKeyId) return false;

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { MAX_ARGUMENT_DEPTH, parseArguments } from "../../workers/src/formats/wire.js";
+import { jsonDepthExceeds } from "../../workers/src/json-depth.js";
+
+/** Reference: the nesting depth of a parsed value, computed recursively (fine at small depths). */
+function depthOf(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
+  if (value && typeof value === "object")
+    return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+  return 0;
+}
+
+/** A seeded random JSON value with brackets, quotes and escapes inside its strings. */
+function randomValue(next: () => number, budget: number): unknown {
+  const r = next();
+  if (budget <= 0 || r < 0.3) {
+    const strings = ['a"[{', "\\", "}]", "plain", '\\"{', "é😀", ""];
+    return r < 0.15 ? strings[Math.floor(next() * strings.length)] : Math.floor(next() * 100);
+  }
+  const n = Math.floor(next() * 4);
+  if (r < 0.65) return Array.from({ length: n }, () => randomValue(next, budget - 1));
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`k${i}[{"`, randomValue(next, budget - 1)]),
+  );
+}
+
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}
+
+describe("jsonDepthExceeds", () => {
+  it("agrees with a recursive reference on random JSON, at every limit", () => {
+    const next = seeded(42);
+    for (let i = 0; i < 500; i++) {
+      const value = randomValue(next, 12);
+      const text = JSON.stringify(value);
+      const depth = depthOf(value);
+      for (const max of [1, 2, 3, 5, 8, 13]) {
+        expect([text, max, jsonDepthExceeds(text, max)]).toEqual([text, max, depth > max]);
+      }
+    }
+  });
+
+  it("counts the body itself as level 1 and ignores brackets in strings", () => {
+    expect(jsonDepthExceeds("{}", 1)).toBe(false);
+    expect(jsonDepthExceeds('{"a":[1]}', 1)).toBe(true);
+    expect(jsonDepthExceeds('{"a":"[[[[{{{{"}', 1)).toBe(false);
+    expect(jsonDepthExceeds('["\\\\", ["\\"[["]]', 2)).toBe(false);
+    expect(jsonDepthExceeds("42", 1)).toBe(false);
+  });
+
+  it("answers for 1,000,000 levels without recursion", () => {
+    const text = `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`;
+    expect(jsonDepthExceeds(text, 128)).toBe(true);
+    expect(jsonDepthExceeds(text, 1_000_000)).toBe(false);
+  });
+});
+
+describe("parseArguments", () => {
+  it("refuses arguments nested deeper than the limit before parsing them", () => {
+    const at = (depth: number) => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+    expect(parseArguments(at(MAX_ARGUMENT_DEPTH)).error).toBeUndefined();
+    expect(parseArguments(at(MAX_ARGUMENT_DEPTH + 1))).toEqual({
+      input: null,
+      error: `Tool call arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+    });
+    expect(parseArguments(at(10_000)).input).toBeNull();
+  });
+});

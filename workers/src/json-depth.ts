@@ -1,0 +1,36 @@
+/**
+ * Nesting depth of JSON text, measured without parsing and without recursion, so that a hostile
+ * body (thousands of nested `[` or `{`) is refused before any recursive code (validation, schema
+ * normalisation, `JSON.stringify`) can exhaust the call stack. The body itself is level 1:
+ * `{}` has depth 1, `{"a":[1]}` depth 2; brackets inside strings do not count.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `maxDepth`. Runs in one pass over the
+ * characters (O(n), constant memory); stops at the first level past the limit. Text that is not
+ * valid JSON gets an answer too (its parse fails later anyway).
+ * @param text JSON text.
+ * @param maxDepth deepest level allowed (>= 1).
+ */
+export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
