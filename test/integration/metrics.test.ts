@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../workers/src/node.js";
 import { ApiClient, tempDir } from "../support/app.js";
+import { captureConsole } from "../support/console-capture.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 
 const MGMT = "metrics-test-management-token";
@@ -16,12 +17,19 @@ describe("Node API /metrics", () => {
   let server: Awaited<ReturnType<typeof startApiServer>>;
   let api: ApiClient;
   beforeAll(async () => {
-    server = await startApiServer({
-      DATA_DIR: tmp.dir,
-      PORT: "0",
-      MGMT_TOKEN: MGMT,
-      METRICS_TOKEN: METRICS,
-    });
+    // The start-up line is expected; it is captured, not printed.
+    const output = captureConsole();
+    try {
+      server = await startApiServer({
+        DATA_DIR: tmp.dir,
+        PORT: "0",
+        MGMT_TOKEN: MGMT,
+        METRICS_TOKEN: METRICS,
+      });
+    } finally {
+      output.restore();
+    }
+    expect(output.lines.some((l) => l.includes(`API listening on ${server.url}`))).toBe(true);
     api = new ApiClient(server.url, MGMT);
   });
   afterAll(async () => {

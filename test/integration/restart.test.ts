@@ -1,10 +1,17 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApiServer } from "../../workers/src/node.js";
 import { ApiClient, tempDir } from "../support/app.js";
+import { type ConsoleCapture, captureConsole } from "../support/console-capture.js";
 
 describe("a cold registry after a restart still has every skill", () => {
   const tmp = tempDir();
   afterAll(() => tmp.cleanup());
+  // The entry's start-up lines (and the token it shows once) are asserted, not printed.
+  let output: ConsoleCapture;
+  beforeEach(() => {
+    output = captureConsole();
+  });
+  afterEach(() => output.restore());
 
   it("the first request after a restart sees a skill installed before it", async () => {
     const env = { DATA_DIR: tmp.dir, PORT: "0", MGMT_TOKEN: "restart-token-123456" };
@@ -20,6 +27,7 @@ describe("a cold registry after a restart still has every skill", () => {
     });
     expect(installed.status).toBe(201);
     await first.close();
+    expect(output.lines.some((l) => l.includes(`API listening on ${first.url}`))).toBe(true);
 
     const second = await startApiServer(env);
     try {
@@ -49,7 +57,11 @@ describe("a cold registry after a restart still has every skill", () => {
       expect(statSync(dir.dir).mode & 0o777).toBe(0o700);
       const token = readFileSync(path, "utf8").trim();
       expect(token.length).toBeGreaterThan(40);
+      // Shown once, on the start that created it.
+      expect(output.lines.filter((l) => l.includes(token))).toHaveLength(1);
       const again = await startApiServer(env);
+      expect(output.lines.filter((l) => l.includes(token))).toHaveLength(1);
+      expect(output.lines.some((l) => l.includes("management token: see"))).toBe(true);
       try {
         const res = await new ApiClient(again.url, token).get("/api/settings");
         expect(res.status).toBe(200);

@@ -8,6 +8,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CRON_STALE_GRACE_MS } from "../../workers/src/worker-app.js";
+import { captureConsole } from "../support/console-capture.js";
 import { call, directDb, installBody } from "./support.js";
 
 describe("scheduled handler", () => {
@@ -41,7 +42,13 @@ describe("scheduled handler", () => {
     await insert(fresh, "running", "none", now - 1_000, 1_000);
     await insert(awaitingApproval, "pending", "required", now - 10 * 60_000, null);
 
-    await exports.default.scheduled({ cron: "* * * * *", scheduledTime: now });
+    const output = captureConsole();
+    try {
+      await exports.default.scheduled({ cron: "* * * * *", scheduledTime: now });
+    } finally {
+      output.restore();
+    }
+    expect(output.lines.some((l) => /cron: [1-9]\d* interrupted/.test(l))).toBe(true);
 
     const byId = async (id: string) =>
       (await call("GET", `/api/skills/executions/${id}`)).body.execution;

@@ -8,6 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/src/index.js";
+import { captureConsole } from "../support/console-capture.js";
 import { buildRequest, call, createKey, directDb, installBody, readJson } from "./support.js";
 
 /** Calls the default export directly with a modified copy of the bindings. */
@@ -139,12 +140,26 @@ describe("Worker entry in workerd: install, list, execute", () => {
   });
 
   it("answers 503 misconfigured when LIBSQL_URL is missing", async () => {
-    const res = await callWithEnv({ ...env, LIBSQL_URL: "" }, "GET", "/api/skills");
+    // The operator's log names the missing binding; the client's answer does not.
+    const output = captureConsole();
+    let res: Awaited<ReturnType<typeof callWithEnv>>;
+    try {
+      res = await callWithEnv({ ...env, LIBSQL_URL: "" }, "GET", "/api/skills");
+    } finally {
+      output.restore();
+    }
+    expect(output.lines.some((l) => l.includes("LIBSQL_URL is not configured"))).toBe(true);
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       error: { code: "misconfigured", message: "The service is not configured" },
     });
-    const health = await callWithEnv({ ...env, LIBSQL_URL: undefined }, "GET", "/api/health", null);
+    const quiet = captureConsole();
+    const health = await callWithEnv(
+      { ...env, LIBSQL_URL: undefined },
+      "GET",
+      "/api/health",
+      null,
+    ).finally(() => quiet.restore());
     expect(health.status).toBe(503);
     expect(health.body.error.code).toBe("misconfigured");
   });
