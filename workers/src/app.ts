@@ -9,6 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
@@ -67,6 +68,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  // Provider-compatible proxy endpoints (`/v1/*`, `/v1beta/*`): API key auth of their own.
+  app.route("/", proxyRoutes());
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

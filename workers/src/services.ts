@@ -4,7 +4,9 @@
  * modules never read the environment.
  */
 import { ApiKeyService } from "./auth/api-keys.js";
+import type { Cache } from "./cache/types.js";
 import type { AppDeps } from "./deps.js";
+import type { UpstreamConfig } from "./proxy/upstream.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
@@ -30,6 +32,53 @@ export interface Services {
   unavailableBuiltins: readonly string[];
   /** Policy floors of model calls by handler name (`SKILLS_ALLOW_MODEL_COMMANDS` lifts them). */
   policyFloors: PolicyFloors;
+  /** What the gateway proxy needs besides the domain services (docs/proxy.md). */
+  proxy: ProxySettings;
+}
+
+/** The proxy's upstream access and limits, from the operator's configuration. */
+export interface ProxySettings {
+  /** fetch of upstream LLM calls: the operator-configured fetch, else the platform's. */
+  fetch: typeof fetch;
+  upstream: UpstreamConfig;
+  /** KV-style cache holding the removed part of mixed turns. */
+  cache: Cache;
+  maxRounds: number;
+  /** Time budget of one request, in ms. */
+  timeBudgetMs: number;
+  /** Interval of SSE keep-alive comments, in ms. */
+  keepAliveMs: number;
+  /** Largest request body, in bytes. */
+  maxBodyBytes: number;
+  /** Management token (acts globally: global skills only); unset → only API keys. */
+  mgmtToken: string | undefined;
+}
+
+/** The proxy settings of `deps`. */
+function proxySettings(deps: AppDeps): ProxySettings {
+  const c = deps.config;
+  const platformFetch: typeof fetch = (input, init) => fetch(input, init);
+  return {
+    fetch: deps.fetch ?? platformFetch,
+    upstream: {
+      baseUrls: {
+        openai: c.UPSTREAM_OPENAI_BASE_URL,
+        anthropic: c.UPSTREAM_ANTHROPIC_BASE_URL,
+        gemini: c.UPSTREAM_GEMINI_BASE_URL,
+      },
+      apiKeys: {
+        openai: c.UPSTREAM_OPENAI_API_KEY,
+        anthropic: c.UPSTREAM_ANTHROPIC_API_KEY,
+        gemini: c.UPSTREAM_GEMINI_API_KEY,
+      },
+    },
+    cache: deps.cache,
+    maxRounds: c.PROXY_MAX_ROUNDS,
+    timeBudgetMs: c.PROXY_TIME_BUDGET_MS,
+    keepAliveMs: c.PROXY_KEEPALIVE_MS,
+    maxBodyBytes: c.MAX_BODY_BYTES_INJECT,
+    mgmtToken: c.MGMT_TOKEN,
+  };
 }
 
 /** Options for tests and benchmarks. */
@@ -84,5 +133,6 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtinAliases,
     unavailableBuiltins,
     policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
+    proxy: proxySettings(deps),
   };
 }

@@ -1,0 +1,229 @@
+/**
+ * The server-side tool loop of one non-streaming proxy request (docs/proxy.md#the-loop):
+ * inject once → call the upstream → extract the calls → run the owned ones with interception's
+ * policies → append the assistant turn and the provider-native results → call again, until the
+ * model answers without an owned call or a limit (rounds, time budget) is reached; then the last
+ * answer is returned as it is and the limit is named in a header.
+ */
+import {
+  getProvider,
+  type InjectOptions,
+  type InterceptionExecutor,
+  injectSkills,
+  interceptToolCalls,
+  type JsonObject,
+  type ProviderFormat,
+} from "./domain.js";
+import { proxyFormat, sumUsage } from "./formats.js";
+import {
+  rememberMixedTurn,
+  restoreMixedTurns,
+  splitMixedTurn,
+  type TurnCache,
+} from "./mixed-turn.js";
+import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
+
+/** What the loop needs from the services. */
+export interface ProxyServices {
+  fetch: typeof fetch;
+  upstream: UpstreamConfig;
+  cache: TurnCache;
+  maxRounds: number;
+  timeBudgetMs: number;
+  /** Interval of SSE keep-alive comments while skills run, in ms. */
+  keepAliveMs: number;
+  clock: () => number;
+  /** Injection inputs that do not depend on the request (snapshot, switch, floors, exclusions). */
+  injection(): Promise<Omit<InjectOptions, "format" | "request" | "apiKeyId">>;
+  /** Interception inputs that do not depend on the response. */
+  interception(): Promise<{
+    snapshot: InjectOptions["snapshot"];
+    builtinAliases: ReadonlyMap<string, string>;
+    policyFloors: InjectOptions["policyFloors"];
+    executor: InterceptionExecutor;
+    customSkillExecutionEnabled: boolean;
+  }>;
+}
+
+/** One proxy request. */
+export interface ProxyRequest {
+  format: ProviderFormat;
+  body: JsonObject;
+  /** Gemini model from the path. */
+  model?: string;
+  headers: Headers;
+  apiKeyId: string | null;
+  sessionId: string;
+  signal: AbortSignal;
+}
+
+/** The answer to the client. */
+export interface ProxyResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Headers of an upstream error kept for the client (rate limits, request ids). */
+const KEPT = /^(retry-after|x-ratelimit-.*|anthropic-ratelimit-.*|x-request-id|request-id)$/i;
+
+/** An upstream error answer, passed through with its status and body (so each SDK raises its own error). */
+export async function passThroughError(
+  format: ProviderFormat,
+  res: Response,
+): Promise<ProxyResult> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (KEPT.test(k)) headers[k] = v;
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = proxyFormat(format).errorBody(
+      res.status,
+      text.slice(0, 2000) || res.statusText,
+      "upstream_error",
+    );
+  }
+  return { status: res.status, body, headers };
+}
+
+/** The body a 502/504 (or other Skillgate failure) takes in the client's format. */
+export function failureResult(
+  format: ProviderFormat,
+  status: number,
+  message: string,
+  code: string,
+): ProxyResult {
+  return { status, body: proxyFormat(format).errorBody(status, message, code), headers: {} };
+}
+
+/** Runs the loop for `req` (see the module docs). */
+export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promise<ProxyResult> {
+  const fmt = proxyFormat(req.format);
+  const adapter = getProvider(req.format);
+  const started = svc.clock();
+  const restored = await restoreMixedTurns(
+    svc.cache,
+    req.apiKeyId,
+    req.format,
+    req.body,
+    fmt.historyField,
+  );
+  const injection = await svc.injection();
+  const { request: injectedRequest, injected } = injectSkills({
+    ...injection,
+    format: req.format,
+    request: restored,
+    apiKeyId: req.apiKeyId,
+  });
+  let request = injectedRequest;
+  let usage: unknown;
+  const executions: string[] = [];
+  const headers = (rounds: number, limit?: string): Record<string, string> => {
+    const h: Record<string, string> = {
+      "x-skillgate-rounds": String(rounds),
+      "x-skillgate-session": req.sessionId,
+    };
+    if (executions.length > 0) h["x-skillgate-executions"] = executions.join(",");
+    if (limit) h["x-skillgate-limit"] = limit;
+    return h;
+  };
+  for (let round = 1; ; round++) {
+    const remaining = svc.timeBudgetMs - (svc.clock() - started);
+    let response: JsonObject;
+    try {
+      const res = await callUpstream(svc.fetch, svc.upstream, {
+        format: req.format,
+        model: req.model,
+        stream: false,
+        body: request,
+        clientHeaders: req.headers,
+        signal: req.signal,
+        timeoutMs: Math.max(1, remaining),
+      });
+      if (!res.ok) return withHeaders(await passThroughError(req.format, res), headers(round));
+      response = (await res.json()) as JsonObject;
+    } catch (err) {
+      if (err instanceof UpstreamFailure)
+        return withHeaders(
+          failureResult(
+            req.format,
+            err.status,
+            err.message,
+            err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
+          ),
+          headers(round),
+        );
+      if (err instanceof SyntaxError)
+        return withHeaders(
+          failureResult(
+            req.format,
+            502,
+            "The upstream answered with invalid JSON",
+            "upstream_invalid",
+          ),
+          headers(round),
+        );
+      throw err;
+    }
+    const roundUsage = response[fmt.usageField];
+    if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
+    const finish = (body: JsonObject, limit?: string): ProxyResult => ({
+      status: 200,
+      body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
+      headers: headers(round, limit),
+    });
+    if (adapter.extractCalls(response).length === 0) return finish(response);
+    const elapsed = svc.clock() - started;
+    const limit =
+      round >= svc.maxRounds ? "rounds" : elapsed >= svc.timeBudgetMs ? "time" : undefined;
+    if (limit) {
+      console.warn(
+        `[skillgate] proxy ${req.format}: ${limit} limit reached after ${round} rounds; last answer returned as is`,
+      );
+      return finish(response, limit);
+    }
+    const icp = await svc.interception();
+    const result = await interceptToolCalls({
+      ...icp,
+      format: req.format,
+      response,
+      apiKeyId: req.apiKeyId,
+      sessionId: req.sessionId,
+      injected,
+    });
+    for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
+    if (result.toolResults.length === 0) return finish(result.response);
+    if (result.passThrough.length > 0) {
+      const owned = new Set(result.toolResults.map((r) => r.callId));
+      const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+      if (split) {
+        await rememberMixedTurn(
+          svc.cache,
+          req.apiKeyId,
+          req.format,
+          split.firstClientId,
+          split.entry,
+        );
+        return finish(split.response);
+      }
+    }
+    if (req.signal.aborted) throw req.signal.reason;
+    const history = Array.isArray(request[fmt.historyField])
+      ? (request[fmt.historyField] as unknown[])
+      : typeof request[fmt.historyField] === "string"
+        ? [{ role: "user", content: request[fmt.historyField] }]
+        : [];
+    request = {
+      ...request,
+      [fmt.historyField]: [...history, ...adapter.replayTurn(response), ...result.messages],
+    };
+  }
+}
+
+function withHeaders(r: ProxyResult, h: Record<string, string>): ProxyResult {
+  return { ...r, headers: { ...h, ...r.headers } };
+}
