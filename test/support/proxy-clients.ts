@@ -156,3 +156,134 @@ export async function ask(
     raw: res,
   };
 }
+
+/** What a test reads from a streamed answer (through each SDK's stream helper). */
+export interface StreamedAnswer {
+  text: string;
+  id: string | undefined;
+  totalTokens: number | undefined;
+  calls: { id: string; name: string }[];
+  /** Raw SSE comment-free event count seen by the SDK (chunks / events). */
+  events: number;
+}
+
+/** Asks `question` in `format` with streaming, through the SDK's own stream helper. */
+export async function askStream(
+  format: Format,
+  base: string,
+  key: string,
+  question: string,
+  opts: AskOptions = {},
+): Promise<StreamedAnswer> {
+  const c = sdkClients(base, key);
+  const reqOpts = { headers: opts.headers, signal: opts.signal };
+  const tools = opts.clientTools ?? [];
+  let events = 0;
+  if (format === "openai-chat") {
+    const stream = c.openai.chat.completions.stream(
+      {
+        model: "gpt-test",
+        messages: [{ role: "user", content: question }],
+        stream_options: { include_usage: true },
+        ...(tools.length
+          ? {
+              tools: tools.map((name) => ({
+                type: "function" as const,
+                function: { name, parameters: params },
+              })),
+            }
+          : {}),
+      },
+      reqOpts,
+    );
+    stream.on("chunk", () => events++);
+    const data = await stream.finalChatCompletion();
+    const msg = data.choices[0]!.message;
+    return {
+      text: msg.content ?? "",
+      id: data.id,
+      totalTokens: data.usage?.total_tokens,
+      calls: (msg.tool_calls ?? []).map((tc) => ({
+        id: tc.id,
+        name: tc.function.name,
+      })),
+      events,
+    };
+  }
+  if (format === "openai-responses") {
+    const stream = c.openai.responses.stream(
+      {
+        model: "gpt-test",
+        input: question,
+        ...(tools.length
+          ? {
+              tools: tools.map((name) => ({
+                type: "function" as const,
+                name,
+                parameters: params,
+                strict: false,
+              })),
+            }
+          : {}),
+      },
+      reqOpts,
+    );
+    stream.on("event", () => events++);
+    const data = await stream.finalResponse();
+    return {
+      text: data.output_text,
+      id: data.id,
+      totalTokens: data.usage?.total_tokens,
+      calls: data.output.flatMap((o) =>
+        o.type === "function_call" ? [{ id: o.call_id, name: o.name }] : [],
+      ),
+      events,
+    };
+  }
+  if (format === "anthropic") {
+    const stream = c.anthropic.messages.stream(
+      {
+        model: "claude-test",
+        max_tokens: 256,
+        messages: [{ role: "user", content: question }],
+        ...(tools.length ? { tools: tools.map((name) => ({ name, input_schema: params })) } : {}),
+      },
+      reqOpts,
+    );
+    stream.on("streamEvent", () => events++);
+    const data = await stream.finalMessage();
+    return {
+      text: data.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(""),
+      id: data.id,
+      totalTokens: data.usage.input_tokens + data.usage.output_tokens,
+      calls: data.content.flatMap((b) =>
+        b.type === "tool_use" ? [{ id: b.id, name: b.name }] : [],
+      ),
+      events,
+    };
+  }
+  const stream = await c.gemini.models.generateContentStream({
+    model: "gemini-test",
+    contents: question,
+    config: {
+      httpOptions: { headers: opts.headers },
+      abortSignal: opts.signal,
+      ...(tools.length
+        ? { tools: [{ functionDeclarations: tools.map((name) => ({ name })) }] }
+        : {}),
+    },
+  });
+  let text = "";
+  let id: string | undefined;
+  let totalTokens: number | undefined;
+  const calls: { id: string; name: string }[] = [];
+  for await (const chunk of stream) {
+    events++;
+    text += chunk.text ?? "";
+    id ??= chunk.responseId;
+    totalTokens = chunk.usageMetadata?.totalTokenCount ?? totalTokens;
+    for (const fc of chunk.functionCalls ?? [])
+      calls.push({ id: fc.id ?? "", name: fc.name ?? "" });
+  }
+  return { text, id, totalTokens, calls, events };
+}

@@ -20,6 +20,8 @@ export type ScriptStep =
       eol?: "\n" | "\r\n";
       /** Close the socket after this many events, without a final event. */
       dropAfter?: number;
+      /** Stop writing after this many events and keep the connection open (until the client leaves). */
+      hangAfter?: number;
     }
   /** Never answers (until the client gives up). */
   | { kind: "hang" };
@@ -44,6 +46,7 @@ async function writeSse(res: ServerResponse, step: Extract<ScriptStep, { kind: "
       res.socket?.destroy();
       return;
     }
+    if (step.hangAfter !== undefined && i >= step.hangAfter) return;
     const data = typeof e.data === "string" ? e.data : JSON.stringify(e.data);
     const text = `${e.event ? `event: ${e.event}${eol}` : ""}data: ${data}${eol}${eol}`;
     const bytes = Buffer.from(text, "utf8");

@@ -105,21 +105,9 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
   const fmt = proxyFormat(req.format);
   const adapter = getProvider(req.format);
   const started = svc.clock();
-  const restored = await restoreMixedTurns(
-    svc.cache,
-    req.apiKeyId,
-    req.format,
-    req.body,
-    fmt.historyField,
-  );
-  const injection = await svc.injection();
-  const { request: injectedRequest, injected } = injectSkills({
-    ...injection,
-    format: req.format,
-    request: restored,
-    apiKeyId: req.apiKeyId,
-  });
-  let request = injectedRequest;
+  const prepared = await prepareRequest(svc, req);
+  const { injected } = prepared;
+  let request = prepared.request;
   let usage: unknown;
   const executions: string[] = [];
   const headers = (rounds: number, limit?: string): Record<string, string> => {
@@ -212,16 +200,50 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
       }
     }
     if (req.signal.aborted) throw req.signal.reason;
-    const history = Array.isArray(request[fmt.historyField])
-      ? (request[fmt.historyField] as unknown[])
-      : typeof request[fmt.historyField] === "string"
-        ? [{ role: "user", content: request[fmt.historyField] }]
-        : [];
-    request = {
-      ...request,
-      [fmt.historyField]: [...history, ...adapter.replayTurn(response), ...result.messages],
-    };
+    request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
   }
+}
+
+/** The request to send upstream: mixed turns of the history restored, skills injected. */
+export async function prepareRequest(
+  svc: ProxyServices,
+  req: ProxyRequest,
+): Promise<{
+  request: JsonObject;
+  injected: { name: string; version: string; toolName: string }[];
+}> {
+  const fmt = proxyFormat(req.format);
+  const restored = await restoreMixedTurns(
+    svc.cache,
+    req.apiKeyId,
+    req.format,
+    req.body,
+    fmt.historyField,
+  );
+  const injection = await svc.injection();
+  return injectSkills({
+    ...injection,
+    format: req.format,
+    request: restored,
+    apiKeyId: req.apiKeyId,
+  });
+}
+
+/** `request` with the assistant turn and the owned calls' results appended to its history. */
+export function appendTurn(
+  format: ProviderFormat,
+  request: JsonObject,
+  turn: readonly object[],
+  results: readonly object[],
+): JsonObject {
+  const field = proxyFormat(format).historyField;
+  const current = request[field];
+  const history = Array.isArray(current)
+    ? current
+    : typeof current === "string"
+      ? [{ role: "user", content: current }]
+      : [];
+  return { ...request, [field]: [...history, ...turn, ...results] };
 }
 
 function withHeaders(r: ProxyResult, h: Record<string, string>): ProxyResult {
