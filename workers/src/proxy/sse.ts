@@ -58,13 +58,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         if (ev) yield ev;
       }
       buffer = buffer.slice(start);
-      if (done) {
-        if (buffer !== "") {
-          const ev = line(buffer);
-          if (ev) yield ev;
-        }
-        return;
-      }
+      // An event not closed by a blank line when the stream ends is discarded (it may be cut short).
+      if (done) return;
     }
   } finally {
     reader.releaseLock();
