@@ -20,7 +20,7 @@ import { fmt, interleave, median, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
 export async function runProxyBench(count = 1_000): Promise<Record<string, number>> {
-  const llm = await startScriptedLlm((req, body, n) => {
+  const llm = await startScriptedLlm((_req, body, n) => {
     const wantsTool = JSON.stringify(body).includes("use the tool");
     const answer =
       wantsTool && toolResults("openai-chat", body).length === 0
