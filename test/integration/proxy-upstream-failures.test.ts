@@ -1,7 +1,7 @@
 /**
  * Upstreams that do not answer: an unreachable upstream answers 502 and one that stays silent
  * past the time budget answers 504, each in the provider's own error shape, so each SDK raises
- * its own error type.
+ * its own error type; a client that gives up closes the upstream request.
  */
 import { createServer } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
@@ -23,8 +23,11 @@ async function closedPort(): Promise<number> {
 
 let silent: ProxyStand;
 let unreachable: ProxyStand;
+/** Default time budget (120 s): only the client's abort can end a hanging call. */
+let patient: ProxyStand;
 beforeAll(async () => {
   silent = await startProxyStand({ PROXY_TIME_BUDGET_MS: "400" });
+  patient = await startProxyStand();
   const dead = `http://127.0.0.1:${await closedPort()}`;
   unreachable = await startProxyStand({
     UPSTREAM_OPENAI_BASE_URL: `${dead}/v1`,
@@ -35,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await silent.close();
   await unreachable.close();
+  await patient.close();
 });
 
 function expectStatus(format: Format, err: unknown, status: number) {
@@ -50,6 +54,18 @@ function expectStatus(format: Format, err: unknown, status: number) {
 }
 
 describe.each(FORMATS)("%s", (format: Format) => {
+  it("a client that gives up closes the upstream request (non-streaming)", async () => {
+    patient.script(() => ({ kind: "hang" }));
+    const before = patient.llm.aborted();
+    const ac = new AbortController();
+    const pending = ask(format, patient.app.url, patient.key.key, "hi", { signal: ac.signal });
+    await expect.poll(() => patient.requests().length, { timeout: 5000 }).toBe(1);
+    ac.abort();
+    await expect(pending).rejects.toBeDefined();
+    await expect.poll(() => patient.llm.aborted(), { timeout: 1500 }).toBeGreaterThan(before);
+    expect(patient.requests()).toHaveLength(1);
+  });
+
   it("an unreachable upstream answers 502 in the provider's shape", async () => {
     const err = await ask(format, unreachable.app.url, unreachable.key.key, "hi").catch(
       (e: unknown) => e,
