@@ -66,8 +66,9 @@ export function geminiTranslator(emit: Emit): StreamTranslator {
         });
       return "continue";
     },
-    // Gemini streams have no terminal marker: a round ends when the upstream closes cleanly.
-    roundEnded: () => sawChunk,
+    // Gemini streams have no terminal event: a round is complete once a chunk carried its
+    // `finishReason` (the last chunk of every generation has one) and the upstream closed.
+    roundEnded: () => sawChunk && finishReason !== undefined,
     roundResponse() {
       if (roundUsage !== undefined) {
         usage = sumUsage(usage, roundUsage);
