@@ -12,7 +12,7 @@ import { startScriptedLlm } from "../test/support/fakes/llm-script.js";
 import { textTurn, toolResults, toolTurn } from "../test/support/proxy-fixtures.js";
 import { sseOf } from "../test/support/proxy-sse.js";
 import { skills } from "../workers/src/db/schema.js";
-import { getProvider } from "../workers/src/providers/index.js";
+import { getFormatAdapter } from "../workers/src/formats/index.js";
 import { appendTurn, type ProxyRequest, prepareRequest } from "../workers/src/proxy/loop.js";
 import { proxyServices } from "../workers/src/proxy/routes.js";
 import { startBenchApi } from "./api.js";
@@ -70,7 +70,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   const direct = `${llm.url}/v1`;
   // In process: what the proxy itself does per round (inject, extract, build the follow-up).
   const svc = proxyServices(services, true);
-  const adapter = getProvider("openai-chat");
+  const adapter = getFormatAdapter("openai-chat");
   const turn = toolTurn(
     "openai-chat",
     [{ id: "c1", name: "benchEcho_v1_0_0", args: { q: "x" } }],

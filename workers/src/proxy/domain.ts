@@ -1,18 +1,15 @@
 /**
- * The domain functions and wire-format adapters the proxy uses, imported in one place
- * (docs/proxy.md): injection, interception and the provider adapters.
+ * What the proxy uses from below the front doors, imported in one place (docs/proxy.md): the
+ * wire-format adapters and the types of the tools service's answers. Injection and the execution
+ * of owned calls go through the tools service (`services.tools.inject` / `intercept`), never the
+ * domain modules directly.
  */
-export { getProvider } from "../providers/index.js";
+export { getFormatAdapter } from "../formats/index.js";
+export type { ExtractedCall, FormatAdapter, JsonObject, WireFormat } from "../formats/types.js";
+export { asArray, isObject } from "../formats/wire.js";
 export type {
-  ExtractedCall,
-  JsonObject,
-  ProviderAdapter,
-  ProviderFormat,
-} from "../providers/types.js";
-export { asArray, isObject } from "../providers/wire.js";
-export { type InjectOptions, injectSkills } from "../skills/injection.js";
-export {
-  type InterceptionExecutor,
-  interceptToolCalls,
-  type ToolResult,
-} from "../skills/interception.js";
+  InjectedRef,
+  InjectResult,
+  InterceptResult,
+  ToolResult,
+} from "../services/tools.js";

@@ -6,14 +6,16 @@
  * Anthropic `{ type: "error", error: { type, message } }`, Gemini (Google API errors)
  * `{ error: { code, message, status } }`.
  */
-import type { JsonObject, ProviderFormat } from "./domain.js";
+import type { ErrorCode } from "@skillgate/errors";
+import type { UpstreamFamily } from "../services/proxy.js";
+import type { JsonObject, WireFormat } from "./domain.js";
 
 /** The upstream family a format is sent to. */
-export type UpstreamFamily = "openai" | "anthropic" | "gemini";
+export type { UpstreamFamily } from "../services/proxy.js";
 
 /** Per-format facts used by the proxy. */
 export interface ProxyFormat {
-  format: ProviderFormat;
+  format: WireFormat;
   family: UpstreamFamily;
   /** Request field holding the conversation. */
   historyField: "messages" | "input" | "contents";
@@ -23,8 +25,11 @@ export interface ProxyFormat {
   clientKeyHeader: "authorization" | "x-api-key" | "x-goog-api-key";
   /** Header the upstream expects its credential in. */
   upstreamKeyHeader: "authorization" | "x-api-key" | "x-goog-api-key";
-  /** Builds the error body of `status` with `message` in the format's own shape. */
-  errorBody(status: number, message: string, code: string): JsonObject;
+  /**
+   * Builds the error body of `status` with `message` in the format's own shape; `code` (a code of
+   * the error registry, packages/errors) is carried where the shape has a code field (OpenAI).
+   */
+  errorBody(status: number, message: string, code: ErrorCode): JsonObject;
 }
 
 const OPENAI_TYPES: Record<number, string> = {
@@ -59,7 +64,7 @@ const GOOGLE_STATUS: Record<number, string> = {
   504: "DEADLINE_EXCEEDED",
 };
 
-function openaiError(status: number, message: string, code: string): JsonObject {
+function openaiError(status: number, message: string, code: ErrorCode): JsonObject {
   const type = OPENAI_TYPES[status] ?? (status >= 500 ? "server_error" : "invalid_request_error");
   return { error: { message, type, param: null, code } };
 }
@@ -72,7 +77,7 @@ const openaiBase = {
   errorBody: openaiError,
 } as const;
 
-const FORMATS: Record<ProviderFormat, ProxyFormat> = {
+const FORMATS: Record<WireFormat, ProxyFormat> = {
   "openai-chat": { ...openaiBase, format: "openai-chat", historyField: "messages" },
   "openai-responses": { ...openaiBase, format: "openai-responses", historyField: "input" },
   anthropic: {
@@ -103,7 +108,7 @@ const FORMATS: Record<ProviderFormat, ProxyFormat> = {
 };
 
 /** The proxy facts of `format`. */
-export function proxyFormat(format: ProviderFormat): ProxyFormat {
+export function proxyFormat(format: WireFormat): ProxyFormat {
   return FORMATS[format];
 }
 

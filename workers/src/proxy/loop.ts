@@ -5,14 +5,14 @@
  * model answers without an owned call or a limit (rounds, time budget) is reached; then the last
  * answer is returned as it is and the limit is named in a header.
  */
+import type { ErrorCode } from "@skillgate/errors";
 import {
-  getProvider,
-  type InjectOptions,
-  type InterceptionExecutor,
-  injectSkills,
-  interceptToolCalls,
+  getFormatAdapter,
+  type InjectedRef,
+  type InjectResult,
+  type InterceptResult,
   type JsonObject,
-  type ProviderFormat,
+  type WireFormat,
 } from "./domain.js";
 import { proxyFormat, sumUsage } from "./formats.js";
 import {
@@ -23,31 +23,35 @@ import {
 } from "./mixed-turn.js";
 import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
 
-/** What the loop needs from the services. */
+/** What the loop needs from the services (built from them in proxy/routes.ts). */
 export interface ProxyServices {
   fetch: typeof fetch;
   upstream: UpstreamConfig;
+  /** Storage of the removed part of mixed turns (the proxy service). */
   cache: TurnCache;
   maxRounds: number;
   timeBudgetMs: number;
   /** Interval of SSE keep-alive comments while skills run, in ms. */
   keepAliveMs: number;
   clock: () => number;
-  /** Injection inputs that do not depend on the request (snapshot, switch, floors, exclusions). */
-  injection(): Promise<Omit<InjectOptions, "format" | "request" | "apiKeyId">>;
-  /** Interception inputs that do not depend on the response. */
-  interception(): Promise<{
-    snapshot: InjectOptions["snapshot"];
-    builtinAliases: ReadonlyMap<string, string>;
-    policyFloors: InjectOptions["policyFloors"];
-    executor: InterceptionExecutor;
-    customSkillExecutionEnabled: boolean;
-  }>;
+  /** Injects the caller's skills into `request` (the tools service's `inject`). */
+  inject(format: WireFormat, request: JsonObject, apiKeyId: string | null): Promise<InjectResult>;
+  /**
+   * Runs the owned calls of `response` with interception's policies and the model-call policy
+   * floors (the tools service's `intercept`); a call's failure is an error result.
+   */
+  intercept(call: {
+    format: WireFormat;
+    response: JsonObject;
+    apiKeyId: string | null;
+    sessionId: string;
+    injected: readonly InjectedRef[];
+  }): Promise<InterceptResult>;
 }
 
 /** One proxy request. */
 export interface ProxyRequest {
-  format: ProviderFormat;
+  format: WireFormat;
   body: JsonObject;
   /** Gemini model from the path. */
   model?: string;
@@ -68,10 +72,7 @@ export interface ProxyResult {
 const KEPT = /^(retry-after|x-ratelimit-.*|anthropic-ratelimit-.*|x-request-id|request-id)$/i;
 
 /** An upstream error answer, passed through with its status and body (so each SDK raises its own error). */
-export async function passThroughError(
-  format: ProviderFormat,
-  res: Response,
-): Promise<ProxyResult> {
+export async function passThroughError(format: WireFormat, res: Response): Promise<ProxyResult> {
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => {
     if (KEPT.test(k)) headers[k] = v;
@@ -92,10 +93,10 @@ export async function passThroughError(
 
 /** The body a 502/504 (or other Skillgate failure) takes in the client's format. */
 export function failureResult(
-  format: ProviderFormat,
+  format: WireFormat,
   status: number,
   message: string,
-  code: string,
+  code: ErrorCode,
 ): ProxyResult {
   return { status, body: proxyFormat(format).errorBody(status, message, code), headers: {} };
 }
@@ -103,7 +104,7 @@ export function failureResult(
 /** Runs the loop for `req` (see the module docs). */
 export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promise<ProxyResult> {
   const fmt = proxyFormat(req.format);
-  const adapter = getProvider(req.format);
+  const adapter = getFormatAdapter(req.format);
   const started = svc.clock();
   const prepared = await prepareRequest(svc, req);
   const { injected } = prepared;
@@ -174,9 +175,7 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
       );
       return finish(response, limit);
     }
-    const icp = await svc.interception();
-    const result = await interceptToolCalls({
-      ...icp,
+    const result = await svc.intercept({
       format: req.format,
       response,
       apiKeyId: req.apiKeyId,
@@ -205,13 +204,7 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
 }
 
 /** The request to send upstream: mixed turns of the history restored, skills injected. */
-export async function prepareRequest(
-  svc: ProxyServices,
-  req: ProxyRequest,
-): Promise<{
-  request: JsonObject;
-  injected: { name: string; version: string; toolName: string }[];
-}> {
+export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Promise<InjectResult> {
   const fmt = proxyFormat(req.format);
   const restored = await restoreMixedTurns(
     svc.cache,
@@ -220,18 +213,12 @@ export async function prepareRequest(
     req.body,
     fmt.historyField,
   );
-  const injection = await svc.injection();
-  return injectSkills({
-    ...injection,
-    format: req.format,
-    request: restored,
-    apiKeyId: req.apiKeyId,
-  });
+  return svc.inject(req.format, restored, req.apiKeyId);
 }
 
 /** `request` with the assistant turn and the owned calls' results appended to its history. */
 export function appendTurn(
-  format: ProviderFormat,
+  format: WireFormat,
   request: JsonObject,
   turn: readonly object[],
   results: readonly object[],

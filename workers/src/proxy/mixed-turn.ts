@@ -7,7 +7,7 @@
  * entry leaves the history as the client sent it (a consistent conversation without the owned
  * calls).
  */
-import { asArray, getProvider, isObject, type JsonObject, type ProviderFormat } from "./domain.js";
+import { asArray, getFormatAdapter, isObject, type JsonObject, type WireFormat } from "./domain.js";
 
 /** How long a removed part of a turn is kept, in seconds (2 hours). */
 export const MIXED_TURN_TTL_S = 7200;
@@ -22,14 +22,14 @@ export interface MixedTurnEntry {
   ownedAt?: number[];
 }
 
-/** Minimal cache surface (the app's KV-style cache). */
+/** Where removed parts of turns are kept: the proxy service's `rememberTurn` / `recallTurn`. */
 export interface TurnCache {
-  get<T>(key: string): Promise<T | undefined>;
-  put(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  recallTurn<T>(key: string): Promise<T | undefined>;
+  rememberTurn(key: string, entry: unknown, ttlSeconds: number): Promise<void>;
 }
 
-function cacheKey(apiKeyId: string | null, format: ProviderFormat, callId: string): string {
-  return `proxy:turn:${apiKeyId ?? "global"}:${format}:${callId}`;
+function cacheKey(apiKeyId: string | null, format: WireFormat, callId: string): string {
+  return `${apiKeyId ?? "global"}:${format}:${callId}`;
 }
 
 /** Gemini call identity: its id, else name and arguments. */
@@ -41,12 +41,12 @@ function geminiCallId(fc: JsonObject): string {
 
 /** Splits `response` (already spliced by interception) into the client's copy and the cache entry. */
 export function splitMixedTurn(
-  format: ProviderFormat,
+  format: WireFormat,
   response: JsonObject,
   owned: ReadonlySet<string>,
   followUp: readonly object[],
 ): { response: JsonObject; entry: MixedTurnEntry; firstClientId: string } | null {
-  const calls = getProvider(format).extractCalls(response);
+  const calls = getFormatAdapter(format).extractCalls(response);
   const client = calls.filter((c) => !owned.has(c.callId));
   if (client.length === 0) return null;
   const ownedIdx = new Set(calls.filter((c) => owned.has(c.callId)).map((c) => c.index));
@@ -116,15 +116,15 @@ export function splitMixedTurn(
 export function rememberMixedTurn(
   cache: TurnCache,
   apiKeyId: string | null,
-  format: ProviderFormat,
+  format: WireFormat,
   firstClientId: string,
   entry: MixedTurnEntry,
 ): Promise<void> {
-  return cache.put(cacheKey(apiKeyId, format, firstClientId), entry, MIXED_TURN_TTL_S);
+  return cache.rememberTurn(cacheKey(apiKeyId, format, firstClientId), entry, MIXED_TURN_TTL_S);
 }
 
 /** The first call id of each turn in `history` that may be a mixed turn, with its position. */
-function candidateTurns(format: ProviderFormat, history: unknown[]): { at: number; id: string }[] {
+function candidateTurns(format: WireFormat, history: unknown[]): { at: number; id: string }[] {
   const out: { at: number; id: string }[] = [];
   history.forEach((item, at) => {
     if (!isObject(item)) return;
@@ -144,12 +144,7 @@ function candidateTurns(format: ProviderFormat, history: unknown[]): { at: numbe
   return out;
 }
 
-function restoreAt(
-  format: ProviderFormat,
-  history: unknown[],
-  at: number,
-  e: MixedTurnEntry,
-): void {
+function restoreAt(format: WireFormat, history: unknown[], at: number, e: MixedTurnEntry): void {
   const turn = history[at] as JsonObject;
   const next = history[at + 1];
   if (format === "openai-chat") {
@@ -190,7 +185,7 @@ function restoreAt(
 export async function restoreMixedTurns(
   cache: TurnCache,
   apiKeyId: string | null,
-  format: ProviderFormat,
+  format: WireFormat,
   request: JsonObject,
   historyField: string,
 ): Promise<JsonObject> {
@@ -198,7 +193,7 @@ export async function restoreMixedTurns(
   const turns = candidateTurns(format, history);
   if (turns.length === 0) return request;
   const entries = await Promise.all(
-    turns.map((t) => cache.get<MixedTurnEntry>(cacheKey(apiKeyId, format, t.id))),
+    turns.map((t) => cache.recallTurn<MixedTurnEntry>(cacheKey(apiKeyId, format, t.id))),
   );
   if (entries.every((e) => e === undefined)) return request;
   const out = [...history];

@@ -7,11 +7,11 @@
  *   `x-goog-api-key`).
  * Every Skillgate error answers in the provider's own error shape.
  */
+import type { ErrorCode } from "@skillgate/errors";
 import { Hono } from "hono";
-import { authenticate } from "../auth/middleware.js";
 import type { AppEnv } from "../routes/context.js";
-import type { Services } from "../services.js";
-import type { JsonObject, ProviderFormat } from "./domain.js";
+import type { FrontDoorServices } from "../services/index.js";
+import type { JsonObject, WireFormat } from "./domain.js";
 import { proxyFormat } from "./formats.js";
 import {
   failureResult,
@@ -22,43 +22,34 @@ import {
 } from "./loop.js";
 import { streamProxy } from "./stream.js";
 
-/** Largest proxy request body, in bytes (long conversations; same as inject's default). */
-function bodyLimit(services: Services): number {
-  return services.proxy.maxBodyBytes;
-}
-
-/** The loop's view of the services. */
-export function proxyServices(services: Services, customSkills: boolean): ProxyServices {
+/**
+ * The loop's view of the services: the proxy service's settings, clock and mixed-turn storage,
+ * and the tools service's injection and interception (the same policies and model-call policy
+ * floors as `POST /api/skills/intercept` and the MCP skill tools).
+ * @param customSkills false when the request turned custom skill execution off.
+ */
+export function proxyServices(services: FrontDoorServices, customSkills: boolean): ProxyServices {
   const p = services.proxy;
   return {
-    fetch: p.fetch,
-    upstream: p.upstream,
-    cache: p.cache,
-    maxRounds: p.maxRounds,
-    timeBudgetMs: p.timeBudgetMs,
-    keepAliveMs: p.keepAliveMs,
-    clock: services.clock,
-    async injection() {
-      const [snapshot, settings] = await Promise.all([
-        services.registry.snapshot(),
-        services.settings.get(),
-      ]);
-      return {
-        snapshot,
-        skillsEnabled: settings.skillsEnabled,
-        policyFloors: services.policyFloors,
-        exclude: services.unavailableBuiltins,
-      };
-    },
-    async interception() {
-      return {
-        snapshot: await services.registry.snapshot(),
-        builtinAliases: services.builtinAliases,
-        policyFloors: services.policyFloors,
-        executor: services.executor,
-        customSkillExecutionEnabled: customSkills,
-      };
-    },
+    fetch: p.settings.fetch,
+    upstream: p.settings.upstream,
+    cache: p,
+    maxRounds: p.settings.maxRounds,
+    timeBudgetMs: p.settings.timeBudgetMs,
+    keepAliveMs: p.settings.keepAliveMs,
+    clock: p.clock,
+    inject: (format, request, apiKeyId) => services.tools.inject({ format, request }, apiKeyId),
+    intercept: (call) =>
+      services.tools.intercept(
+        {
+          format: call.format,
+          response: call.response,
+          injected: call.injected,
+          sessionId: call.sessionId,
+          customSkillExecutionEnabled: customSkills,
+        },
+        call.apiKeyId,
+      ),
   };
 }
 
@@ -67,7 +58,7 @@ export function proxyServices(services: Services, customSkills: boolean): ProxyS
  * `x-goog-api-key`), then `Authorization: Bearer` (recent Anthropic SDKs send the key there),
  * then Gemini's `?key=` query parameter.
  */
-function clientKey(format: ProviderFormat, headers: Headers, url: URL): string | undefined {
+function clientKey(format: WireFormat, headers: Headers, url: URL): string | undefined {
   const own = proxyFormat(format).clientKeyHeader;
   const direct = own === "authorization" ? undefined : headers.get(own)?.trim();
   if (direct) return direct;
@@ -103,14 +94,14 @@ async function readBody(req: Request, limit: number): Promise<JsonObject | strin
 
 /** Serves one proxy request of `format`. */
 async function handle(
-  services: Services,
-  format: ProviderFormat,
+  services: FrontDoorServices,
+  format: WireFormat,
   req: Request,
   model?: string,
   geminiStream = false,
 ): Promise<Response> {
   const url = new URL(req.url);
-  const fail = (status: number, message: string, code: string) =>
+  const fail = (status: number, message: string, code: ErrorCode) =>
     respond(failureResult(format, status, message, code));
   const token = clientKey(format, req.headers, url);
   if (!token)
@@ -119,9 +110,9 @@ async function handle(
       `Send your Skillgate API key in ${proxyFormat(format).clientKeyHeader}`,
       "unauthorized",
     );
-  const principal = await authenticate(token, services.proxy.mgmtToken, services.apiKeys);
+  const principal = await services.keys.authenticate(token);
   if (!principal) return fail(401, "Invalid, revoked or expired Skillgate API key", "unauthorized");
-  const body = await readBody(req, bodyLimit(services));
+  const body = await readBody(req, services.proxy.settings.maxBodyBytes);
   if (typeof body === "string")
     return fail(
       body.includes("larger") ? 413 : 400,

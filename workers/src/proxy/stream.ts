@@ -7,7 +7,7 @@
  * alive meanwhile. A client that goes away aborts the upstream request and no further round
  * starts. Only web streams are used, so this runs in the Worker and on Node.
  */
-import { getProvider, interceptToolCalls, type JsonObject } from "./domain.js";
+import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import {
   appendTurn,
   failureResult,
@@ -126,7 +126,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
     },
   });
   const t = translatorFor(req, emit);
-  const adapter = getProvider(req.format);
+  const adapter = getFormatAdapter(req.format);
   const executions: string[] = [];
 
   const drive = async () => {
@@ -181,10 +181,9 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         return;
       }
       const keepAlive = setInterval(() => emit(sseComment("keep-alive")), svc.keepAliveMs);
-      let result: Awaited<ReturnType<typeof interceptToolCalls>>;
+      let result: InterceptResult;
       try {
-        result = await interceptToolCalls({
-          ...(await svc.interception()),
+        result = await svc.intercept({
           format: req.format,
           response,
           apiKeyId: req.apiKeyId,

@@ -6,15 +6,12 @@
  * Upstream URLs are operator configuration: they do not go through the outbound guard of
  * `http_request`.
  */
-import type { ProviderFormat } from "./domain.js";
+
+import type { UpstreamConfig } from "../services/proxy.js";
+import type { WireFormat } from "./domain.js";
 import { proxyFormat, type UpstreamFamily } from "./formats.js";
 
-/** Operator configuration of the upstreams. */
-export interface UpstreamConfig {
-  baseUrls: Record<UpstreamFamily, string>;
-  /** Configured credentials (Worker secrets); absent ones are simply not sent. */
-  apiKeys: Partial<Record<UpstreamFamily, string>>;
-}
+export type { UpstreamConfig } from "../services/proxy.js";
 
 /** A failure of the upstream itself (no HTTP answer): 502 unreachable, 504 timed out. */
 export class UpstreamFailure extends Error {
@@ -56,7 +53,7 @@ export function forwardedHeaders(client: Headers, family: UpstreamFamily): Heade
 
 /** One upstream call. */
 export interface UpstreamRequest {
-  format: ProviderFormat;
+  format: WireFormat;
   /** Gemini model id from the path (`gemini-2.5-flash`). */
   model?: string;
   stream: boolean;
