@@ -2,11 +2,14 @@
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
  * injection and interception, builtins, sandbox end to end (needs
- * Docker and the local images), MCP `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments: `npm run bench -- registry sandbox`.
+ * Docker and the local images), the gateway proxy's added time per round and to first byte, MCP
+ * `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments:
+ * `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
 import { runInjectionBench } from "./injection.js";
 import { runMcpBench } from "./mcp.js";
+import { runProxyBench } from "./proxy.js";
 import { runRegistryBench } from "./registry.js";
 import { runSandboxBench } from "./sandbox.js";
 
@@ -15,6 +18,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   injection: () => runInjectionBench(),
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
+  proxy: () => runProxyBench(),
   mcp: () => runMcpBench(),
 };
 

@@ -22,7 +22,11 @@ export default defineProject({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         kvNamespaces: ["SKILLS_KV"],
-        bindings: { LIBSQL_URL: inject("libsqlUrl"), MGMT_TOKEN: WORKERD_MGMT_TOKEN },
+        bindings: {
+          LIBSQL_URL: inject("libsqlUrl"),
+          MGMT_TOKEN: WORKERD_MGMT_TOKEN,
+          UPSTREAM_OPENAI_BASE_URL: `${inject("llmUrl")}/v1`,
+        },
       },
     })),
   ],

@@ -20,6 +20,7 @@ import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
+import { proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
 import { allowedMethodsOf } from "./routes/allowed-methods.js";
@@ -102,6 +103,9 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  // Provider-compatible proxy endpoints (`/v1/*`, `/v1beta/*`): API key auth of their own.
+  app.route("/", proxyRoutes());
+
   app.route("/", agentSkillsRoutes(agentSkills));
   app.route("/", routingRoutes());
   app.route(

@@ -112,6 +112,22 @@ export const configSchema = z.object({
   SKILLS_MAX_STORED_INPUT_BYTES: int(262_144, 1024),
   /** Most bytes of an execution's output JSON kept in its history row; longer ones keep a prefix. */
   SKILLS_MAX_STORED_OUTPUT_BYTES: int(262_144, 1024),
+  /** Upstream of the proxy's OpenAI endpoints (Chat Completions, Responses); docs/proxy.md. */
+  UPSTREAM_OPENAI_BASE_URL: z.string().url().default("https://api.openai.com/v1"),
+  /** Upstream of the proxy's Anthropic Messages endpoint. */
+  UPSTREAM_ANTHROPIC_BASE_URL: z.string().url().default("https://api.anthropic.com"),
+  /** Upstream of the proxy's Gemini endpoints. */
+  UPSTREAM_GEMINI_BASE_URL: z.string().url().default("https://generativelanguage.googleapis.com"),
+  /** Upstream credentials (secrets); a request's `x-upstream-api-key` takes precedence. */
+  UPSTREAM_OPENAI_API_KEY: optionalString,
+  UPSTREAM_ANTHROPIC_API_KEY: optionalString,
+  UPSTREAM_GEMINI_API_KEY: optionalString,
+  /** Most upstream calls of one proxy request (the first answer included). */
+  PROXY_MAX_ROUNDS: int(5, 1, 50),
+  /** Time budget of one proxy request, in ms; no new round starts after it. */
+  PROXY_TIME_BUDGET_MS: int(120_000, 100, 3_600_000),
+  /** Interval of the SSE comment lines that keep a proxy stream alive while skills run, in ms. */
+  PROXY_KEEPALIVE_MS: int(10_000, 50, 600_000),
   /**
    * Prefix of the MCP management tools (docs/mcp.md): `skillgate_` gives `skillgate_skills_list`;
    * `omniroute_` gives the names of clients written against OmniRoute; empty gives bare names.

@@ -144,6 +144,33 @@ export const ERROR_CODES = {
     message: "SkillsMP needs an API key",
   },
 
+  // --- The gateway proxy (docs/proxy.md#errors), in each provider's own error shape ---
+  upstream_error: {
+    status: 502,
+    retryable: false,
+    message: "The upstream provider answered with an error; its own status is kept",
+  },
+  upstream_unreachable: {
+    status: 502,
+    retryable: true,
+    message: "The upstream provider could not be reached",
+  },
+  upstream_invalid: {
+    status: 502,
+    retryable: false,
+    message: "The upstream provider's answer could not be read",
+  },
+  upstream_timeout: {
+    status: 504,
+    retryable: true,
+    message: "The upstream provider did not answer in time",
+  },
+  client_closed: {
+    status: 499,
+    retryable: false,
+    message: "The client closed the request before the answer",
+  },
+
   // --- The API's view of the sandbox host ---
   sandbox_busy: {
     status: 429,

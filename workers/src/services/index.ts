@@ -17,6 +17,7 @@ import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { ProxyService, type ProxySettings } from "./proxy.js";
 import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
@@ -36,6 +37,8 @@ export interface FrontDoorServices {
   tasks: AgentTasksService;
   /** Upstream call history and routing recommendations (docs/a2a.md#memory-aware-routing). */
   routing: RoutingService;
+  /** The gateway proxy's upstreams, limits and mixed-turn storage (docs/proxy.md). */
+  proxy: ProxyService;
 }
 
 /**
@@ -69,6 +72,30 @@ export function builtinDeps(deps: AppDeps): BuiltinDeps {
 function envOf(deps: AppDeps): BuiltinEnv {
   const { db: _db, ...env } = deps;
   return env;
+}
+
+/** The gateway proxy's settings from the operator's configuration (docs/proxy.md). */
+function proxySettings(deps: AppDeps): ProxySettings {
+  const c = deps.config;
+  return {
+    fetch: deps.fetch ?? globalFetch,
+    upstream: {
+      baseUrls: {
+        openai: c.UPSTREAM_OPENAI_BASE_URL,
+        anthropic: c.UPSTREAM_ANTHROPIC_BASE_URL,
+        gemini: c.UPSTREAM_GEMINI_BASE_URL,
+      },
+      apiKeys: {
+        openai: c.UPSTREAM_OPENAI_API_KEY,
+        anthropic: c.UPSTREAM_ANTHROPIC_API_KEY,
+        gemini: c.UPSTREAM_GEMINI_API_KEY,
+      },
+    },
+    maxRounds: c.PROXY_MAX_ROUNDS,
+    timeBudgetMs: c.PROXY_TIME_BUDGET_MS,
+    keepAliveMs: c.PROXY_KEEPALIVE_MS,
+    maxBodyBytes: c.MAX_BODY_BYTES_INJECT,
+  };
 }
 
 /** Creates the services for `deps`. */
@@ -140,6 +167,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     }),
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
+    proxy: new ProxyService(proxySettings(deps), deps.cache, clock),
     health: new HealthService({
       database: repos.database,
       registry,

@@ -25,7 +25,13 @@ import type { SkillRegistry } from "../skills/registry/registry.js";
 import type { CallerContext, Skill } from "../skills/types.js";
 import type { SettingsService } from "./settings.js";
 
+export type { InjectResult } from "../skills/injection/injection.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
+export type {
+  InjectedRef,
+  InterceptResult,
+  ToolResult,
+} from "../skills/interception/interception.js";
 export type { ModelCallOutcome } from "../skills/interception/model-call.js";
 
 /** An inject request (`POST /api/skills/inject`). */

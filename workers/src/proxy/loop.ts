@@ -1,0 +1,238 @@
+/**
+ * The server-side tool loop of one non-streaming proxy request (docs/proxy.md#the-loop):
+ * inject once → call the upstream → extract the calls → run the owned ones with interception's
+ * policies → append the assistant turn and the provider-native results → call again, until the
+ * model answers without an owned call or a limit (rounds, time budget) is reached; then the last
+ * answer is returned as it is and the limit is named in a header.
+ */
+import type { ErrorCode } from "@skillgate/errors";
+import {
+  getFormatAdapter,
+  type InjectedRef,
+  type InjectResult,
+  type InterceptResult,
+  type JsonObject,
+  type WireFormat,
+} from "./domain.js";
+import { proxyFormat, sumUsage } from "./formats.js";
+import {
+  rememberMixedTurn,
+  restoreMixedTurns,
+  splitMixedTurn,
+  type TurnCache,
+} from "./mixed-turn.js";
+import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
+
+/** What the loop needs from the services (built from them in proxy/routes.ts). */
+export interface ProxyServices {
+  fetch: typeof fetch;
+  upstream: UpstreamConfig;
+  /** Storage of the removed part of mixed turns (the proxy service). */
+  cache: TurnCache;
+  maxRounds: number;
+  timeBudgetMs: number;
+  /** Interval of SSE keep-alive comments while skills run, in ms. */
+  keepAliveMs: number;
+  clock: () => number;
+  /** Injects the caller's skills into `request` (the tools service's `inject`). */
+  inject(format: WireFormat, request: JsonObject, apiKeyId: string | null): Promise<InjectResult>;
+  /**
+   * Runs the owned calls of `response` with interception's policies and the model-call policy
+   * floors (the tools service's `intercept`); a call's failure is an error result.
+   */
+  intercept(call: {
+    format: WireFormat;
+    response: JsonObject;
+    apiKeyId: string | null;
+    sessionId: string;
+    injected: readonly InjectedRef[];
+  }): Promise<InterceptResult>;
+}
+
+/** One proxy request. */
+export interface ProxyRequest {
+  format: WireFormat;
+  body: JsonObject;
+  /** Gemini model from the path. */
+  model?: string;
+  headers: Headers;
+  apiKeyId: string | null;
+  sessionId: string;
+  signal: AbortSignal;
+}
+
+/** The answer to the client. */
+export interface ProxyResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Headers of an upstream error kept for the client (rate limits, request ids). */
+const KEPT = /^(retry-after|x-ratelimit-.*|anthropic-ratelimit-.*|x-request-id|request-id)$/i;
+
+/** An upstream error answer, passed through with its status and body (so each SDK raises its own error). */
+export async function passThroughError(format: WireFormat, res: Response): Promise<ProxyResult> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (KEPT.test(k)) headers[k] = v;
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = proxyFormat(format).errorBody(
+      res.status,
+      text.slice(0, 2000) || res.statusText,
+      "upstream_error",
+    );
+  }
+  return { status: res.status, body, headers };
+}
+
+/** The body a 502/504 (or other Skillgate failure) takes in the client's format. */
+export function failureResult(
+  format: WireFormat,
+  status: number,
+  message: string,
+  code: ErrorCode,
+): ProxyResult {
+  return { status, body: proxyFormat(format).errorBody(status, message, code), headers: {} };
+}
+
+/** Runs the loop for `req` (see the module docs). */
+export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promise<ProxyResult> {
+  const fmt = proxyFormat(req.format);
+  const adapter = getFormatAdapter(req.format);
+  const started = svc.clock();
+  const prepared = await prepareRequest(svc, req);
+  const { injected } = prepared;
+  let request = prepared.request;
+  let usage: unknown;
+  const executions: string[] = [];
+  const headers = (rounds: number, limit?: string): Record<string, string> => {
+    const h: Record<string, string> = {
+      "x-skillgate-rounds": String(rounds),
+      "x-skillgate-session": req.sessionId,
+    };
+    if (executions.length > 0) h["x-skillgate-executions"] = executions.join(",");
+    if (limit) h["x-skillgate-limit"] = limit;
+    return h;
+  };
+  for (let round = 1; ; round++) {
+    const remaining = svc.timeBudgetMs - (svc.clock() - started);
+    let response: JsonObject;
+    try {
+      const res = await callUpstream(svc.fetch, svc.upstream, {
+        format: req.format,
+        model: req.model,
+        stream: false,
+        body: request,
+        clientHeaders: req.headers,
+        signal: req.signal,
+        timeoutMs: Math.max(1, remaining),
+      });
+      if (!res.ok) return withHeaders(await passThroughError(req.format, res), headers(round));
+      response = (await res.json()) as JsonObject;
+    } catch (err) {
+      if (err instanceof UpstreamFailure)
+        return withHeaders(
+          failureResult(
+            req.format,
+            err.status,
+            err.message,
+            err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
+          ),
+          headers(round),
+        );
+      if (err instanceof SyntaxError)
+        return withHeaders(
+          failureResult(
+            req.format,
+            502,
+            "The upstream answered with invalid JSON",
+            "upstream_invalid",
+          ),
+          headers(round),
+        );
+      throw err;
+    }
+    const roundUsage = response[fmt.usageField];
+    if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
+    const finish = (body: JsonObject, limit?: string): ProxyResult => ({
+      status: 200,
+      body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
+      headers: headers(round, limit),
+    });
+    if (adapter.extractCalls(response).length === 0) return finish(response);
+    const elapsed = svc.clock() - started;
+    const limit =
+      round >= svc.maxRounds ? "rounds" : elapsed >= svc.timeBudgetMs ? "time" : undefined;
+    if (limit) {
+      console.warn(
+        `[skillgate] proxy ${req.format}: ${limit} limit reached after ${round} rounds; last answer returned as is`,
+      );
+      return finish(response, limit);
+    }
+    const result = await svc.intercept({
+      format: req.format,
+      response,
+      apiKeyId: req.apiKeyId,
+      sessionId: req.sessionId,
+      injected,
+    });
+    for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
+    if (result.toolResults.length === 0) return finish(result.response);
+    if (result.passThrough.length > 0) {
+      const owned = new Set(result.toolResults.map((r) => r.callId));
+      const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+      if (split) {
+        await rememberMixedTurn(
+          svc.cache,
+          req.apiKeyId,
+          req.format,
+          split.firstClientId,
+          split.entry,
+        );
+        return finish(split.response);
+      }
+    }
+    if (req.signal.aborted) throw req.signal.reason;
+    request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+  }
+}
+
+/** The request to send upstream: mixed turns of the history restored, skills injected. */
+export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Promise<InjectResult> {
+  const fmt = proxyFormat(req.format);
+  const restored = await restoreMixedTurns(
+    svc.cache,
+    req.apiKeyId,
+    req.format,
+    req.body,
+    fmt.historyField,
+  );
+  return svc.inject(req.format, restored, req.apiKeyId);
+}
+
+/** `request` with the assistant turn and the owned calls' results appended to its history. */
+export function appendTurn(
+  format: WireFormat,
+  request: JsonObject,
+  turn: readonly object[],
+  results: readonly object[],
+): JsonObject {
+  const field = proxyFormat(format).historyField;
+  const current = request[field];
+  const history = Array.isArray(current)
+    ? current
+    : typeof current === "string"
+      ? [{ role: "user", content: current }]
+      : [];
+  return { ...request, [field]: [...history, ...turn, ...results] };
+}
+
+function withHeaders(r: ProxyResult, h: Record<string, string>): ProxyResult {
+  return { ...r, headers: { ...h, ...r.headers } };
+}

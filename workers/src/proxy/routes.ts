@@ -1,0 +1,159 @@
+/**
+ * Provider-compatible endpoints of the gateway proxy (docs/proxy.md), at the paths each official
+ * SDK calls when its base URL points at Skillgate:
+ * - `POST /v1/chat/completions`, `POST /v1/responses` (OpenAI, key in `Authorization: Bearer`),
+ * - `POST /v1/messages` (Anthropic, key in `x-api-key`),
+ * - `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent` (Gemini, key in
+ *   `x-goog-api-key`).
+ * Every Skillgate error answers in the provider's own error shape.
+ */
+import type { ErrorCode } from "@skillgate/errors";
+import { Hono } from "hono";
+import type { AppEnv } from "../routes/context.js";
+import type { FrontDoorServices } from "../services/index.js";
+import type { JsonObject, WireFormat } from "./domain.js";
+import { proxyFormat } from "./formats.js";
+import {
+  failureResult,
+  type ProxyRequest,
+  type ProxyResult,
+  type ProxyServices,
+  runProxyLoop,
+} from "./loop.js";
+import { streamProxy } from "./stream.js";
+
+/**
+ * The loop's view of the services: the proxy service's settings, clock and mixed-turn storage,
+ * and the tools service's injection and interception (the same policies and model-call policy
+ * floors as `POST /api/skills/intercept` and the MCP skill tools).
+ * @param customSkills false when the request turned custom skill execution off.
+ */
+export function proxyServices(services: FrontDoorServices, customSkills: boolean): ProxyServices {
+  const p = services.proxy;
+  return {
+    fetch: p.settings.fetch,
+    upstream: p.settings.upstream,
+    cache: p,
+    maxRounds: p.settings.maxRounds,
+    timeBudgetMs: p.settings.timeBudgetMs,
+    keepAliveMs: p.settings.keepAliveMs,
+    clock: p.clock,
+    inject: (format, request, apiKeyId) => services.tools.inject({ format, request }, apiKeyId),
+    intercept: (call) =>
+      services.tools.intercept(
+        {
+          format: call.format,
+          response: call.response,
+          injected: call.injected,
+          sessionId: call.sessionId,
+          customSkillExecutionEnabled: customSkills,
+        },
+        call.apiKeyId,
+      ),
+  };
+}
+
+/**
+ * The Skillgate key of a request: where the format's SDK puts it first (`x-api-key`,
+ * `x-goog-api-key`), then `Authorization: Bearer` (recent Anthropic SDKs send the key there),
+ * then Gemini's `?key=` query parameter.
+ */
+function clientKey(format: WireFormat, headers: Headers, url: URL): string | undefined {
+  const own = proxyFormat(format).clientKeyHeader;
+  const direct = own === "authorization" ? undefined : headers.get(own)?.trim();
+  if (direct) return direct;
+  const bearer = headers
+    .get("authorization")
+    ?.match(/^Bearer\s+(.+)$/i)?.[1]
+    ?.trim();
+  if (bearer) return bearer;
+  return format === "gemini" ? url.searchParams.get("key")?.trim() || undefined : undefined;
+}
+
+function respond(r: ProxyResult): Response {
+  const headers = new Headers(r.headers);
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify(r.body), { status: r.status, headers });
+}
+
+async function readBody(req: Request, limit: number): Promise<JsonObject | string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) return `Request body is larger than ${limit} bytes`;
+  const text = await req.text();
+  if (new TextEncoder().encode(text).length > limit)
+    return `Request body is larger than ${limit} bytes`;
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return "The request body must be a JSON object";
+    return body as JsonObject;
+  } catch {
+    return "The request body is not valid JSON";
+  }
+}
+
+/** Serves one proxy request of `format`. */
+async function handle(
+  services: FrontDoorServices,
+  format: WireFormat,
+  req: Request,
+  model?: string,
+  geminiStream = false,
+): Promise<Response> {
+  const url = new URL(req.url);
+  const fail = (status: number, message: string, code: ErrorCode) =>
+    respond(failureResult(format, status, message, code));
+  const token = clientKey(format, req.headers, url);
+  if (!token)
+    return fail(
+      401,
+      `Send your Skillgate API key in ${proxyFormat(format).clientKeyHeader}`,
+      "unauthorized",
+    );
+  const principal = await services.keys.authenticate(token);
+  if (!principal) return fail(401, "Invalid, revoked or expired Skillgate API key", "unauthorized");
+  const body = await readBody(req, services.proxy.settings.maxBodyBytes);
+  if (typeof body === "string")
+    return fail(
+      body.includes("larger") ? 413 : 400,
+      body,
+      body.includes("larger") ? "payload_too_large" : "invalid_json",
+    );
+  const sessionId =
+    req.headers.get("x-skillgate-session")?.trim().slice(0, 200) || crypto.randomUUID();
+  const customSkills = req.headers.get("x-skillgate-custom-skills")?.trim().toLowerCase() !== "off";
+  const proxyReq: ProxyRequest = {
+    format,
+    body,
+    model,
+    headers: req.headers,
+    apiKeyId: principal.kind === "key" ? principal.apiKeyId : null,
+    sessionId,
+    signal: req.signal,
+  };
+  const svc = proxyServices(services, customSkills);
+  try {
+    if (geminiStream || body.stream === true) return await streamProxy(svc, proxyReq);
+    return respond(await runProxyLoop(svc, proxyReq));
+  } catch (err) {
+    if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
+    console.error(`[skillgate] proxy ${format} failed:`, err);
+    return fail(500, "Internal server error", "internal_error");
+  }
+}
+
+/** The proxy's route group (mounted at the root; its own key auth, never the `/api/*` one). */
+export function proxyRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post("/v1/chat/completions", (c) => handle(c.get("services"), "openai-chat", c.req.raw));
+  app.post("/v1/responses", (c) => handle(c.get("services"), "openai-responses", c.req.raw));
+  app.post("/v1/messages", (c) => handle(c.get("services"), "anthropic", c.req.raw));
+  app.post("/v1beta/models/:target", (c) => {
+    const target = c.req.param("target");
+    const m = target.match(/^(.+):(generateContent|streamGenerateContent)$/);
+    if (!m)
+      return respond(failureResult("gemini", 404, `No route for POST ${c.req.path}`, "not_found"));
+    return handle(c.get("services"), "gemini", c.req.raw, m[1], m[2] === "streamGenerateContent");
+  });
+  return app;
+}

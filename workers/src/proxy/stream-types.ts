@@ -1,0 +1,37 @@
+/**
+ * The contract of a per-format stream translator (docs/proxy.md#streaming): it reads the
+ * upstream events of each round, forwards text as it arrives, withholds tool calls and terminal
+ * events, assembles the round's complete response for interception, and at the end writes the
+ * client's calls and one terminal sequence, so the client sees one coherent stream.
+ */
+import type { JsonObject } from "./domain.js";
+import type { SseEvent } from "./sse.js";
+
+/** What an upstream event meant for the round. */
+export type EventOutcome = "continue" | "end" | "error";
+
+/** One translator per client stream. */
+export interface StreamTranslator {
+  /** Starts a round (the first one included). */
+  beginRound(): void;
+  /**
+   * Handles one upstream event: forwards what the client should see now, accumulates the rest.
+   * @returns `end` on the round's terminal event, `error` after an upstream error event (already
+   *   written to the client in its format).
+   */
+  onEvent(ev: SseEvent): EventOutcome;
+  /** True when the upstream stream has ended on its own terminal marker. */
+  roundEnded(): boolean;
+  /** The round's complete response, in the format's non-streaming shape. */
+  roundResponse(): JsonObject;
+  /**
+   * Writes the withheld calls at `clientCalls` (positions among the round's calls) and the
+   * terminal events, with usage summed over the rounds.
+   */
+  finish(clientCalls: ReadonlySet<number>): void;
+  /** Writes an error in the format's stream shape (the stream then ends). */
+  fail(status: number, message: string): void;
+}
+
+/** Writes text to the client. */
+export type Emit = (text: string) => void;

@@ -1,0 +1,254 @@
+/**
+ * Streaming proxy requests (docs/proxy.md#streaming): `stream: true`, or Gemini's
+ * `:streamGenerateContent`. The first upstream call is made before the client gets an answer,
+ * so an upstream error status passes through as it is; after that the client receives one
+ * server-sent event stream built by the format's translator, and every later round streams on
+ * in it. Owned calls run when their turn ends, with SSE comment lines keeping the connection
+ * alive meanwhile. A client that goes away aborts the upstream request and no further round
+ * starts. Only web streams are used, so this runs in the Worker and on Node.
+ */
+import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
+import {
+  appendTurn,
+  failureResult,
+  type ProxyRequest,
+  type ProxyServices,
+  passThroughError,
+  prepareRequest,
+} from "./loop.js";
+import { rememberMixedTurn, splitMixedTurn } from "./mixed-turn.js";
+import { readSse, sseComment } from "./sse.js";
+import { anthropicTranslator } from "./stream-anthropic.js";
+import { chatTranslator } from "./stream-chat.js";
+import { geminiTranslator } from "./stream-gemini.js";
+import { responsesTranslator } from "./stream-responses.js";
+import type { Emit, StreamTranslator } from "./stream-types.js";
+import { callUpstream, UpstreamFailure } from "./upstream.js";
+
+function translatorFor(req: ProxyRequest, emit: Emit): StreamTranslator {
+  if (req.format === "openai-chat") {
+    const opts = req.body.stream_options;
+    const include =
+      typeof opts === "object" && opts !== null && (opts as JsonObject).include_usage === true;
+    return chatTranslator(emit, include);
+  }
+  if (req.format === "openai-responses") return responsesTranslator(emit);
+  if (req.format === "anthropic") return anthropicTranslator(emit);
+  return geminiTranslator(emit);
+}
+
+/** The upstream body of a streaming round (Chat always asks for usage, to sum it). */
+function streamingBody(req: ProxyRequest, request: JsonObject): JsonObject {
+  if (req.format === "gemini") return request;
+  const body: JsonObject = { ...request, stream: true };
+  if (req.format === "openai-chat") {
+    const opts =
+      typeof request.stream_options === "object" && request.stream_options !== null
+        ? request.stream_options
+        : {};
+    body.stream_options = { ...opts, include_usage: true };
+  }
+  return body;
+}
+
+function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "content-type": "application/json" },
+  });
+}
+
+/** Answers a streaming request (see the module docs). */
+export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promise<Response> {
+  const started = svc.clock();
+  const abort = new AbortController();
+  const onClientAbort = () => abort.abort(req.signal.reason);
+  if (req.signal.aborted) abort.abort(req.signal.reason);
+  else req.signal.addEventListener("abort", onClientAbort, { once: true });
+  const signal = abort.signal;
+  const { request: prepared, injected } = await prepareRequest(svc, req);
+  let request = prepared;
+  const remaining = () => Math.max(1, svc.timeBudgetMs - (svc.clock() - started));
+  const call = (body: JsonObject) =>
+    callUpstream(svc.fetch, svc.upstream, {
+      format: req.format,
+      model: req.model,
+      stream: true,
+      body: streamingBody(req, body),
+      clientHeaders: req.headers,
+      signal,
+      timeoutMs: remaining(),
+    });
+  const baseHeaders = { "x-skillgate-session": req.sessionId };
+  let first: Response;
+  try {
+    first = await call(request);
+  } catch (err) {
+    if (err instanceof UpstreamFailure) {
+      const r = failureResult(
+        req.format,
+        err.status,
+        err.message,
+        err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
+      );
+      return jsonResponse(r.status, r.body, baseHeaders);
+    }
+    throw err;
+  }
+  if (!first.ok) {
+    const r = await passThroughError(req.format, first);
+    return jsonResponse(r.status, r.body, { ...baseHeaders, ...r.headers });
+  }
+
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const emit: Emit = (text) => {
+    if (!closed) controller.enqueue(encoder.encode(text));
+  };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    req.signal.removeEventListener("abort", onClientAbort);
+    controller.close();
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel(reason) {
+      closed = true;
+      abort.abort(reason);
+    },
+  });
+  const t = translatorFor(req, emit);
+  const adapter = getFormatAdapter(req.format);
+  const executions: string[] = [];
+
+  const drive = async () => {
+    let res = first;
+    for (let round = 1; ; round++) {
+      t.beginRound();
+      let outcome: "continue" | "end" | "error" = "continue";
+      try {
+        for await (const ev of readSse(res.body!)) {
+          outcome = t.onEvent(ev);
+          if (outcome !== "continue") break;
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        t.fail(
+          502,
+          `The upstream stream failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        return;
+      }
+      if (outcome === "error") return;
+      if (!t.roundEnded()) {
+        t.fail(502, "The upstream stream ended without its final event");
+        return;
+      }
+      const response = t.roundResponse();
+      const calls = adapter.extractCalls(response);
+      const trailer = (limit?: string) =>
+        emit(
+          sseComment(
+            `x-skillgate-rounds=${round}; x-skillgate-executions=${executions.join(",")}${limit ? `; x-skillgate-limit=${limit}` : ""}`,
+          ),
+        );
+      if (calls.length === 0) {
+        trailer();
+        t.finish(new Set());
+        return;
+      }
+      const all = new Set(calls.map((c) => c.index));
+      const limit =
+        round >= svc.maxRounds
+          ? "rounds"
+          : svc.clock() - started >= svc.timeBudgetMs
+            ? "time"
+            : undefined;
+      if (limit) {
+        console.warn(
+          `[skillgate] proxy ${req.format} stream: ${limit} limit reached after ${round} rounds`,
+        );
+        trailer(limit);
+        t.finish(all);
+        return;
+      }
+      const keepAlive = setInterval(() => emit(sseComment("keep-alive")), svc.keepAliveMs);
+      let result: InterceptResult;
+      try {
+        result = await svc.intercept({
+          format: req.format,
+          response,
+          apiKeyId: req.apiKeyId,
+          sessionId: req.sessionId,
+          injected,
+        });
+      } finally {
+        clearInterval(keepAlive);
+      }
+      for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
+      if (signal.aborted) return;
+      const owned = new Set(result.toolResults.map((r) => r.callId));
+      const clientCalls = new Set(calls.filter((c) => !owned.has(c.callId)).map((c) => c.index));
+      if (owned.size === 0 || clientCalls.size > 0) {
+        if (owned.size > 0) {
+          const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+          if (split)
+            await rememberMixedTurn(
+              svc.cache,
+              req.apiKeyId,
+              req.format,
+              split.firstClientId,
+              split.entry,
+            );
+        }
+        trailer();
+        t.finish(clientCalls);
+        return;
+      }
+      request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+      try {
+        res = await call(request);
+      } catch (err) {
+        if (signal.aborted) return;
+        t.fail(
+          err instanceof UpstreamFailure ? err.status : 502,
+          err instanceof Error ? err.message : String(err),
+        );
+        return;
+      }
+      if (!res.ok) {
+        const text = await res.text().catch(() => "");
+        t.fail(
+          res.status,
+          `The upstream answered ${res.status} in round ${round + 1}: ${text.slice(0, 500)}`,
+        );
+        return;
+      }
+    }
+  };
+  drive()
+    .catch((err: unknown) => {
+      if (!signal.aborted) {
+        console.error(`[skillgate] proxy ${req.format} stream failed:`, err);
+        t.fail(500, "Internal server error");
+      }
+    })
+    .finally(close);
+
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      ...baseHeaders,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+    },
+  });
+}

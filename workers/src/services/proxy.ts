@@ -1,0 +1,59 @@
+/**
+ * The gateway proxy's service (docs/proxy.md): the operator's upstream configuration and loop
+ * limits, the fetch of upstream LLM calls, and the storage of the removed part of mixed turns
+ * (docs/proxy.md#mixed-turns) in the app's KV-style cache. The proxy front door reaches the cache
+ * only through {@link ProxyService.rememberTurn} and {@link ProxyService.recallTurn}.
+ */
+import type { Cache } from "../cache/types.js";
+
+/** The upstream families the proxy calls (OpenAI serves Chat Completions and Responses). */
+export type UpstreamFamily = "openai" | "anthropic" | "gemini";
+
+/** Operator configuration of the upstreams. */
+export interface UpstreamConfig {
+  /** Base URL per family (`UPSTREAM_*_BASE_URL`). */
+  baseUrls: Record<UpstreamFamily, string>;
+  /** Configured credentials (Worker secrets); absent ones are simply not sent. */
+  apiKeys: Partial<Record<UpstreamFamily, string>>;
+}
+
+/** The proxy's configuration, from the operator's settings. */
+export interface ProxySettings {
+  /** fetch of upstream LLM calls: the operator-configured fetch, else the platform's. */
+  fetch: typeof fetch;
+  upstream: UpstreamConfig;
+  /** Most upstream calls of one request (`PROXY_MAX_ROUNDS`). */
+  maxRounds: number;
+  /** Time budget of one request, in ms (`PROXY_TIME_BUDGET_MS`). */
+  timeBudgetMs: number;
+  /** Interval of SSE keep-alive comments while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
+  keepAliveMs: number;
+  /** Largest request body, in bytes (`MAX_BODY_BYTES_INJECT`). */
+  maxBodyBytes: number;
+}
+
+/** Prefix of every mixed-turn entry in the cache. */
+const TURN_PREFIX = "proxy:turn:";
+
+/** Settings, clock and mixed-turn storage of the proxy. */
+export class ProxyService {
+  constructor(
+    readonly settings: ProxySettings,
+    private readonly cache: Cache,
+    /** Milliseconds since the epoch (tests pass a fixed clock). */
+    readonly clock: () => number,
+  ) {}
+
+  /**
+   * Keeps `entry` (the removed part of a mixed turn) under `key` for `ttlSeconds`.
+   * @param key the turn's key (API key, format and first client call id; see proxy/mixed-turn.ts).
+   */
+  rememberTurn(key: string, entry: unknown, ttlSeconds: number): Promise<void> {
+    return this.cache.put(`${TURN_PREFIX}${key}`, entry, ttlSeconds);
+  }
+
+  /** The entry kept under `key`, or undefined once it expired or was never kept. */
+  recallTurn<T>(key: string): Promise<T | undefined> {
+    return this.cache.get<T>(`${TURN_PREFIX}${key}`);
+  }
+}
