@@ -7,6 +7,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requireAuth } from "./auth/middleware.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
 import { requestLimits } from "./request-limits.js";
@@ -60,6 +61,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   });
   app.use("/api/*", requestLimits(deps.config));
 
+  // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
+  app.route("/dashboard", dashboardRoutes());
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.

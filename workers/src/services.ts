@@ -5,6 +5,7 @@
  */
 import { ApiKeyService } from "./auth/api-keys.js";
 import type { AppDeps } from "./deps.js";
+import { OperatorService } from "./operator-service.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
@@ -23,6 +24,8 @@ export interface Services {
   executor: Executor;
   settings: SettingsService;
   apiKeys: ApiKeyService;
+  /** Operator operations (dashboard): sign-in, scoped history, approvals, chart aggregates. */
+  operator: OperatorService;
   builtins: readonly BuiltinDefinition[];
   /** Builtin alias → builtin name (e.g. `omniroute_web_search` → `web_search`). */
   builtinAliases: ReadonlyMap<string, string>;
@@ -80,6 +83,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     executor,
     settings,
     apiKeys,
+    operator: new OperatorService(deps.db, deps.config, apiKeys, registry, executor),
     builtins,
     builtinAliases,
     unavailableBuiltins,

@@ -4,7 +4,7 @@
  * capped in bytes (see stored-json.ts); the values returned by `create` and `finish` are the
  * complete ones the caller handed in, so the immediate answer is never cut.
  */
-import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { skillExecutions } from "../db/schema.js";
 import { executionFromRow } from "./mappers.js";
@@ -20,6 +20,10 @@ export interface ExecutionFilter {
   skill?: string;
   sessionId?: string;
   approval?: ApprovalState;
+  /** Created at or after this time (ms since epoch). */
+  since?: number;
+  /** Created before this time (ms since epoch). */
+  until?: number;
 }
 
 /** Fields written when an execution ends. */
@@ -269,6 +273,8 @@ export class ExecutionStore {
     if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
     if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
     if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));
+    if (filter.since !== undefined) conds.push(gte(skillExecutions.createdAt, filter.since));
+    if (filter.until !== undefined) conds.push(lt(skillExecutions.createdAt, filter.until));
     if (filter.skill) {
       const at = filter.skill.indexOf("@");
       if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));

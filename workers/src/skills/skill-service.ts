@@ -44,6 +44,7 @@ export interface UpdateSkillInput {
 export interface ListSkillsQuery {
   q?: string;
   mode?: SkillMode;
+  policy?: SkillPolicy;
   source?: SourceProvider;
   /** Restrict to what this key sees (global + own); undefined = every skill (management). */
   visibleTo?: string | null;
@@ -195,6 +196,7 @@ export class SkillService {
       if (query.visibleTo !== undefined && !snapshot.isVisible(skill, query.visibleTo)) continue;
       if (query.owner !== undefined && skill.apiKeyId !== query.owner) continue;
       if (query.mode && skill.mode !== query.mode) continue;
+      if (query.policy && skill.policy !== query.policy) continue;
       if (query.source && skill.sourceProvider !== query.source) continue;
       if (q && !matchesText(skill, q)) continue;
       matches.push(skill);
