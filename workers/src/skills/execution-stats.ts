@@ -46,7 +46,7 @@ export class ExecutionStats {
   async hourly(apiKeyId: string | undefined, now: number, hours = 24): Promise<HourlyBucket[]> {
     const first = (Math.floor(now / HOUR_MS) - hours + 1) * HOUR_MS;
     const rows = await this.db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
-      SELECT created_at / ${HOUR_MS} AS h, status, count(*) AS n FROM skill_executions
+      SELECT created_at / ${sql.raw(String(HOUR_MS))} AS h, status, count(*) AS n FROM skill_executions
       WHERE created_at >= ${first} AND ${keyCondition(apiKeyId)}
       GROUP BY h, status`);
     const buckets: HourlyBucket[] = [];
