@@ -23,6 +23,7 @@ export default defineConfig({
             "test/sandbox/**/*.test.ts",
             "test/deployed/**/*.test.ts",
             "test/browser/**/*.test.ts",
+            "test/cli/**/*.test.ts",
           ],
           sequence: { shuffle: true },
           testTimeout: 60_000,
