@@ -2,9 +2,10 @@
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
  * injection and interception, builtins, sandbox end to end (needs
- * Docker and the local images). Pick some with arguments: `npm run bench -- registry sandbox`.
+ * Docker and the local images), dashboard pages with 1,000 skills and 100,000 executions. Pick some with arguments: `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
+import { runDashboardBench } from "./dashboard.js";
 import { runInjectionBench } from "./injection.js";
 import { runRegistryBench } from "./registry.js";
 import { runSandboxBench } from "./sandbox.js";
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   injection: () => runInjectionBench(),
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
+  dashboard: () => runDashboardBench(),
 };
 
 async function main(): Promise<void> {

@@ -11,7 +11,7 @@ import type { Principal } from "./auth/principal.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import { NotFoundError } from "./errors.js";
-import { ExecutionStats, type HourlyBucket, type SkillStat } from "./skills/execution-stats.js";
+import { ExecutionStats, type ExecutionSummary } from "./skills/execution-stats.js";
 import type { ExecutionFilter } from "./skills/execution-store.js";
 import type { Executor } from "./skills/executor.js";
 import type { SkillRegistry } from "./skills/registry.js";
@@ -111,13 +111,11 @@ export class OperatorService {
     return this.executor.reject(await this.execution(principal, id), reason);
   }
 
-  /** Executions per hour by status over the 24 hours ending now. */
-  hourly(principal: Principal, now: number): Promise<HourlyBucket[]> {
-    return this.stats.hourly(this.scope(principal, undefined), now, 24);
-  }
-
-  /** Median / p95 duration and error rate per skill over the 24 hours ending now. */
-  perSkill(principal: Principal, now: number): Promise<SkillStat[]> {
-    return this.stats.perSkill(this.scope(principal, undefined), now - 24 * 3_600_000);
+  /**
+   * Chart aggregates over the 24 hours ending now: executions per hour by status, and median /
+   * p95 duration and error rate per skill.
+   */
+  charts(principal: Principal, now: number): Promise<ExecutionSummary> {
+    return this.stats.summary(this.scope(principal, undefined), now, 24);
   }
 }

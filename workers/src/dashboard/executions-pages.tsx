@@ -92,9 +92,8 @@ export function executionPages(): Hono<DashEnv> {
     const { operator, clock } = c.get("services");
     const principal = c.get("session").principal;
     const now = clock();
-    const [hourly, perSkill, pending] = await Promise.all([
-      operator.hourly(principal, now),
-      operator.perSkill(principal, now),
+    const [{ hourly, perSkill }, pending] = await Promise.all([
+      operator.charts(principal, now),
       operator.executions(principal, { status: "pending", approval: "required" }, 1, 5),
     ]);
     const total = hourly.reduce(

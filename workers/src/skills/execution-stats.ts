@@ -34,68 +34,80 @@ function keyCondition(apiKeyId: string | undefined) {
   return apiKeyId === undefined ? sql`1 = 1` : sql`api_key_id = ${apiKeyId}`;
 }
 
+/** Both chart aggregates of one window. */
+export interface ExecutionSummary {
+  hourly: HourlyBucket[];
+  perSkill: SkillStat[];
+}
+
+/** Nearest-rank percentile of sorted `values` (`p` in 0..100). */
+function nearestRank(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  ]!;
+}
+
 /** Read-only aggregate queries over the execution history. */
 export class ExecutionStats {
   constructor(private readonly db: Db) {}
 
   /**
-   * Executions per hour by status for the `hours` hours ending at the hour containing `now`.
+   * Executions per hour by status for the `hours` hours ending at the hour containing `now`, and
+   * per skill the median / p95 duration (nearest rank) and error rate of the executions of that
+   * window that ended. One read of the window through the covering chart index.
    * @param apiKeyId one key's executions; undefined = all.
-   * @returns `hours` buckets, oldest first, empty hours included.
+   * @param limit most skills listed (most executed first).
    */
-  async hourly(apiKeyId: string | undefined, now: number, hours = 24): Promise<HourlyBucket[]> {
-    const first = (Math.floor(now / HOUR_MS) - hours + 1) * HOUR_MS;
-    const rows = await this.db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
-      SELECT created_at / ${sql.raw(String(HOUR_MS))} AS h, status, count(*) AS n FROM skill_executions
-      WHERE created_at >= ${first} AND ${keyCondition(apiKeyId)}
-      GROUP BY h, status`);
-    const buckets: HourlyBucket[] = [];
+  async summary(
+    apiKeyId: string | undefined,
+    now: number,
+    hours = 24,
+    limit = 20,
+  ): Promise<ExecutionSummary> {
+    const firstHour = Math.floor(now / HOUR_MS) - hours + 1;
+    const rows = await this.db.all<{
+      created_at: number;
+      status: ExecutionStatus;
+      skill_name: string;
+      duration_ms: number | null;
+    }>(sql`
+      SELECT created_at, status, skill_name, duration_ms FROM skill_executions
+      WHERE created_at >= ${firstHour * HOUR_MS} AND ${keyCondition(apiKeyId)}`);
+    const hourly: HourlyBucket[] = [];
     for (let i = 0; i < hours; i++) {
-      const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<
+      const counts = Object.fromEntries(STATUSES.map((st) => [st, 0])) as Record<
         ExecutionStatus,
         number
       >;
-      buckets.push({ hourStart: first + i * HOUR_MS, counts });
+      hourly.push({ hourStart: (firstHour + i) * HOUR_MS, counts });
     }
+    const bySkill = new Map<string, { durations: number[]; errors: number }>();
     for (const r of rows) {
-      const bucket = buckets[Number(r.h) - first / HOUR_MS];
-      if (bucket && r.status in bucket.counts) bucket.counts[r.status] += Number(r.n);
+      const bucket = hourly[Math.floor(Number(r.created_at) / HOUR_MS) - firstHour];
+      if (bucket && r.status in bucket.counts) bucket.counts[r.status]++;
+      if (r.status !== "success" && r.status !== "error" && r.status !== "timeout") continue;
+      let s = bySkill.get(r.skill_name);
+      if (!s) {
+        s = { durations: [], errors: 0 };
+        bySkill.set(r.skill_name, s);
+      }
+      s.durations.push(Number(r.duration_ms ?? 0));
+      if (r.status !== "success") s.errors++;
     }
-    return buckets;
-  }
-
-  /**
-   * Per-skill duration percentiles and error rate of executions that ended since `since`.
-   * @param apiKeyId one key's executions; undefined = all.
-   * @returns at most `limit` skills, most executed first.
-   */
-  async perSkill(apiKeyId: string | undefined, since: number, limit = 20): Promise<SkillStat[]> {
-    const rows = await this.db.all<{
-      skill_name: string;
-      n: number;
-      med: number | null;
-      p95: number | null;
-      errors: number;
-    }>(sql`
-      WITH d AS (
-        SELECT skill_name, status, coalesce(duration_ms, 0) AS ms,
-          row_number() OVER (PARTITION BY skill_name ORDER BY coalesce(duration_ms, 0)) AS rn,
-          count(*) OVER (PARTITION BY skill_name) AS n
-        FROM skill_executions
-        WHERE created_at >= ${since} AND status IN ('success', 'error', 'timeout')
-          AND ${keyCondition(apiKeyId)}
-      )
-      SELECT skill_name, n,
-        max(CASE WHEN rn = (n + 1) / 2 THEN ms END) AS med,
-        max(CASE WHEN rn = CAST((95 * n + 99) / 100 AS INTEGER) THEN ms END) AS p95,
-        sum(CASE WHEN status = 'success' THEN 0 ELSE 1 END) AS errors
-      FROM d GROUP BY skill_name, n ORDER BY n DESC, skill_name LIMIT ${limit}`);
-    return rows.map((r) => ({
-      skillName: r.skill_name,
-      finished: Number(r.n),
-      medianMs: Number(r.med ?? 0),
-      p95Ms: Number(r.p95 ?? 0),
-      errorRate: Number(r.n) ? Number(r.errors) / Number(r.n) : 0,
-    }));
+    const perSkill = [...bySkill.entries()]
+      .sort((a, b) => b[1].durations.length - a[1].durations.length || a[0].localeCompare(b[0]))
+      .slice(0, limit)
+      .map(([skillName, s]) => {
+        const sorted = s.durations.sort((a, b) => a - b);
+        return {
+          skillName,
+          finished: sorted.length,
+          medianMs: nearestRank(sorted, 50),
+          p95Ms: nearestRank(sorted, 95),
+          errorRate: s.errors / sorted.length,
+        };
+      });
+    return { hourly, perSkill };
   }
 }
