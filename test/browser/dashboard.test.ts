@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
 
 const SHOTS = join(process.cwd(), "test-results", "dashboard");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -41,14 +42,14 @@ afterEach(async () => {
   await t.close();
 });
 
-async function signIn(token: string): Promise<Page> {
+async function signIn(token: string, base = t.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${t.url}/dashboard`);
+  await page.goto(`${base}/dashboard`);
   expect(new URL(page.url()).pathname).toBe("/dashboard/login");
   await page.getByLabel("Management token or API key").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${t.url}/dashboard`);
+  await page.waitForURL(`${base}/dashboard`);
   return page;
 }
 
@@ -216,5 +217,52 @@ describe("dashboard in a browser", () => {
     const settings = (await t.api.get("/api/settings")).body.settings;
     expect(settings).toMatchObject({ skillsEnabled: true, activeProvider: "skillsmp" });
     await page.context().close();
+  });
+
+  it("searches the active catalog, shows a SKILL.md and installs it for the signed-in key", async () => {
+    const sh = await startFakeSkillsSh([
+      { source: "acme/skills", skillId: "pdf-tools", name: "pdf-tools", installs: 12 },
+    ]);
+    const gh = await startFakeGithubRaw({
+      "acme/skills": {
+        defaultBranch: "main",
+        branches: {
+          main: {
+            "skills/pdf-tools/SKILL.md": skillMd(
+              { name: "pdf-tools", description: "Merge and fill PDFs" },
+              "# PDF tools\nUse pdftk to merge files.",
+            ),
+          },
+        },
+      },
+    });
+    const app = await startTestApp({
+      env: { SKILLSSH_BASE_URL: sh.url, GITHUB_RAW_BASE_URL: gh.url },
+    });
+    try {
+      await app.api.put("/api/settings", { activeProvider: "skillssh" });
+      const key = await app.api.createKey("catalog-user");
+      const page = await signIn(key.key, app.url);
+      await page.goto(`${app.url}/dashboard/catalogs`);
+      await page.getByLabel("Search", { exact: true }).fill("pdf");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.locator('tr[data-catalog-skill] a:text("View")').click();
+      await expect(page.locator('[data-field="skill-md"]').textContent()).resolves.toContain(
+        "Use pdftk to merge files.",
+      );
+      await shot(page, "09-catalog-skill-md");
+      await page.getByRole("button", { name: "Install" }).click();
+      await expect(page.getByRole("status").first().textContent()).resolves.toContain(
+        "Installed pdf-tools@1.0.0",
+      );
+      const listed = await app.api.get(`/api/skills?q=pdf-tools&apiKeyId=${key.id}`);
+      expect(listed.body.data).toHaveLength(1);
+      expect(listed.body.data[0]).toMatchObject({ sourceProvider: "skillssh", apiKeyId: key.id });
+      await page.context().close();
+    } finally {
+      await app.close();
+      await sh.close();
+      await gh.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * modules never read the environment.
  */
 import { ApiKeyService } from "./auth/api-keys.js";
+import { CatalogService } from "./catalogs/catalog-service.js";
 import type { AppDeps } from "./deps.js";
 import { OperatorService } from "./operator-service.js";
 import { SettingsService } from "./settings/settings-service.js";
@@ -26,6 +27,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Operator operations (dashboard): sign-in, scoped history, approvals, chart aggregates. */
   operator: OperatorService;
+  /** Catalog search, SKILL.md preview and install from the active provider (dashboard). */
+  catalogs: CatalogService;
   builtins: readonly BuiltinDefinition[];
   /** Builtin alias → builtin name (e.g. `omniroute_web_search` → `web_search`). */
   builtinAliases: ReadonlyMap<string, string>;
@@ -84,6 +87,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     settings,
     apiKeys,
     operator: new OperatorService(deps.db, deps.config, apiKeys, registry, executor),
+    catalogs: new CatalogService(deps, settings, skills, registry),
     builtins,
     builtinAliases,
     unavailableBuiltins,

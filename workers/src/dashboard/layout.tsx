@@ -40,6 +40,7 @@ const NAV: [string, string][] = [
   ["/dashboard", "Overview"],
   ["/dashboard/skills", "Skills"],
   ["/dashboard/executions", "Executions"],
+  ["/dashboard/catalogs", "Catalogs"],
   ["/dashboard/settings", "Settings"],
 ];
 

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { AppError } from "../errors.js";
+import { catalogPages } from "./catalog-pages.js";
 import { type DashContext, type DashEnv, formOf, pageProps } from "./env.js";
 import { executionPages } from "./executions-pages.js";
 import { Page } from "./layout.js";
@@ -115,6 +116,7 @@ export function dashboardRoutes(): Hono<DashEnv> {
 
   app.route("/", executionPages());
   app.route("/", skillPages());
+  app.route("/", catalogPages());
   app.route("/", settingsPages());
 
   app.onError((err, c) => {
