@@ -40,14 +40,6 @@ export interface ExecutionSummary {
   perSkill: SkillStat[];
 }
 
-/** Nearest-rank percentile of sorted `values` (`p` in 0..100). */
-function nearestRank(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[
-    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
-  ]!;
-}
-
 /** Read-only aggregate queries over the execution history. */
 export class ExecutionStats {
   constructor(private readonly db: Db) {}
@@ -55,7 +47,8 @@ export class ExecutionStats {
   /**
    * Executions per hour by status for the `hours` hours ending at the hour containing `now`, and
    * per skill the median / p95 duration (nearest rank) and error rate of the executions of that
-   * window that ended. One read of the window through the covering chart index.
+   * window that ended. Counts are grouped through the covering chart index; percentiles read
+   * each listed skill's rows of the window through `skill_executions_skill_created_idx`.
    * @param apiKeyId one key's executions; undefined = all.
    * @param limit most skills listed (most executed first).
    */
@@ -66,14 +59,18 @@ export class ExecutionStats {
     limit = 20,
   ): Promise<ExecutionSummary> {
     const firstHour = Math.floor(now / HOUR_MS) - hours + 1;
-    const rows = await this.db.all<{
-      created_at: number;
-      status: ExecutionStatus;
-      skill_name: string;
-      duration_ms: number | null;
-    }>(sql`
-      SELECT created_at, status, skill_name, duration_ms FROM skill_executions
-      WHERE created_at >= ${firstHour * HOUR_MS} AND ${keyCondition(apiKeyId)}`);
+    const since = firstHour * HOUR_MS;
+    const key = keyCondition(apiKeyId);
+    const ended = sql`status IN ('success', 'error', 'timeout')`;
+    const [hourRows, skillRows] = await Promise.all([
+      this.db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
+        SELECT created_at / ${sql.raw(String(HOUR_MS))} AS h, status, count(*) AS n
+        FROM skill_executions WHERE created_at >= ${since} AND ${key} GROUP BY h, status`),
+      this.db.all<{ skill_name: string; n: number; errors: number }>(sql`
+        SELECT skill_name, count(*) AS n, sum(status <> 'success') AS errors
+        FROM skill_executions WHERE created_at >= ${since} AND ${ended} AND ${key}
+        GROUP BY skill_name ORDER BY n DESC, skill_name LIMIT ${limit}`),
+    ]);
     const hourly: HourlyBucket[] = [];
     for (let i = 0; i < hours; i++) {
       const counts = Object.fromEntries(STATUSES.map((st) => [st, 0])) as Record<
@@ -82,32 +79,36 @@ export class ExecutionStats {
       >;
       hourly.push({ hourStart: (firstHour + i) * HOUR_MS, counts });
     }
-    const bySkill = new Map<string, { durations: number[]; errors: number }>();
-    for (const r of rows) {
-      const bucket = hourly[Math.floor(Number(r.created_at) / HOUR_MS) - firstHour];
-      if (bucket && r.status in bucket.counts) bucket.counts[r.status]++;
-      if (r.status !== "success" && r.status !== "error" && r.status !== "timeout") continue;
-      let s = bySkill.get(r.skill_name);
-      if (!s) {
-        s = { durations: [], errors: 0 };
-        bySkill.set(r.skill_name, s);
-      }
-      s.durations.push(Number(r.duration_ms ?? 0));
-      if (r.status !== "success") s.errors++;
+    for (const r of hourRows) {
+      const bucket = hourly[Number(r.h) - firstHour];
+      if (bucket && r.status in bucket.counts) bucket.counts[r.status] += Number(r.n);
     }
-    const perSkill = [...bySkill.entries()]
-      .sort((a, b) => b[1].durations.length - a[1].durations.length || a[0].localeCompare(b[0]))
-      .slice(0, limit)
-      .map(([skillName, s]) => {
-        const sorted = s.durations.sort((a, b) => a - b);
+    // Nearest-rank percentiles: the k-th smallest duration of each skill's ended executions,
+    // read with ORDER BY ... LIMIT 1 OFFSET k-1 over that skill's rows of the window.
+    const rank = async (skill: string, n: number, p: number): Promise<number> => {
+      const k = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
+      const [row] = await this.db.all<{ ms: number }>(sql`
+        SELECT coalesce(duration_ms, 0) AS ms FROM skill_executions
+        WHERE skill_name = ${skill} AND created_at >= ${since} AND ${ended} AND ${key}
+        ORDER BY ms LIMIT 1 OFFSET ${k}`);
+      return Number(row?.ms ?? 0);
+    };
+    const perSkill = await Promise.all(
+      skillRows.map(async (r) => {
+        const n = Number(r.n);
+        const [medianMs, p95Ms] = await Promise.all([
+          rank(r.skill_name, n, 50),
+          rank(r.skill_name, n, 95),
+        ]);
         return {
-          skillName,
-          finished: sorted.length,
-          medianMs: nearestRank(sorted, 50),
-          p95Ms: nearestRank(sorted, 95),
-          errorRate: s.errors / sorted.length,
+          skillName: r.skill_name,
+          finished: n,
+          medianMs,
+          p95Ms,
+          errorRate: n ? Number(r.errors) / n : 0,
         };
-      });
+      }),
+    );
     return { hourly, perSkill };
   }
 }
