@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp, tempDir } from "../support/app.js";
+import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
 
 const BIN = join(process.cwd(), "cli", "skillgate.mjs");
 
@@ -28,8 +29,8 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-function cli(args: string[], token: string | null = MGMT_TOKEN): Promise<Run> {
-  const env: Record<string, string> = { ...process.env, SKILLGATE_URL: t.url } as Record<
+function cli(args: string[], token: string | null = MGMT_TOKEN, url = t.url): Promise<Run> {
+  const env: Record<string, string> = { ...process.env, SKILLGATE_URL: url } as Record<
     string,
     string
   >;
@@ -178,5 +179,46 @@ describe("skillgate CLI", () => {
     expect((await cli(["--url", "http://127.0.0.1:9", "settings", "get"])).code).toBe(6);
     expect((await cli(["no-such-command"])).code).toBe(2);
     expect((await cli(["catalog", "install", "just-a-name"])).code).toBe(2);
+  });
+
+  it("searches the active catalog and installs from it", async () => {
+    const sh = await startFakeSkillsSh([
+      { source: "acme/skills", skillId: "pdf-tools", name: "pdf-tools", installs: 12 },
+    ]);
+    const gh = await startFakeGithubRaw({
+      "acme/skills": {
+        defaultBranch: "main",
+        branches: {
+          main: {
+            "skills/pdf-tools/SKILL.md": skillMd(
+              { name: "pdf-tools", description: "Merge PDFs" },
+              "# PDF tools",
+            ),
+          },
+        },
+      },
+    });
+    const app = await startTestApp({
+      env: { SKILLSSH_BASE_URL: sh.url, GITHUB_RAW_BASE_URL: gh.url },
+    });
+    try {
+      const run = (args: string[]) => cli(["--json", ...args], MGMT_TOKEN, app.url);
+      expect((await run(["settings", "set", "activeProvider", "skillssh"])).code).toBe(0);
+      const found = await run(["catalog", "search", "pdf"]);
+      expect(found.code, found.stderr).toBe(0);
+      expect(JSON.parse(found.stdout).data[0]).toMatchObject({ skillId: "pdf-tools" });
+      const installed = await run(["catalog", "install", "acme/skills/pdf-tools"]);
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(JSON.parse(installed.stdout).skill).toMatchObject({
+        name: "pdf-tools",
+        sourceProvider: "skillssh",
+      });
+      const missing = await run(["catalog", "install", "acme/skills/nope"]);
+      expect(missing.code).toBe(4);
+    } finally {
+      await app.close();
+      await sh.close();
+      await gh.close();
+    }
   });
 });
