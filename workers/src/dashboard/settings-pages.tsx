@@ -157,9 +157,9 @@ export function settingsPages(): Hono<DashEnv> {
     requireManagement(c.get("session").principal);
     const form = await formOf(c);
     const name = form.name?.trim();
-    if (!name || name.length > 100) {
+    if (!name || name.length > 200) {
       return redirectWith(c, "/dashboard/settings", {
-        err: "A key needs a name of 1 to 100 characters.",
+        err: "A key needs a name of 1 to 200 characters.",
       });
     }
     const exp = form.expiresAt ? Date.parse(`${form.expiresAt}Z`) : null;
