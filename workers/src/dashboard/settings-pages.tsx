@@ -7,7 +7,10 @@ import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
 import { SettingsService } from "../settings/settings-service.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
-import { Csrf, Empty, Input, Page, Select, when } from "./layout.js";
+import { Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+
+/** API keys per page of the settings page. */
+const KEYS_PER_PAGE = 50;
 
 /** Builds the settings routes. */
 export function settingsPages(): Hono<DashEnv> {
@@ -28,7 +31,9 @@ export function settingsPages(): Hono<DashEnv> {
       );
     }
     const settings = SettingsService.toPublic(await services.settings.get());
-    const keys = await services.apiKeys.list();
+    const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+    const keyPage = await services.apiKeys.list(KEYS_PER_PAGE, (page - 1) * KEYS_PER_PAGE);
+    const keys = keyPage.data;
     return c.html(
       <Page title="Settings" {...pageProps(c, "/dashboard/settings")}>
         <h1>Settings</h1>
@@ -128,6 +133,13 @@ export function settingsPages(): Hono<DashEnv> {
             </tbody>
           </table>
         )}
+        <Pager
+          base="/dashboard/settings"
+          query={new URLSearchParams()}
+          page={page}
+          totalPages={Math.ceil(keyPage.total / KEYS_PER_PAGE)}
+          total={keyPage.total}
+        />
       </Page>,
       created ? 201 : 200,
       created ? { "Cache-Control": "no-store" } : {},
