@@ -79,7 +79,7 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
     return cookie;
   };
   const mgmt = await signIn(BENCH_TOKEN);
-  const created = await services.apiKeys.create("bench-reader", null);
+  const created = await services.keys.create("bench-reader", null);
   await db
     .update(skillExecutions)
     .set({ apiKeyId: created.apiKey.id })

@@ -3,9 +3,17 @@
  * before installing, install. A key's install belongs to that key; management's is global.
  */
 import { Hono } from "hono";
-import type { CatalogItemRef } from "../catalogs/catalog-service.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Csrf, Empty, Input, Page } from "./layout.js";
+
+/** Where a catalog item's SKILL.md lives, as search results name it. */
+interface CatalogItemRef {
+  /** `owner/repo` (skills.sh, SkillsMP). */
+  source?: string;
+  /** A github.com URL (SkillsMP), possibly with `tree/<ref>/<path>`. */
+  githubUrl?: string;
+  skillId: string;
+}
 
 function refOf(get: (k: string) => string | undefined): CatalogItemRef {
   return {
@@ -30,8 +38,8 @@ export function catalogPages(): Hono<DashEnv> {
   app.get("/catalogs", async (c) => {
     const catalogs = c.get("services").catalogs;
     const q = c.req.query("q")?.trim() ?? "";
-    const provider = await catalogs.activeProvider();
-    const page = q ? await catalogs.search(q, 25) : undefined;
+    const provider = await catalogs.activeCatalog();
+    const page = q ? await catalogs.search(provider, { q, page: 1, limit: 25 }) : undefined;
     return c.html(
       <Page title="Catalogs" {...pageProps(c, "/dashboard/catalogs")}>
         <h1>Catalogs</h1>
@@ -138,7 +146,9 @@ export function catalogPages(): Hono<DashEnv> {
   app.post("/catalogs/install", async (c) => {
     const form = await formOf(c);
     const principal = c.get("session").principal;
-    const { skill } = await c.get("services").catalogs.install(
+    const catalogs = c.get("services").catalogs;
+    const { skill } = await catalogs.install(
+      await catalogs.activeCatalog(),
       refOf((k) => form[k]),
       principal.kind === "key" ? principal.apiKeyId : null,
     );

@@ -4,7 +4,7 @@
  * Each chart has a text title and per-mark `<title>` tooltips; no scripts, no external assets.
  */
 import type { FC } from "hono/jsx";
-import type { HourlyBucket, SkillStat } from "../skills/execution-stats.js";
+import type { HourlyBucket, SkillStat } from "../services/operator.js";
 import type { ExecutionStatus } from "../skills/types.js";
 
 const COLORS: Record<ExecutionStatus, string> = {

@@ -4,14 +4,14 @@
  */
 import type { Context } from "hono";
 import type { Principal } from "../auth/principal.js";
-import type { Services } from "../services.js";
+import type { FrontDoorServices } from "../services/index.js";
 import type { Flash } from "./layout.js";
 import type { DashboardSession } from "./session.js";
 
 /** Variables of dashboard requests. */
 export interface DashEnv {
   Variables: {
-    services: Services;
+    services: FrontDoorServices;
     principal: Principal | undefined;
     /** Set by the session middleware on every page but the sign-in form. */
     session: DashboardSession;

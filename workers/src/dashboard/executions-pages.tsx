@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { Principal } from "../auth/principal.js";
-import type { OperatorExecutionFilter } from "../operator-service.js";
+import type { OperatorExecutionFilter } from "../services/operator.js";
 import type { Execution, ExecutionStatus } from "../skills/types.js";
 import { HourlyChart, SkillDurationChart } from "./charts.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
@@ -89,9 +89,9 @@ export function executionPages(): Hono<DashEnv> {
   const app = new Hono<DashEnv>();
 
   app.get("/", async (c) => {
-    const { operator, clock } = c.get("services");
+    const { operator } = c.get("services");
     const principal = c.get("session").principal;
-    const now = clock();
+    const now = operator.now();
     const [{ hourly, perSkill }, pending] = await Promise.all([
       operator.charts(principal, now),
       operator.executions(principal, { status: "pending", approval: "required" }, 1, 5),

@@ -82,14 +82,14 @@ export function dashboardRoutes(): Hono<DashEnv> {
         401,
       );
     }
-    await startSession(c, secret, principal, services.clock());
+    await startSession(c, secret, principal, services.operator.now());
     return c.redirect("/dashboard", 303);
   });
 
   app.use("*", async (c, next) => {
     const services = c.get("services");
     const secret = await services.operator.sessionSecret();
-    const session = secret ? await readSession(c, secret, services.clock()) : undefined;
+    const session = secret ? await readSession(c, secret, services.operator.now()) : undefined;
     if (!session || !(await services.operator.stillValid(session.principal))) {
       if (c.req.method === "GET") return c.redirect("/dashboard/login", 303);
       return refuse(c, 401, "Your session has ended. Sign in again.");

@@ -5,7 +5,6 @@
  */
 import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
-import { SettingsService } from "../settings/settings-service.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
 
@@ -30,9 +29,9 @@ export function settingsPages(): Hono<DashEnv> {
         </Page>,
       );
     }
-    const settings = SettingsService.toPublic(await services.settings.get());
+    const settings = await services.settings.getPublic();
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
-    const keyPage = await services.apiKeys.list(KEYS_PER_PAGE, (page - 1) * KEYS_PER_PAGE);
+    const keyPage = await services.keys.list(page, KEYS_PER_PAGE);
     const keys = keyPage.data;
     return c.html(
       <Page title="Settings" {...pageProps(c, "/dashboard/settings")}>
@@ -137,7 +136,7 @@ export function settingsPages(): Hono<DashEnv> {
           base="/dashboard/settings"
           query={new URLSearchParams()}
           page={page}
-          totalPages={Math.ceil(keyPage.total / KEYS_PER_PAGE)}
+          totalPages={keyPage.totalPages}
           total={keyPage.total}
         />
       </Page>,
@@ -153,7 +152,7 @@ export function settingsPages(): Hono<DashEnv> {
     const form = await formOf(c);
     const provider = form.activeProvider === "skillssh" ? "skillssh" : "skillsmp";
     const key = form.skillsmpApiKey?.trim();
-    await c.get("services").settings.update({
+    await c.get("services").settings.change({
       skillsEnabled: form.skillsEnabled === "on",
       activeProvider: provider,
       ...(form.clearSkillsmpApiKey === "on"
@@ -178,13 +177,13 @@ export function settingsPages(): Hono<DashEnv> {
     if (exp !== null && Number.isNaN(exp)) {
       return redirectWith(c, "/dashboard/settings", { err: "The expiry is not a valid date." });
     }
-    const { key } = await c.get("services").apiKeys.create(name, exp);
+    const { key } = await c.get("services").keys.create(name, exp);
     return settingsPage(c, key);
   });
 
   app.post("/keys/:id/revoke", async (c) => {
     requireManagement(c.get("session").principal);
-    const info = await c.get("services").apiKeys.revoke(c.req.param("id"));
+    const info = await c.get("services").keys.revoke(c.req.param("id"));
     return redirectWith(c, "/dashboard/settings", { ok: `Revoked key ${info.name}.` });
   });
 

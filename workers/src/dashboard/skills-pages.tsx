@@ -7,7 +7,12 @@ import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { requireManagement } from "../auth/principal.js";
 import { AppError, NotFoundError } from "../errors.js";
-import type { Skill, SkillMode, SkillPolicy, SourceProvider } from "../skills/types.js";
+import type {
+  Skill,
+  InjectionMode as SkillMode,
+  ExecutionPolicy as SkillPolicy,
+  SkillOrigin as SourceProvider,
+} from "../skills/types.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
 
@@ -22,7 +27,7 @@ function pick<T extends string>(v: string | undefined, allowed: readonly T[]): T
 
 async function visibleSkill(c: DashContext, id: string): Promise<Skill> {
   const principal = c.get("session").principal;
-  const skill = await c.get("services").registry.getFresh(id);
+  const skill = await c.get("services").skills.byId(id);
   if (
     !skill ||
     (principal.kind === "key" && skill.apiKeyId !== null && skill.apiKeyId !== principal.apiKeyId)
@@ -214,7 +219,7 @@ export function skillPages(): Hono<DashEnv> {
 
   app.get("/skills/new", (c) => {
     requireManagement(c.get("session").principal);
-    const handlers = c.get("services").executor.handlerNames().sort();
+    const handlers = c.get("services").operator.handlerNames();
     return c.html(
       <Page title="Install a skill" {...pageProps(c, "/dashboard/skills")}>
         <h1>Install a skill</h1>
@@ -281,7 +286,7 @@ export function skillPages(): Hono<DashEnv> {
         <h1>Install a skill</h1>
         <InstallForm
           values={form}
-          handlers={services.executor.handlerNames().sort()}
+          handlers={services.operator.handlerNames().sort()}
           csrf={c.get("session").csrf}
           errors={errors}
         />
@@ -462,7 +467,7 @@ export function skillPages(): Hono<DashEnv> {
   app.post("/skills/:id/delete", async (c) => {
     requireManagement(c.get("session").principal);
     const skill = await visibleSkill(c, c.req.param("id"));
-    await c.get("services").registry.unregisterById(skill.id);
+    await c.get("services").skills.remove(skill.id);
     return redirectWith(c, "/dashboard/skills", { ok: `Deleted ${skill.name}@${skill.version}.` });
   });
 
