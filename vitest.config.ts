@@ -22,6 +22,8 @@ export default defineConfig({
             "test/integration/**/*.test.ts",
             "test/sandbox/**/*.test.ts",
             "test/deployed/**/*.test.ts",
+            "test/browser/**/*.test.ts",
+            "test/cli/**/*.test.ts",
           ],
           sequence: { shuffle: true },
           testTimeout: 60_000,

@@ -1,6 +1,6 @@
 /**
  * The layering of `workers/src` (docs/architecture.md#layers), checked on the import graph: the
- * front doors (REST routes, MCP, A2A, the gateway proxy, the Agent Skills and routing routes) reach only the
+ * front doors (REST routes, MCP, A2A, the gateway proxy, the dashboard, the Agent Skills and routing routes) reach only the
  * services (never the database, the app's dependencies, a repository, a catalog client or the
  * domain below the services), the domain (`skills/`, the task and routing-history types)
  * imports neither the database driver nor Hono, and no module below the entry points reads
@@ -16,12 +16,12 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const SRC = join(ROOT, "workers/src");
 
-/** Every `.ts` file under `dir` (absolute paths). */
+/** Every `.ts` and `.tsx` file under `dir` (absolute paths). */
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return tsFiles(path);
-    return path.endsWith(".ts") ? [path] : [];
+    return /\.tsx?$/.test(path) ? [path] : [];
   });
 }
 
@@ -73,7 +73,7 @@ describe("layers of workers/src", () => {
   const routes = tsFiles(join(SRC, "routes"));
   const frontDoors = [
     ...routes,
-    ...["mcp", "a2a", "agent-skills", "proxy"].flatMap((d) => tsFiles(join(SRC, d))),
+    ...["mcp", "a2a", "agent-skills", "proxy", "dashboard"].flatMap((d) => tsFiles(join(SRC, d))),
     join(SRC, "routing/route.ts"),
   ];
   const domain = [
@@ -93,12 +93,13 @@ describe("layers of workers/src", () => {
   });
 
   it("front doors call services only: no database, deps, repository, catalog client or domain internals", () => {
-    // The MCP, A2A, Agent Skills, gateway proxy and routing front doors are held to the rules of
+    // The MCP, A2A, Agent Skills, gateway proxy, dashboard and routing front doors are held to the rules of
     // the REST routes.
     expect(frontDoors.some((f) => f.endsWith("mcp/server.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("a2a/route.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("proxy/loop.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("proxy/domain.ts"))).toBe(true);
+    expect(frontDoors.some((f) => f.endsWith("dashboard/routes.tsx"))).toBe(true);
     const found = violations(
       frontDoors,
       (imp) =>

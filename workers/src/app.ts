@@ -14,6 +14,7 @@ import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from
 import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
 import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth } from "./auth/middleware.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
 import type { AppDeps } from "./deps.js";
 import { AppError, type ErrorCode } from "./errors.js";
 import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
@@ -96,6 +97,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   });
   app.use("/api/*", requestLimits(deps.config));
 
+  // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
+  app.route("/dashboard", dashboardRoutes());
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.

@@ -45,6 +45,11 @@ function isOrigin(value: string): boolean {
 export const configSchema = z.object({
   /** Management token (Bearer). Unset: management calls are refused (fail closed). */
   MGMT_TOKEN: optionalString,
+  /**
+   * Secret that signs dashboard session cookies (docs/dashboard.md#sessions). Unset: a key derived
+   * from `MGMT_TOKEN`; with neither, dashboard sign-in is refused (fail closed).
+   */
+  DASHBOARD_SESSION_SECRET: optionalString,
   /** Sandbox host base URL, e.g. `http://127.0.0.1:20129`. */
   SANDBOX_URL: optionalString,
   /** Shared HMAC secret for the sandbox host (docs/sandbox.md#signing). */

@@ -114,6 +114,17 @@ export const skillExecutions = sqliteTable(
     index("skill_executions_skill_status_created_idx").on(t.skillId, t.status, t.createdAt),
     index("skill_executions_api_key_created_idx").on(t.apiKeyId, t.createdAt),
     index("skill_executions_status_approval_idx").on(t.status, t.approval),
+    index("skill_executions_created_idx").on(t.createdAt, t.id),
+    index("skill_executions_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("skill_executions_skill_created_idx").on(t.skillName, t.createdAt, t.id),
+    /** Covers the chart aggregates (executions per hour, durations per skill) of a time window. */
+    index("skill_executions_chart_idx").on(
+      t.createdAt,
+      t.status,
+      t.skillName,
+      t.durationMs,
+      t.apiKeyId,
+    ),
     check(
       "skill_executions_status_check",
       sql`${t.status} IN ('pending','running','success','error','timeout')`,

@@ -40,6 +40,13 @@ export const InstallBody = z
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
     apiKeyId: z.string().min(1).nullable().optional(),
+    instructions: z
+      .string()
+      .max(512 * 1024)
+      .optional()
+      .openapi({
+        description: "SKILL.md body of an instruction skill (handler skill-instructions)",
+      }),
   })
   .strict()
   .openapi("InstallSkill");

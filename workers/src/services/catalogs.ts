@@ -10,7 +10,7 @@
 
 import { locateSkillMd } from "../catalogs/github-raw.js";
 import { CATALOG_IDS, createCatalogs } from "../catalogs/index.js";
-import { parseSkillMd } from "../catalogs/skill-md.js";
+import { parseSkillMd, type SkillMd } from "../catalogs/skill-md.js";
 import type {
   Catalog,
   CatalogEnv,
@@ -38,6 +38,14 @@ export interface CatalogInstallResult {
   skillMd: { url: string; path: string };
 }
 
+/** A SKILL.md read for preview (the dashboard shows it before installing). */
+export interface SkillMdPreview {
+  url: string;
+  text: string;
+  /** The parsed file, or the reason it would be refused at install. */
+  parsed: SkillMd | { error: string };
+}
+
 /** What the catalogs service is built from. */
 export interface CatalogsServiceOptions {
   env: CatalogEnv;
@@ -54,6 +62,29 @@ export class CatalogsService {
 
   constructor(private readonly opts: CatalogsServiceOptions) {
     this.catalogs = createCatalogs(opts.env);
+  }
+
+  /** The catalog the `activeProvider` setting names (installs come only from it). */
+  async activeCatalog(): Promise<CatalogId> {
+    return (await this.opts.settings.get()).activeCatalog;
+  }
+
+  /**
+   * Reads the SKILL.md an install from the active catalog would use, without installing it.
+   * @throws InvalidInputError when `ref` names no skill; NotFoundError `skill_md_not_found`;
+   *   UpstreamError for GitHub raw failures. A SKILL.md breaking the Agent Skills rules is
+   *   returned with the reason in `parsed.error`.
+   */
+  async preview(ref: CatalogInstallRef): Promise<SkillMdPreview> {
+    const location = this.catalogs[await this.activeCatalog()].locate(ref);
+    const found = await locateSkillMd(this.opts.githubRawBaseUrl, this.opts.env.fetch, location);
+    let parsed: SkillMdPreview["parsed"];
+    try {
+      parsed = parseSkillMd(found.text);
+    } catch (err) {
+      parsed = { error: err instanceof Error ? err.message : String(err) };
+    }
+    return { url: found.url, text: found.text, parsed };
   }
 
   /**

@@ -17,6 +17,7 @@ import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { OperatorService } from "./operator.js";
 import { ProxyService, type ProxySettings } from "./proxy.js";
 import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
@@ -39,6 +40,8 @@ export interface FrontDoorServices {
   routing: RoutingService;
   /** The gateway proxy's upstreams, limits and mixed-turn storage (docs/proxy.md). */
   proxy: ProxyService;
+  /** Dashboard operations: sign-in, scoped history, approvals, chart aggregates (docs/dashboard.md). */
+  operator: OperatorService;
 }
 
 /**
@@ -134,18 +137,28 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
   );
   const fetchImpl = deps.fetch ?? globalFetch;
+  const executions = new ExecutionsService(
+    executor,
+    repos.executions,
+    skills,
+    deps.config.APPROVAL_TTL_MS,
+  );
   return {
     registry,
     executor,
     skills,
     settings,
     keys,
-    executions: new ExecutionsService(
-      executor,
-      repos.executions,
-      skills,
-      deps.config.APPROVAL_TTL_MS,
-    ),
+    executions,
+    operator: new OperatorService({
+      mgmtToken: deps.config.MGMT_TOKEN,
+      sessionSecret: deps.config.DASHBOARD_SESSION_SECRET,
+      keys,
+      executions,
+      repository: repos.executions,
+      handlerNames: () => executor.handlerNames(),
+      clock,
+    }),
     catalogs: new CatalogsService({
       env: { config: deps.config, fetch: fetchImpl, settings: () => settings.get() },
       settings,

@@ -55,6 +55,7 @@ export interface UpdateSkillInput {
 export interface ListSkillsQuery {
   q?: string;
   mode?: InjectionMode;
+  policy?: ExecutionPolicy;
   source?: SkillOrigin;
   /** Restrict to what this key sees (global + own); undefined = every skill (management). */
   visibleTo?: string | null;
@@ -197,6 +198,7 @@ export class SkillsService {
       if (query.visibleTo !== undefined && !snapshot.isVisible(skill, query.visibleTo)) continue;
       if (query.owner !== undefined && skill.apiKeyId !== query.owner) continue;
       if (query.mode && skill.mode !== query.mode) continue;
+      if (query.policy && skill.policy !== query.policy) continue;
       if (query.source && skill.sourceProvider !== query.source) continue;
       if (q && !matchesText(skill, q)) continue;
       if (name && !skill.name.toLowerCase().includes(name)) continue;

@@ -2,7 +2,7 @@
  * The `skill_executions` table behind the executor's {@link ExecutionRepository} (drizzle over
  * libSQL; docs/execution.md#lifecycle).
  */
-import { and, count, desc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import {
   DEFAULT_STORED_SIZE_LIMITS,
   type ExecutionEnd,
@@ -10,10 +10,12 @@ import {
   type ExecutionRepository,
   type StoredSizeLimits,
 } from "../../skills/execution/execution-repository.js";
+import type { ExecutionSummary } from "../../skills/execution/execution-stats.js";
 import { storedJson } from "../../skills/execution/stored-json.js";
 import type { ApprovalState, Execution, Skill } from "../../skills/types.js";
 import type { Db } from "../client.js";
 import { skillExecutions } from "../schema.js";
+import { executionSummary } from "./execution-stats.js";
 import { executionFromRow } from "./mappers.js";
 
 /** Drizzle implementation of {@link ExecutionRepository}. */
@@ -23,6 +25,16 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     private readonly clock: () => number,
     readonly limits: StoredSizeLimits = DEFAULT_STORED_SIZE_LIMITS,
   ) {}
+
+  /** Chart aggregates; see {@link ExecutionRepository.summary}. */
+  summary(
+    apiKeyId: string | undefined,
+    now: number,
+    hours = 24,
+    limit = 20,
+  ): Promise<ExecutionSummary> {
+    return executionSummary(this.db, apiKeyId, now, hours, limit);
+  }
 
   /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
   inputFits(input: unknown): boolean {
@@ -240,6 +252,8 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
     if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
     if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));
+    if (filter.since !== undefined) conds.push(gte(skillExecutions.createdAt, filter.since));
+    if (filter.until !== undefined) conds.push(lt(skillExecutions.createdAt, filter.until));
     if (filter.skill) {
       const at = filter.skill.indexOf("@");
       if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));

@@ -3,7 +3,9 @@
  * step is a write, so that an execution's state survives a crash and can be recovered. The
  * drizzle implementation is in `workers/src/db/repositories/executions.ts`.
  */
+
 import type { ApprovalState, CallerContext, Execution, ExecutionStatus, Skill } from "../types.js";
+import type { ExecutionSummary } from "./execution-stats.js";
 
 /** Filters of execution listings. */
 export interface ExecutionFilter {
@@ -14,6 +16,10 @@ export interface ExecutionFilter {
   skill?: string;
   sessionId?: string;
   approval?: ApprovalState;
+  /** Created at or after this time (ms since epoch). */
+  since?: number;
+  /** Created before this time (ms since epoch). */
+  until?: number;
 }
 
 /** Fields written when an execution ends. */
@@ -88,4 +94,16 @@ export interface ExecutionRepository {
   recoverInterrupted(opts: { staleAfterMs?: number; defaultTimeoutMs: number }): Promise<number>;
   /** Ends approvals older than `ttlMs` as `error` (approval `expired`). @returns the number ended. */
   expireApprovals(ttlMs: number): Promise<number>;
+  /**
+   * Chart aggregates (docs/dashboard.md#charts) of the `hours` hours ending at the hour containing
+   * `now` (ms since epoch): executions per hour by status, and per skill (at most `limit`, most
+   * executed first) the nearest-rank median / p95 duration in ms and the error rate of the ended
+   * ones. @param apiKeyId one key's executions; undefined = all.
+   */
+  summary(
+    apiKeyId: string | undefined,
+    now: number,
+    hours?: number,
+    limit?: number,
+  ): Promise<ExecutionSummary>;
 }

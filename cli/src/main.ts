@@ -1,0 +1,38 @@
+/**
+ * `skillgate`: command-line client of the Skillgate REST API (docs/cli.md). Connection from
+ * `--url` / `SKILLGATE_URL` and `--token` / `SKILLGATE_TOKEN`; tables by default, `--json` for
+ * scripts; exit codes in {@link EXIT}.
+ */
+import { Command, CommanderError } from "commander";
+import { CliError, EXIT } from "./client.js";
+import { DEFAULT_URL } from "./context.js";
+import { registerOpsCommands } from "./ops-commands.js";
+import { registerSkillCommands } from "./skills-commands.js";
+
+const program = new Command("skillgate")
+  .description(
+    "Operate a Skillgate server: skills, executions, approvals, catalogs, settings, keys.",
+  )
+  .version("0.1.0")
+  .option("--url <url>", `server URL (env SKILLGATE_URL, default ${DEFAULT_URL})`)
+  .option("--token <token>", "management token or API key (env SKILLGATE_TOKEN)")
+  .option("--json", "print JSON instead of tables")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+
+registerSkillCommands(program);
+registerOpsCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if (err instanceof CliError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  } else {
+    process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
+    process.exitCode = EXIT.failure;
+  }
+}

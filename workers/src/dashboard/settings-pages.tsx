@@ -1,0 +1,191 @@
+/**
+ * Settings and API key pages (docs/dashboard.md#settings): the master switch, the active catalog
+ * provider, the SkillsMP key (write-only: the page shows only whether it is set), and API keys
+ * (create — the key is shown once —, list, revoke). Management only; a key is told so.
+ */
+import { Hono } from "hono";
+import { requireManagement } from "../auth/principal.js";
+import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
+import { Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+
+/** API keys per page of the settings page. */
+const KEYS_PER_PAGE = 50;
+
+/** Builds the settings routes. */
+export function settingsPages(): Hono<DashEnv> {
+  const app = new Hono<DashEnv>();
+
+  async function settingsPage(c: DashContext, created?: string) {
+    const services = c.get("services");
+    const session = c.get("session");
+    if (session.principal.kind !== "management") {
+      return c.html(
+        <Page title="Settings" {...pageProps(c, "/dashboard/settings")}>
+          <h1>Settings</h1>
+          <Empty>
+            Settings and API keys are managed with the management token. Your key can see its skills
+            and executions.
+          </Empty>
+        </Page>,
+      );
+    }
+    const settings = await services.settings.getPublic();
+    const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+    const keyPage = await services.keys.list(page, KEYS_PER_PAGE);
+    const keys = keyPage.data;
+    return c.html(
+      <Page title="Settings" {...pageProps(c, "/dashboard/settings")}>
+        <h1>Settings</h1>
+        <form method="post" action="/dashboard/settings" class="card" aria-label="Settings">
+          <Csrf token={session.csrf} />
+          <div class="field" style="flex-direction:row;align-items:center;gap:8px">
+            <input
+              id="f-skillsEnabled"
+              type="checkbox"
+              name="skillsEnabled"
+              value="on"
+              checked={settings.skillsEnabled}
+            />
+            <label for="f-skillsEnabled">
+              Skills enabled (master switch: off blocks every execution)
+            </label>
+          </div>
+          <Select
+            name="activeProvider"
+            label="Active catalog provider"
+            value={settings.activeProvider}
+            options={["skillsmp", "skillssh"]}
+          />
+          <Input
+            name="skillsmpApiKey"
+            label={`SkillsMP API key (write-only; ${settings.skillsmpApiKeySet ? "a key is set — leave blank to keep it" : "not set"})`}
+            type="password"
+          />
+          {settings.skillsmpApiKeySet ? (
+            <div class="field" style="flex-direction:row;align-items:center;gap:8px">
+              <input id="f-clearKey" type="checkbox" name="clearSkillsmpApiKey" value="on" />
+              <label for="f-clearKey">Remove the stored SkillsMP key</label>
+            </div>
+          ) : null}
+          <button type="submit">Save settings</button>
+        </form>
+
+        <h2>API keys</h2>
+        {created ? (
+          <div class="flash ok" role="status">
+            New key (shown once; copy it now): <code data-field="new-key">{created}</code>
+          </div>
+        ) : null}
+        <form
+          method="post"
+          action="/dashboard/keys"
+          class="card filters"
+          aria-label="Create an API key"
+        >
+          <Csrf token={session.csrf} />
+          <Input name="name" label="Name" required />
+          <Input name="expiresAt" label="Expires (UTC, optional)" type="datetime-local" />
+          <button type="submit">Create key</button>
+        </form>
+        {keys.length === 0 ? (
+          <Empty>No API keys yet.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Id</th>
+                <th>Prefix</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th>State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key={k.name}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.id}</code>
+                  </td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                  <td>{k.expiresAt ? when(k.expiresAt) : "never"}</td>
+                  <td>
+                    {k.revokedAt ? (
+                      <span class="badge error">revoked</span>
+                    ) : (
+                      <form method="post" action={`/dashboard/keys/${k.id}/revoke`} class="inline">
+                        <Csrf token={session.csrf} />
+                        <button type="submit" class="danger" aria-label={`Revoke key ${k.name}`}>
+                          Revoke
+                        </button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <Pager
+          base="/dashboard/settings"
+          query={new URLSearchParams()}
+          page={page}
+          totalPages={keyPage.totalPages}
+          total={keyPage.total}
+        />
+      </Page>,
+      created ? 201 : 200,
+      created ? { "Cache-Control": "no-store" } : {},
+    );
+  }
+
+  app.get("/settings", (c) => settingsPage(c));
+
+  app.post("/settings", async (c) => {
+    requireManagement(c.get("session").principal);
+    const form = await formOf(c);
+    const provider = form.activeProvider === "skillssh" ? "skillssh" : "skillsmp";
+    const key = form.skillsmpApiKey?.trim();
+    await c.get("services").settings.change({
+      skillsEnabled: form.skillsEnabled === "on",
+      activeProvider: provider,
+      ...(form.clearSkillsmpApiKey === "on"
+        ? { skillsmpApiKey: null }
+        : key
+          ? { skillsmpApiKey: key }
+          : {}),
+    });
+    return redirectWith(c, "/dashboard/settings", { ok: "Settings saved." });
+  });
+
+  app.post("/keys", async (c) => {
+    requireManagement(c.get("session").principal);
+    const form = await formOf(c);
+    const name = form.name?.trim();
+    if (!name || name.length > 200) {
+      return redirectWith(c, "/dashboard/settings", {
+        err: "A key needs a name of 1 to 200 characters.",
+      });
+    }
+    const exp = form.expiresAt ? Date.parse(`${form.expiresAt}Z`) : null;
+    if (exp !== null && Number.isNaN(exp)) {
+      return redirectWith(c, "/dashboard/settings", { err: "The expiry is not a valid date." });
+    }
+    const { key } = await c.get("services").keys.create(name, exp);
+    return settingsPage(c, key);
+  });
+
+  app.post("/keys/:id/revoke", async (c) => {
+    requireManagement(c.get("session").principal);
+    const info = await c.get("services").keys.revoke(c.req.param("id"));
+    return redirectWith(c, "/dashboard/settings", { ok: `Revoked key ${info.name}.` });
+  });
+
+  return app;
+}
