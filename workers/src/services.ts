@@ -7,9 +7,12 @@ import { ApiKeyService } from "./auth/api-keys.js";
 import type { AppDeps } from "./deps.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
+import { sandboxTiming } from "./skills/builtins/sandbox.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
 import { ExecutionStore } from "./skills/execution-store.js";
 import { Executor } from "./skills/executor.js";
+import { CODE_HANDLER_NAME, createCodeHandler } from "./skills/handlers/code.js";
+import { createHttpHandler, HTTP_HANDLER_NAME } from "./skills/handlers/http.js";
 import { type PolicyFloors, policyFloorsFor } from "./skills/policy-floor.js";
 import { SkillRegistry } from "./skills/registry.js";
 import { SkillService } from "./skills/skill-service.js";
@@ -60,11 +63,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
     executor.registerHandler(name, handler, timings.get(name)?.(deps.config));
   }
+  registerSpecHandlers(deps, registry, executor);
   const skills = new SkillService(
     registry,
     (name) => executor.hasHandler(name),
     (id) => apiKeys.exists(id),
     clock,
+    deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
   );
   const unavailableBuiltins = builtins
     .filter((b) => b.available && !b.available(deps))
@@ -85,4 +90,24 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     unavailableBuiltins,
     policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
   };
+}
+
+/**
+ * Registers the handlers of skills that carry their handler (docs/custom-skills.md): HTTP
+ * endpoints (signed with the secret read from the registry) and code run on the sandbox host
+ * (timed as `eval_code`, without a limit from the input: the input is the program's data).
+ */
+function registerSpecHandlers(deps: AppDeps, registry: SkillRegistry, executor: Executor): void {
+  executor.registerHandler(
+    HTTP_HANDLER_NAME,
+    createHttpHandler({
+      fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
+      allowlist: deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
+      maxResponseBytes: deps.config.SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES,
+      secretFor: (id) => registry.handlerSecret(id),
+      clock: deps.clock,
+    }),
+  );
+  const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(deps.config);
+  executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(deps), codeTiming);
 }

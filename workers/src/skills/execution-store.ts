@@ -85,6 +85,7 @@ export class ExecutionStore {
         inputTruncated: stored.truncated,
         attempts: 0,
         timeoutMs: opts.timeoutMs,
+        codeSha256: skill.handler?.type === "code" ? skill.handler.sha256 : null,
         createdAt: now,
         updatedAt: now,
       })

@@ -3,7 +3,7 @@
  * strings in the domain and the API.
  */
 import type { ExecutionRow, SkillRow } from "../db/schema.js";
-import type { Execution, Skill, SkillSchema } from "./types.js";
+import type { Execution, HandlerSpec, Skill, SkillSchema } from "./types.js";
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
@@ -28,6 +28,7 @@ export function skillFromRow(row: SkillRow): Skill {
     description: row.description,
     schema: parseJson<SkillSchema>(row.schema, { input: { type: "object", properties: {} } }),
     handlerCode: row.handlerCode,
+    handler: parseJson<HandlerSpec | null>(row.handler, null),
     instructions: row.instructions,
     enabled: row.enabled,
     mode: row.mode,
@@ -62,6 +63,7 @@ export function executionFromRow(row: ExecutionRow): Execution {
     errorCode: row.errorCode,
     durationMs: row.durationMs,
     attempts: row.attempts,
+    codeSha256: row.codeSha256,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

@@ -205,6 +205,19 @@ export class SkillRegistry {
   }
 
   /**
+   * The signing secret of an HTTP-handler skill, read from the database (never cached, never
+   * part of a {@link Skill}); null when the skill has none or does not exist.
+   */
+  async handlerSecret(id: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ secret: skills.handlerSecret })
+      .from(skills)
+      .where(eq(skills.id, id))
+      .limit(1);
+    return row?.secret ?? null;
+  }
+
+  /**
    * Updates the given columns of a skill. @returns the updated skill.
    * @throws NotFoundError when the id does not exist.
    */

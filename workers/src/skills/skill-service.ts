@@ -3,9 +3,18 @@
  * `enabled`/`mode` consistency on update, filtered and paginated listing from the snapshot.
  */
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { type HandlerInstall, prepareHandler, SPEC_HANDLER_NAMES } from "./handlers/install.js";
+import { newWebhookSecret } from "./handlers/webhook-signing.js";
 import type { SkillRegistry } from "./registry.js";
 import { normalizeInputSchema } from "./schema-normalize.js";
-import type { JsonSchema, Skill, SkillMode, SkillPolicy, SourceProvider } from "./types.js";
+import type {
+  HandlerSpec,
+  JsonSchema,
+  Skill,
+  SkillMode,
+  SkillPolicy,
+  SourceProvider,
+} from "./types.js";
 import { isStrictVersion } from "./versions.js";
 
 /** Registry names (Agent Skills names may start with a digit; docs/registry.md#a-skill). */
@@ -27,6 +36,13 @@ export interface InstallSkillInput {
   apiKeyId: string | null;
   sourceProvider?: SourceProvider;
   sourceRef?: string | null;
+}
+
+/** Answer of {@link SkillService.installWithHandler}. */
+export interface InstalledWithHandler {
+  skill: Skill;
+  /** Signing secret of an HTTP handler (`whsec_...`), shown this once; null for code skills. */
+  secret: string | null;
 }
 
 /** Editable fields (PUT /api/skills/{id}). */
@@ -80,14 +96,61 @@ export class SkillService {
     private readonly hasHandler: (name: string) => boolean,
     private readonly apiKeyExists: (id: string) => Promise<boolean>,
     private readonly clock: () => number = Date.now,
+    private readonly httpAllowlist: readonly string[] = [],
   ) {}
+
+  /**
+   * Installs a skill that carries its handler (docs/custom-skills.md): an HTTP endpoint or a
+   * program for the sandbox host. Policy defaults to `auto`; the handler's `timeoutMs` is the
+   * skill's unless the body sets one.
+   * @throws InvalidInputError `url_not_allowed` or naming the failing `handler.*` field; and as
+   *   {@link install}.
+   */
+  async installWithHandler(
+    input: Omit<InstallSkillInput, "handlerCode">,
+    spec: HandlerInstall,
+  ): Promise<InstalledWithHandler> {
+    const prepared = await prepareHandler(spec, this.httpAllowlist);
+    const skill = await this.install(
+      {
+        ...input,
+        handlerCode: prepared.handlerCode,
+        timeoutMs: input.timeoutMs ?? prepared.timeoutMs ?? null,
+      },
+      { handler: prepared.handler, secret: prepared.secret },
+    );
+    return { skill, secret: prepared.secret };
+  }
+
+  /**
+   * Replaces the signing secret of an HTTP-handler skill; the old one stops working at once.
+   * @returns the new secret (shown this once).
+   * @throws NotFoundError for an unknown id; InvalidInputError `not_http_handler` for other skills.
+   */
+  async rotateSecret(id: string): Promise<string> {
+    const current = await this.registry.getFresh(id);
+    if (!current) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+    if (current.handler?.type !== "http") {
+      throw new InvalidInputError(
+        `Skill ${current.name}@${current.version} has no HTTP handler and no signing secret`,
+        [{ field: "id", message: "not an HTTP-handler skill" }],
+        "not_http_handler",
+      );
+    }
+    const secret = newWebhookSecret();
+    await this.registry.update(id, { handlerSecret: secret });
+    return secret;
+  }
 
   /**
    * Installs a skill (`POST /api/skills/install`; docs/registry.md#installing).
    * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId).
    * @throws ConflictError `reserved_name` for builtin names, `skill_exists` for a duplicate.
    */
-  async install(input: InstallSkillInput): Promise<Skill> {
+  async install(
+    input: InstallSkillInput,
+    carried: { handler: HandlerSpec; secret: string | null } | null = null,
+  ): Promise<Skill> {
     if (!SKILL_NAME_PATTERN.test(input.name)) {
       throw new InvalidInputError("name must match ^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$", [
         { field: "name", message: "invalid skill name" },
@@ -102,6 +165,12 @@ export class SkillService {
       throw new ConflictError(
         `"${input.name}" is a builtin skill name and is reserved`,
         "reserved_name",
+      );
+    }
+    if (carried === null && SPEC_HANDLER_NAMES.has(input.handlerCode)) {
+      throw new InvalidInputError(
+        `Handler "${input.handlerCode}" needs a handler spec: install with \`handler\` instead`,
+        [{ field: "handlerCode", message: "install with `handler`" }],
       );
     }
     if (!this.hasHandler(input.handlerCode)) {
@@ -127,6 +196,8 @@ export class SkillService {
         ...(input.schema?.output ? { output: input.schema.output } : {}),
       }),
       handlerCode: input.handlerCode,
+      handler: carried ? JSON.stringify(carried.handler) : null,
+      handlerSecret: carried?.secret ?? null,
       instructions: input.instructions ?? null,
       enabled: mode !== "off",
       mode,
