@@ -15,6 +15,7 @@ import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { mcpServersRoutes } from "./routes/mcp-servers.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  app.route("/", mcpServersRoutes());
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

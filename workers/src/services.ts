@@ -4,7 +4,9 @@
  * modules never read the environment.
  */
 import { ApiKeyService } from "./auth/api-keys.js";
+import { createMcpServerStore } from "./db/mcp-server-store.js";
 import type { AppDeps } from "./deps.js";
+import { guardOutboundUrl } from "./outbound/guard.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import { sandboxTiming } from "./skills/builtins/sandbox.js";
@@ -13,6 +15,8 @@ import { ExecutionStore } from "./skills/execution-store.js";
 import { Executor } from "./skills/executor.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "./skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "./skills/handlers/http.js";
+import { createMcpToolHandler, MCP_HANDLER_NAME } from "./skills/handlers/mcp-import.js";
+import { McpServerService } from "./skills/mcp-servers.js";
 import { type PolicyFloors, policyFloorsFor } from "./skills/policy-floor.js";
 import { SkillRegistry } from "./skills/registry.js";
 import { SkillService } from "./skills/skill-service.js";
@@ -31,6 +35,8 @@ export interface Services {
   builtinAliases: ReadonlyMap<string, string>;
   /** Builtins this deployment cannot run (see `BuiltinDefinition.available`); never injected. */
   unavailableBuiltins: readonly string[];
+  /** Imported MCP servers (docs/custom-skills.md#mcp-servers). */
+  mcpServers: McpServerService;
   /** Policy floors of model calls by handler name (`SKILLS_ALLOW_MODEL_COMMANDS` lifts them). */
   policyFloors: PolicyFloors;
 }
@@ -71,6 +77,22 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
     deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
   );
+  const upstreamFetch = deps.fetch ?? ((input, init) => fetch(input, init));
+  const mcpServers = new McpServerService({
+    store: createMcpServerStore(deps.db),
+    registry,
+    skills,
+    fetch: upstreamFetch,
+    allowlist: deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
+    guard: async (url, signal) => {
+      await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal });
+    },
+    clock,
+  });
+  executor.registerHandler(
+    MCP_HANDLER_NAME,
+    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), upstreamFetch),
+  );
   const unavailableBuiltins = builtins
     .filter((b) => b.available && !b.available(deps))
     .map((b) => b.name);
@@ -88,6 +110,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     builtinAliases,
     unavailableBuiltins,
+    mcpServers,
     policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
   };
 }

@@ -134,6 +134,27 @@ export const skillExecutions = sqliteTable(
   ],
 );
 
+/**
+ * Remote MCP servers whose tools are imported as skills (docs/custom-skills.md#mcp-servers).
+ * `headers` holds the JSON object of header names → values sent on every request; the values
+ * are write-only in the API.
+ */
+export const mcpServers = sqliteTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    headers: text("headers").notNull().default("{}"),
+    /** JSON array of the imported tool names at the last refresh. */
+    tools: text("tools").notNull().default("[]"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    refreshedAt: integer("refreshed_at"),
+  },
+  (t) => [uniqueIndex("mcp_servers_name_unique").on(t.name)],
+);
+
 /** Product settings (docs/configuration.md): one JSON value per key. */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),

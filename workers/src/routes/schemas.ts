@@ -61,6 +61,7 @@ export const HandlerSpecSchema = z
       sha256: z.string(),
       memoryMb: z.number().int().nullable(),
     }),
+    z.object({ type: z.literal("mcp"), serverId: z.string(), tool: z.string() }),
   ])
   .openapi("HandlerSpec");
 

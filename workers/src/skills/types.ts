@@ -54,8 +54,17 @@ export interface CodeHandlerSpec {
   memoryMb: number | null;
 }
 
+/** A tool of a remote MCP server imported as a skill (docs/custom-skills.md#mcp-servers). */
+export interface McpHandlerSpec {
+  type: "mcp";
+  /** Id of the imported server (`GET /api/mcp-servers`). */
+  serverId: string;
+  /** The tool's name on the server. */
+  tool: string;
+}
+
 /** The handler a custom skill carries with it (instead of naming a compiled-in one). */
-export type HandlerSpec = HttpHandlerSpec | CodeHandlerSpec;
+export type HandlerSpec = HttpHandlerSpec | CodeHandlerSpec | McpHandlerSpec;
 
 /** A registered skill (docs/registry.md#a-skill). Timestamps are ISO-8601 strings. */
 export interface Skill {

@@ -8,12 +8,14 @@ import { InvalidInputError } from "../../errors.js";
 import type { HandlerSpec } from "../types.js";
 import { CODE_HANDLER_NAME, codeSha256, MAX_CODE_CHARS } from "./code.js";
 import { HTTP_HANDLER_NAME, originAllowed } from "./http.js";
+import { MCP_HANDLER_NAME } from "./mcp-import.js";
 import { newWebhookSecret } from "./webhook-signing.js";
 
 /** Handler names that only skills with a `handler` spec may carry. */
 export const SPEC_HANDLER_NAMES: ReadonlySet<string> = new Set([
   HTTP_HANDLER_NAME,
   CODE_HANDLER_NAME,
+  MCP_HANDLER_NAME,
 ]);
 
 /** Smallest and largest memory limit a code skill may ask for, in MB (the host caps further). */
