@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
- * injection and interception, builtins, sandbox end to end (needs
+ * injection and interception, builtins, sandbox end to end and custom skills (both need
  * Docker and the local images). Pick some with arguments: `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
+import { runCustomBench } from "./custom.js";
 import { runInjectionBench } from "./injection.js";
 import { runRegistryBench } from "./registry.js";
 import { runSandboxBench } from "./sandbox.js";
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   injection: () => runInjectionBench(),
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
+  custom: () => runCustomBench(),
 };
 
 async function main(): Promise<void> {
