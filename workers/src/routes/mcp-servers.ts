@@ -36,6 +36,7 @@ const AddBody = z
 const addRoute = createRoute({
   method: "post",
   path: "/api/mcp-servers",
+  operationId: "addMcpServer",
   summary: "Import a remote MCP server's tools as skills `<name>__<tool>`",
   request: { body: jsonBody(AddBody) },
   responses: {
@@ -50,6 +51,7 @@ const addRoute = createRoute({
 const listRoute = createRoute({
   method: "get",
   path: "/api/mcp-servers",
+  operationId: "listMcpServers",
   summary: "List imported MCP servers",
   responses: {
     200: jsonResponse(z.object({ data: z.array(McpServerSchema) }), "Servers"),
@@ -60,6 +62,7 @@ const listRoute = createRoute({
 const refreshRoute = createRoute({
   method: "post",
   path: "/api/mcp-servers/{id}/refresh",
+  operationId: "refreshMcpServer",
   summary: "Re-list a server's tools: add, update and remove its skills",
   request: { params: IdParam },
   responses: {
@@ -79,6 +82,7 @@ const refreshRoute = createRoute({
 const deleteRoute = createRoute({
   method: "delete",
   path: "/api/mcp-servers/{id}",
+  operationId: "deleteMcpServer",
   summary: "Delete an imported server and its skills",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },

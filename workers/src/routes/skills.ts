@@ -151,6 +151,7 @@ const deleteRoute = createRoute({
 const rotateSecretRoute = createRoute({
   method: "post",
   path: "/api/skills/{id}/secret/rotate",
+  operationId: "rotateSkillSecret",
   summary: "Replace the signing secret of an HTTP-handler skill (the new one is shown once)",
   request: { params: IdParam },
   responses: {
