@@ -1,7 +1,8 @@
 /**
  * MCP tools imported as skills, against an MCP server started by the test with the official SDK
  * (Streamable HTTP, stateless): import, call (structured and plain content), interception,
- * refresh after tools change, header values write-only, delete.
+ * refresh after tools change, header values write-only, delete, and an imported tool called
+ * through Skillgate's own `/mcp` endpoint with the official SDK client.
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +15,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 
 interface ToolDef {
   tool: Tool;
@@ -207,6 +209,37 @@ describe("MCP servers imported as skills", () => {
       skill: "calc__add@1.0.0",
       output: { sum: 42 },
     });
+  });
+
+  it("serves an imported tool on Skillgate's own /mcp endpoint and runs it on the remote server", async () => {
+    const added = await importServer();
+    const addSkill = added.body.skills.find((s: { name: string }) => s.name === "calc__add");
+    expect((await t.api.put(`/api/skills/${addSkill.id}`, { mode: "on" })).status).toBe(200);
+    const client = await connectMcp(t.url, MGMT_TOKEN, { name: "import-check" });
+    try {
+      const tool = (await listAllTools(client)).find((x) => x.description === "Adds two numbers");
+      expect(tool?.name).toContain("calc__add");
+      expect(tool?.inputSchema.required).toEqual(["a", "b"]);
+      const callsBefore = mcp.authorizations.length;
+      const result = await callTool(client, tool!.name, { a: 19, b: 23 });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        status: "success",
+        skill: "calc__add@1.0.0",
+        output: { sum: 42 },
+      });
+      expect(mcp.authorizations.length).toBeGreaterThan(callsBefore);
+      expect(mcp.authorizations.at(-1)).toBe("Bearer mcp-secret-value");
+      const execution = await t.api.get(
+        `/api/skills/executions/${result.structuredContent.executionId}`,
+      );
+      expect(execution.body.execution).toMatchObject({
+        status: "success",
+        output: { sum: 42 },
+      });
+    } finally {
+      await client.close();
+    }
   });
 
   it("refresh adds new tools, updates changed ones and removes gone ones", async () => {

@@ -6,7 +6,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { createRouter } from "./context.js";
-import { errorResponses, IdParam, jsonBody, jsonResponse, SkillSchema } from "./schemas.js";
+import {
+  errorResponses,
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  MANAGEMENT_ONLY,
+  SkillSchema,
+  TAGS,
+} from "./schemas.js";
 
 const McpServerSchema = z
   .object({
@@ -37,6 +45,8 @@ const addRoute = createRoute({
   method: "post",
   path: "/api/mcp-servers",
   operationId: "addMcpServer",
+  tags: [TAGS.mcpServers],
+  security: MANAGEMENT_ONLY,
   summary: "Import a remote MCP server's tools as skills `<name>__<tool>`",
   request: { body: jsonBody(AddBody) },
   responses: {
@@ -52,6 +62,8 @@ const listRoute = createRoute({
   method: "get",
   path: "/api/mcp-servers",
   operationId: "listMcpServers",
+  tags: [TAGS.mcpServers],
+  security: MANAGEMENT_ONLY,
   summary: "List imported MCP servers",
   responses: {
     200: jsonResponse(z.object({ data: z.array(McpServerSchema) }), "Servers"),
@@ -63,6 +75,8 @@ const refreshRoute = createRoute({
   method: "post",
   path: "/api/mcp-servers/{id}/refresh",
   operationId: "refreshMcpServer",
+  tags: [TAGS.mcpServers],
+  security: MANAGEMENT_ONLY,
   summary: "Re-list a server's tools: add, update and remove its skills",
   request: { params: IdParam },
   responses: {
@@ -83,6 +97,8 @@ const deleteRoute = createRoute({
   method: "delete",
   path: "/api/mcp-servers/{id}",
   operationId: "deleteMcpServer",
+  tags: [TAGS.mcpServers],
+  security: MANAGEMENT_ONLY,
   summary: "Delete an imported server and its skills",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },

@@ -13,12 +13,15 @@ import {
   IdParam,
   jsonBody,
   jsonResponse,
+  KEY_OR_MANAGEMENT,
+  MANAGEMENT_ONLY,
   PaginationQuery,
   pageSchema,
   SkillModeSchema,
   SkillPolicySchema,
   SkillSchema,
   SourceSchema,
+  TAGS,
 } from "./schemas.js";
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -95,6 +98,9 @@ const InstalledEnvelope = z.object({
 const listRoute = createRoute({
   method: "get",
   path: "/api/skills",
+  operationId: "listSkills",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "List skills",
   request: {
     query: PaginationQuery.extend({
@@ -113,6 +119,9 @@ const listRoute = createRoute({
 const getRoute = createRoute({
   method: "get",
   path: "/api/skills/{id}",
+  operationId: "getSkill",
+  tags: [TAGS.skills],
+  security: KEY_OR_MANAGEMENT,
   summary: "Read one skill",
   request: { params: IdParam },
   responses: { 200: jsonResponse(SkillEnvelope, "The skill"), ...errorResponses(401, 404) },
@@ -121,6 +130,9 @@ const getRoute = createRoute({
 const installRoute = createRoute({
   method: "post",
   path: "/api/skills/install",
+  operationId: "installSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Install a custom skill (a handler name, or an HTTP or code handler, + schema)",
   request: { body: jsonBody(InstallBody) },
   responses: {
@@ -132,6 +144,9 @@ const installRoute = createRoute({
 const updateRoute = createRoute({
   method: "put",
   path: "/api/skills/{id}",
+  operationId: "updateSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, schema)",
   request: { params: IdParam, body: jsonBody(UpdateBody) },
   responses: {
@@ -143,6 +158,9 @@ const updateRoute = createRoute({
 const deleteRoute = createRoute({
   method: "delete",
   path: "/api/skills/{id}",
+  operationId: "deleteSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Unregister a skill",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },
@@ -152,6 +170,8 @@ const rotateSecretRoute = createRoute({
   method: "post",
   path: "/api/skills/{id}/secret/rotate",
   operationId: "rotateSkillSecret",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Replace the signing secret of an HTTP-handler skill (the new one is shown once)",
   request: { params: IdParam },
   responses: {
@@ -163,6 +183,9 @@ const rotateSecretRoute = createRoute({
 const invalidateRoute = createRoute({
   method: "post",
   path: "/api/skills/cache/invalidate",
+  operationId: "invalidateSkillCache",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Drop the registry cache (after editing the database by hand)",
   responses: {
     200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"),

@@ -9,4 +9,7 @@ CREATE TABLE `mcp_servers` (
 	`refreshed_at` integer
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `mcp_servers_name_unique` ON `mcp_servers` (`name`);
+CREATE UNIQUE INDEX `mcp_servers_name_unique` ON `mcp_servers` (`name`);--> statement-breakpoint
+ALTER TABLE `skill_executions` ADD `code_sha256` text;--> statement-breakpoint
+ALTER TABLE `skills` ADD `handler` text;--> statement-breakpoint
+ALTER TABLE `skills` ADD `handler_secret` text;
