@@ -79,27 +79,24 @@ describe("status-code rules", () => {
   });
 
   it("pages the key list with page and limit, newest first", async () => {
-    // Other tests of this file may have created keys on the shared app first.
-    const before: number = (await t.api.get("/api/keys")).body.total;
-    const names = ["page-a", "page-b", "page-c"];
-    const ids: string[] = [];
-    for (const name of names) ids.push((await t.api.createKey(name)).id);
-    const total = before + 3;
-    const first = await t.api.get("/api/keys?page=1&limit=2");
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({
-      total,
-      page: 1,
-      limit: 2,
-      totalPages: Math.ceil(total / 2),
-    });
-    const second = await t.api.get("/api/keys?page=2&limit=2");
-    expect(first.body.data).toHaveLength(2);
-    expect(second.body.data).toHaveLength(Math.min(2, total - 2));
-    // Newest first: the three keys just created lead the list.
-    const listed = [...first.body.data, ...second.body.data].map((k: { id: string }) => k.id);
-    expect(new Set(listed.slice(0, 3))).toEqual(new Set(ids));
-    expect((await t.api.get("/api/keys?limit=0")).status).toBe(400);
+    // Its own app: other tests of this group create keys too, in any order.
+    const own = await startTestApp();
+    try {
+      const names = ["page-a", "page-b", "page-c"];
+      const ids: string[] = [];
+      for (const name of names) ids.push((await own.api.createKey(name)).id);
+      const first = await own.api.get("/api/keys?page=1&limit=2");
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
+      const second = await own.api.get("/api/keys?page=2&limit=2");
+      const listed = [...first.body.data, ...second.body.data].map((k: { id: string }) => k.id);
+      expect(new Set(listed)).toEqual(new Set(ids));
+      expect(first.body.data).toHaveLength(2);
+      expect(second.body.data).toHaveLength(1);
+      expect((await own.api.get("/api/keys?limit=0")).status).toBe(400);
+    } finally {
+      await own.close();
+    }
   });
 
   it("keeps the documented answers of creates and deletes", async () => {

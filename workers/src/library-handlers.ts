@@ -2,7 +2,7 @@
  * Registration of a library user's own handlers (docs/library.md): shared by the Worker and Node
  * factories.
  */
-import type { Services } from "./services.js";
+import type { Services } from "./services/index.js";
 import type { SkillHandler } from "./skills/types.js";
 
 /** Options shared by the Skillgate factories. */

@@ -14,7 +14,6 @@ import { createApp } from "./app.js";
 import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
 import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
@@ -60,14 +59,12 @@ export async function startApiServer(
   });
   const { app, services } = createApp(deps);
   registerOwnHandlers(services, options.handlers);
-  const recovered = await services.executor.store.recoverInterrupted({
-    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-  });
+  const recovered = await services.executions.recoverInterrupted();
   if (recovered > 0)
     console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);
-  await services.registry.snapshot();
+  await services.skills.load();
   const sweep = setInterval(() => {
-    services.executor.store.expireApprovals(deps.config.APPROVAL_TTL_MS).catch((err) => {
+    services.executions.expireApprovals().catch((err) => {
       console.error("[skillgate] approval expiry failed:", (err as Error).message);
     });
   }, 60_000);

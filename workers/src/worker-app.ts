@@ -18,7 +18,6 @@ import {
   createAnalyticsEngineMetrics,
 } from "./metrics/analytics-engine.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
@@ -78,12 +77,7 @@ export function appFor(env: WorkerEnv): BuiltApp {
  */
 export async function runCron(env: WorkerEnv): Promise<{ recovered: number; expired: number }> {
   const { services } = appFor(env);
-  const recovered = await services.executor.store.recoverInterrupted({
-    staleAfterMs: CRON_STALE_GRACE_MS,
-    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-  });
-  const expired = await services.executor.store.expireApprovals(
-    services.deps.config.APPROVAL_TTL_MS,
-  );
+  const recovered = await services.executions.recoverInterrupted(CRON_STALE_GRACE_MS);
+  const expired = await services.executions.expireApprovals();
   return { recovered, expired };
 }

@@ -235,4 +235,3 @@ export const upstreamCalls = sqliteTable(
 export type SkillRow = typeof skills.$inferSelect;
 export type NewSkillRow = typeof skills.$inferInsert;
 export type ExecutionRow = typeof skillExecutions.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;

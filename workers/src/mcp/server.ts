@@ -5,9 +5,9 @@
  * Tools, in `tools/list` order:
  * 1. the management tools (`<prefix>skills_list`, ...; management-tools.ts) and any extra tools
  *    the app adds (the Agent Skills catalog tools);
- * 2. the caller's skills (skills/caller-tools.ts), named and described as injection emits them,
+ * 2. the caller's skills (skills/interception/caller-tools.ts, via the tools service), named and described as injection emits them,
  *    with the portable input schema. A call runs with interception's executor policies
- *    (skills/model-call.ts): `manual` → an error result saying an explicit execution is needed,
+ *    (skills/interception/model-call.ts): `manual` → an error result saying an explicit execution is needed,
  *    `hybrid` → a pending-approval result with the execution id.
  * The list is read from the registry snapshot of the request, so it follows registry changes
  * without a restart; it is paginated with an opaque cursor ({@link TOOLS_PAGE_SIZE} a page).
@@ -24,8 +24,6 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { AppError, InvalidInputError } from "../errors.js";
-import { callerTools, resolveCallerTool } from "../skills/caller-tools.js";
-import { runModelCall } from "../skills/model-call.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
 
@@ -127,8 +125,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
 
   server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
-    const snapshot = await services.registry.snapshot();
-    const skillTools = callerTools(snapshot, apiKeyId, services.unavailableBuiltins).list.filter(
+    const skillTools = (await services.tools.callerTools(apiKeyId)).list.filter(
       (t) => !byName.has(t.name),
     );
     const total = fixedTools.length + skillTools.length;
@@ -159,16 +156,9 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     const args = request.params.arguments ?? {};
     const managed = byName.get(name);
     if (managed) return runManagementTool(managed, args, opts);
-    const snapshot = await services.registry.snapshot();
-    const listed = callerTools(snapshot, apiKeyId, services.unavailableBuiltins).byName.get(name);
-    const skill =
-      listed?.skill ?? resolveCallerTool(snapshot, apiKeyId, name, services.builtinAliases);
+    const skill = await services.tools.resolveTool(apiKeyId, name);
     if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const outcome = await runModelCall(skill, args, {
-      executor: services.executor,
-      ctx: { apiKeyId, sessionId: null },
-      policyFloors: services.policyFloors,
-    });
+    const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });
     return skillCallResult(`${skill.name}@${skill.version}`, outcome);
   });
 

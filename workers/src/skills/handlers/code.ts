@@ -14,9 +14,10 @@
  *
  * Output: stdout, parsed as JSON when it is JSON, else the text (null when empty).
  */
-import type { AppDeps } from "../../deps.js";
+
 import { ExecutionFailure } from "../../errors.js";
 import { attemptLimit, outcomeOf, runOnHost } from "../builtins/sandbox.js";
+import type { BuiltinEnv } from "../builtins/types.js";
 import type { CodeHandlerSpec, HandlerContext, SkillHandler } from "../types.js";
 
 /** Name under which the executor runs every code skill. */
@@ -119,7 +120,7 @@ function specOf(ctx: HandlerContext): CodeHandlerSpec {
  * `timeout`, `oom_killed` and `nonzero_exit` with the run result (stdout, stderr, exit code) as
  * output, the host's codes (e.g. `invalid_request` for a memory limit over the host's maximum).
  */
-export function createCodeHandler(deps: AppDeps): SkillHandler {
+export function createCodeHandler(deps: BuiltinEnv): SkillHandler {
   return async (input, ctx) => {
     const spec = specOf(ctx);
     const timeoutMs = attemptLimit(ctx);
