@@ -105,6 +105,7 @@ export function syntheticSkills(n: number, model: TextModel = "zipf", seed = 1):
         input: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
       },
       handlerCode: "noop",
+      handler: null,
       instructions: null,
       enabled: true,
       mode: "auto",

@@ -140,6 +140,7 @@ async function interception(): Promise<Record<string, number>> {
     errorCode: null,
     durationMs: 0,
     attempts: 1,
+    codeSha256: null,
     createdAt: "",
     updatedAt: "",
   });

@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
- * injection and interception, builtins, sandbox end to end (needs
- * Docker and the local images), the gateway proxy's added time per round and to first byte,
+ * injection and interception, builtins, sandbox end to end and custom skills (both
+ * need Docker and the local images), the gateway proxy's added time per round and to first byte,
  * dashboard pages with 1,000 skills and 100,000 executions, MCP
  * `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments:
  * `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
+import { runCustomBench } from "./custom.js";
 import { runDashboardBench } from "./dashboard.js";
 import { runInjectionBench } from "./injection.js";
 import { runMcpBench } from "./mcp.js";
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   sandbox: () => runSandboxBench(),
   proxy: () => runProxyBench(),
   dashboard: () => runDashboardBench(),
+  custom: () => runCustomBench(),
   mcp: () => runMcpBench(),
 };
 

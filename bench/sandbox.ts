@@ -112,7 +112,8 @@ async function apiRun(api: BenchApi): Promise<void> {
   }
 }
 
-async function startHost(
+/** Starts a sandbox host with the local images and `env`; @returns it, a signing client and its config. */
+export async function startHost(
   name: string,
   env: Record<string, string>,
 ): Promise<{ host: SandboxHost; client: SandboxClient; config: HostConfig }> {

@@ -69,10 +69,13 @@ async function stop(child: ChildProcess, graceMs: number): Promise<void> {
  * reports `Ready on <url>`.
  * @param vars extra bindings for the Worker, written to the env file beside `LIBSQL_URL` and
  *   `MGMT_TOKEN` (values must be single-line).
+ * @param main another entry module than wrangler.toml's `main` (path from the repository root),
+ *   e.g. an example Worker built on the library.
  * @throws when wrangler exits before it is ready (the message carries its output).
  */
 export async function startDeployedWorker(
   vars: Record<string, string> = {},
+  main?: string,
 ): Promise<DeployedWorker> {
   const dir = mkdtempSync(join(tmpdir(), "skillgate-wrangler-dev-"));
   const cleanups: (() => Promise<void> | void)[] = [
@@ -109,6 +112,7 @@ export async function startDeployedWorker(
       [
         wranglerCli(),
         "dev",
+        ...(main ? [join(ROOT, main)] : []),
         "--config",
         join(ROOT, "wrangler.toml"),
         "--local",

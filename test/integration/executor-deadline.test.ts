@@ -138,6 +138,7 @@ describe("the limit of an execution", () => {
     description: "",
     schema: { input: { type: "object" } },
     handlerCode,
+    handler: null,
     instructions: null,
     enabled: true,
     mode: "on",

@@ -34,6 +34,7 @@ const skill: Skill = {
   description: "",
   schema: { input: { type: "object" } },
   handlerCode: "eval_code",
+  handler: null,
   instructions: null,
   enabled: true,
   mode: "auto",
@@ -49,7 +50,15 @@ const skill: Skill = {
 };
 
 function ctxOf(signal = new AbortController().signal, timeoutMs = 65_000): HandlerContext {
-  return { apiKeyId: null, sessionId: null, signal, skill, attempt: 1, timeoutMs };
+  return {
+    apiKeyId: null,
+    sessionId: null,
+    executionId: "execution-1",
+    signal,
+    skill,
+    attempt: 1,
+    timeoutMs,
+  };
 }
 
 function depsOf(env: Record<string, string>): AppDeps {

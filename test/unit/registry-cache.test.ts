@@ -48,6 +48,8 @@ const row = (name: string, version: string, now: number): SkillRecord => ({
   description: "",
   schema: { input: { type: "object" } },
   handlerCode: "echo-handler",
+  handler: null,
+  handlerSecret: null,
   instructions: null,
   enabled: true,
   mode: "on",

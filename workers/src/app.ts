@@ -30,6 +30,7 @@ import type { AppEnv } from "./routes/context.js";
 import { corsMiddleware } from "./routes/cors.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { mcpServersRoutes } from "./routes/mcp-servers.js";
 import { metricsHandler, observeRequests } from "./routes/metrics.js";
 import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
+  app.route("/", mcpServersRoutes());
   // Provider-compatible proxy endpoints (`/v1/*`, `/v1beta/*`): API key auth of their own.
   app.route("/", proxyRoutes());
 

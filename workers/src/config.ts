@@ -103,6 +103,13 @@ export const configSchema = z.object({
   ),
   /** How long a hybrid execution may wait for approval before it expires, in ms (docs/policies.md#approval). */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
+  /**
+   * Origins (`scheme://host[:port]`, comma-separated) that HTTP-handler skills and imported MCP
+   * servers may call (docs/custom-skills.md). Empty: HTTP handlers cannot be installed.
+   */
+  SKILLS_HTTP_HANDLER_ALLOWLIST: list,
+  /** Largest answer of an HTTP handler, in bytes (1 MiB); a longer one fails the execution. */
+  SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES: int(1_048_576, 1),
   /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
   MAX_BODY_BYTES: int(1_048_576, 1024),
   /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */

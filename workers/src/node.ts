@@ -11,6 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
 import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
 
@@ -31,9 +32,13 @@ export function loadOrCreateSecret(
   return { value, created: true };
 }
 
-/** Starts the local API server. @returns a function that stops it. */
+/**
+ * Starts the local API server, with `options.handlers` registered (docs/library.md).
+ * @returns its URL and a function that stops it.
+ */
 export async function startApiServer(
   env: NodeJS.ProcessEnv = process.env,
+  options: SkillgateOptions = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const settings = nodeSettings(env);
   const runtimeEnv = { ...env };
@@ -53,6 +58,7 @@ export async function startApiServer(
     metrics: createPrometheusMetrics(),
   });
   const { app, services } = createApp(deps);
+  registerOwnHandlers(services, options.handlers);
   const recovered = await services.executions.recoverInterrupted();
   if (recovered > 0)
     console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);

@@ -88,6 +88,29 @@ export const ERROR_CODES = {
   reserved_name: { status: 409, retryable: false, message: "The name is a builtin's and reserved" },
   already_revoked: { status: 409, retryable: false, message: "The API key is already revoked" },
 
+  // --- Custom handlers and imported MCP servers ---
+  url_not_allowed: {
+    status: 400,
+    retryable: false,
+    message: "The URL is off the allowlist or refused by the outbound guard",
+  },
+  not_http_handler: {
+    status: 400,
+    retryable: false,
+    message: "The skill has no HTTP handler and no signing secret",
+  },
+  mcp_server_not_found: { status: 404, retryable: false, message: "No such imported MCP server" },
+  mcp_server_exists: {
+    status: 409,
+    retryable: false,
+    message: "An MCP server with this name is already imported",
+  },
+  mcp_unreachable: {
+    status: 502,
+    retryable: true,
+    message: "The MCP server could not be reached or did not list its tools",
+  },
+
   // --- Executions ---
   execution_not_found: { status: 404, retryable: false, message: "No such execution" },
   not_awaiting_approval: {

@@ -16,6 +16,7 @@ export function fakeSkill(overrides: Partial<Skill> = {}): Skill {
     description: "",
     schema: { input: { type: "object", properties: {} } },
     handlerCode: "test",
+    handler: null,
     instructions: null,
     enabled: true,
     mode: "on",
@@ -40,6 +41,7 @@ export function fakeContext(
   return {
     apiKeyId,
     sessionId: null,
+    executionId: "execution-1",
     signal: new AbortController().signal,
     skill: fakeSkill(),
     attempt: 1,

@@ -50,8 +50,15 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     name: "skillgate-skill-registry",
     title: "Skillgate: manage the skill registry",
     description:
-      "List, read, install, edit (enabled, mode, policy, tags, timeout, schema) and delete skills in the Skillgate registry, and drop its cache after editing the database by hand. Use it to register custom skills backed by a named handler and to control when they are injected and who may trigger them.",
+      "List, read, install, edit (enabled, mode, policy, tags, timeout, schema) and delete skills in the Skillgate registry, rotate the signing secret of an HTTP-handler skill, and drop its cache after editing the database by hand. Use it to register custom skills backed by a named handler, a signed HTTP endpoint or a sandboxed program, and to control when they are injected and who may trigger them.",
     matches: under("/api/skills"),
+  },
+  {
+    name: "skillgate-mcp-servers",
+    title: "Skillgate: import remote MCP servers as skills",
+    description:
+      "Import the tools of a remote MCP server (Streamable HTTP) as Skillgate skills named <server>__<tool>, list the imported servers, refresh one to add, update and remove its skills, and delete one with its skills (management token required). Use it to make an existing MCP server's tools available to every provider format Skillgate injects into.",
+    matches: under("/api/mcp-servers"),
   },
   {
     name: "skillgate-api-keys",

@@ -53,6 +53,13 @@ export const skills = sqliteTable(
     tags: text("tags").notNull().default("[]"),
     installCount: integer("install_count").notNull().default(0),
     timeoutMs: integer("timeout_ms"),
+    /**
+     * JSON spec of an HTTP or code handler (docs/custom-skills.md): `{ type: "http", url, method }`
+     * or `{ type: "code", language, code, sha256, memoryMb }`; null for named handlers.
+     */
+    handler: text("handler"),
+    /** Standard Webhooks signing secret (`whsec_...`) of an HTTP handler; write-only in the API. */
+    handlerSecret: text("handler_secret"),
     apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -104,6 +111,8 @@ export const skillExecutions = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     /** The time budget the execution ran with (ms), for crash recovery of stale rows. */
     timeoutMs: integer("timeout_ms"),
+    /** SHA-256 (hex) of the program a code skill ran; null for other handlers. */
+    codeSha256: text("code_sha256"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),
@@ -134,6 +143,27 @@ export const skillExecutions = sqliteTable(
       sql`${t.approval} IN ('none','required','approved','rejected','expired')`,
     ),
   ],
+);
+
+/**
+ * Remote MCP servers whose tools are imported as skills (docs/custom-skills.md#mcp-servers).
+ * `headers` holds the JSON object of header names → values sent on every request; the values
+ * are write-only in the API.
+ */
+export const mcpServers = sqliteTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    headers: text("headers").notNull().default("{}"),
+    /** JSON array of the imported tool names at the last refresh. */
+    tools: text("tools").notNull().default("[]"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    refreshedAt: integer("refreshed_at"),
+  },
+  (t) => [uniqueIndex("mcp_servers_name_unique").on(t.name)],
 );
 
 /** Product settings (docs/configuration.md): one JSON value per key. */

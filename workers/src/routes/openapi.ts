@@ -53,6 +53,10 @@ export const OPENAPI_DOCUMENT = {
         "SKILL.md entries that explain this API to agents (generated from this document)",
     },
     { name: TAGS.routing, description: "Upstream call history and provider recommendations" },
+    {
+      name: TAGS.mcpServers,
+      description: "Remote MCP servers whose tools are imported as skills (management)",
+    },
   ],
 };
 

@@ -47,6 +47,25 @@ export const ExecutionStatusSchema = z.enum(["pending", "running", "success", "e
 export const ApprovalSchema = z.enum(["none", "required", "approved", "rejected", "expired"]);
 const JsonObject = z.record(z.string(), z.unknown());
 
+/** The HTTP or code handler a skill carries (docs/custom-skills.md); never its signing secret. */
+export const HandlerSpecSchema = z
+  .discriminatedUnion("type", [
+    z.object({
+      type: z.literal("http"),
+      url: z.string(),
+      method: z.enum(["POST", "PUT", "PATCH"]),
+    }),
+    z.object({
+      type: z.literal("code"),
+      language: z.enum(["python", "node"]),
+      code: z.string(),
+      sha256: z.string(),
+      memoryMb: z.number().int().nullable(),
+    }),
+    z.object({ type: z.literal("mcp"), serverId: z.string(), tool: z.string() }),
+  ])
+  .openapi("HandlerSpec");
+
 /** A skill as the API returns it (docs/registry.md#a-skill). */
 export const SkillSchema = z
   .object({
@@ -56,6 +75,7 @@ export const SkillSchema = z
     description: z.string(),
     schema: z.object({ input: JsonObject, output: JsonObject.optional() }),
     handlerCode: z.string(),
+    handler: HandlerSpecSchema.nullable(),
     instructions: z.string().nullable(),
     enabled: z.boolean(),
     mode: InjectionModeSchema,
@@ -95,6 +115,9 @@ export const ExecutionSchema = z
     errorCode: z.string().nullable(),
     durationMs: z.number().int().nullable(),
     attempts: z.number().int(),
+    codeSha256: z.string().nullable().openapi({
+      description: "SHA-256 (hex) of the program a code skill ran; null for other handlers",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -165,4 +188,5 @@ export const TAGS = {
   health: "Health",
   agentSkills: "Agent Skills",
   routing: "Routing",
+  mcpServers: "MCP servers",
 } as const;

@@ -27,14 +27,38 @@ const JsonObject = z.record(z.string(), z.unknown());
 const SchemaBody = z.object({ input: JsonObject.optional(), output: JsonObject.optional() });
 const TimeoutMs = z.number().int().min(1).max(600_000);
 
-/** Install body (docs/registry.md#installing). */
+/** `handler` of an install body (docs/custom-skills.md). */
+const HandlerBody = z
+  .discriminatedUnion("type", [
+    z
+      .object({
+        type: z.literal("http"),
+        url: z.string().url().max(2048),
+        method: z.enum(["POST", "PUT", "PATCH"]).optional(),
+        timeoutMs: TimeoutMs.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("code"),
+        language: z.enum(["python", "node"]),
+        code: z.string().min(1),
+        timeoutMs: TimeoutMs.optional(),
+        memoryMb: z.number().int().optional(),
+      })
+      .strict(),
+  ])
+  .openapi("InstallHandler");
+
+/** Install body (docs/registry.md#installing, docs/custom-skills.md). */
 export const InstallBody = z
   .object({
     name: z.string().openapi({ example: "reverse-text" }),
     version: z.string().openapi({ example: "1.0.0" }),
     description: z.string().max(4096).default(""),
     schema: SchemaBody.default({}),
-    handlerCode: z.string().min(1).openapi({ example: "echo-handler" }),
+    handlerCode: z.string().min(1).optional().openapi({ example: "echo-handler" }),
+    handler: HandlerBody.optional(),
     mode: InjectionModeSchema.optional(),
     policy: ExecutionPolicySchema.optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
@@ -49,6 +73,10 @@ export const InstallBody = z
       }),
   })
   .strict()
+  .refine((b) => (b.handlerCode === undefined) !== (b.handler === undefined), {
+    message: "Set exactly one of handlerCode and handler",
+    path: ["handler"],
+  })
   .openapi("InstallSkill");
 
 const UpdateBody = z
@@ -65,6 +93,13 @@ const UpdateBody = z
   .openapi("UpdateSkill");
 
 const SkillEnvelope = z.object({ skill: SkillSchema });
+const InstalledEnvelope = z.object({
+  skill: SkillSchema,
+  secret: z.string().optional().openapi({
+    description:
+      "Standard Webhooks signing secret of an HTTP handler (`whsec_...`); shown only in this answer",
+  }),
+});
 
 const listRoute = createRoute({
   method: "get",
@@ -104,10 +139,10 @@ const installRoute = createRoute({
   operationId: "installSkill",
   tags: [TAGS.skills],
   security: MANAGEMENT_ONLY,
-  summary: "Install a custom skill (handler name + schema)",
+  summary: "Install a custom skill (a handler name, or an HTTP or code handler, + schema)",
   request: { body: jsonBody(InstallBody) },
   responses: {
-    201: jsonResponse(SkillEnvelope, "Installed"),
+    201: jsonResponse(InstalledEnvelope, "Installed"),
     ...errorResponses(400, 401, 403, 409),
   },
 });
@@ -135,6 +170,20 @@ const deleteRoute = createRoute({
   summary: "Unregister a skill",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },
+});
+
+const rotateSecretRoute = createRoute({
+  method: "post",
+  path: "/api/skills/{id}/secret/rotate",
+  operationId: "rotateSkillSecret",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
+  summary: "Replace the signing secret of an HTTP-handler skill (the new one is shown once)",
+  request: { params: IdParam },
+  responses: {
+    200: jsonResponse(z.object({ secret: z.string() }), "The new secret"),
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 
 const invalidateRoute = createRoute({
@@ -194,11 +243,21 @@ export function skillsRoutes() {
 
   app.openapi(installRoute, async (c) => {
     requireManagement(c.get("principal"));
-    const body = c.req.valid("json");
-    const skill = await c
-      .get("services")
-      .skills.install({ ...body, apiKeyId: body.apiKeyId ?? null });
+    const { handler, handlerCode, ...body } = c.req.valid("json");
+    const service = c.get("services").skills;
+    const apiKeyId = body.apiKeyId ?? null;
+    if (handler) {
+      const { skill, secret } = await service.installWithHandler({ ...body, apiKeyId }, handler);
+      return c.json(secret === null ? { skill } : { skill, secret }, 201);
+    }
+    const skill = await service.install({ ...body, handlerCode: handlerCode!, apiKeyId });
     return c.json({ skill }, 201);
+  });
+
+  app.openapi(rotateSecretRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    const secret = await c.get("services").skills.rotateSecret(c.req.valid("param").id);
+    return c.json({ secret }, 200);
   });
 
   app.openapi(getRoute, async (c) => {

@@ -8,15 +8,21 @@
 import { globalFetch } from "../catalogs/upstream.js";
 import { createRepositories } from "../db/repositories/index.js";
 import type { AppDeps } from "../deps.js";
+import { guardOutboundUrl } from "../outbound/guard.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/index.js";
+import { sandboxTiming } from "../skills/builtins/sandbox.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
 import { Executor } from "../skills/execution/executor.js";
+import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
+import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
+import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { McpServerService } from "./mcp-servers.js";
 import { OperatorService } from "./operator.js";
 import { ProxyService, type ProxySettings } from "./proxy.js";
 import { RoutingService } from "./routing.js";
@@ -42,6 +48,8 @@ export interface FrontDoorServices {
   proxy: ProxyService;
   /** Dashboard operations: sign-in, scoped history, approvals, chart aggregates (docs/dashboard.md). */
   operator: OperatorService;
+  /** Imported MCP servers (docs/custom-skills.md#mcp-servers). */
+  mcpServers: McpServerService;
 }
 
 /**
@@ -130,13 +138,30 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   for (const [name, handler] of Object.entries(handlers)) {
     executor.registerHandler(name, handler, timings.get(name)?.(deps.config));
   }
+  registerSpecHandlers(env, registry, executor);
   const skills = new SkillsService(
     registry,
     (name) => executor.hasHandler(name),
     (id) => keys.exists(id),
     clock,
+    deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
   );
   const fetchImpl = deps.fetch ?? globalFetch;
+  const mcpServers = new McpServerService({
+    store: repos.mcpServers,
+    registry,
+    skills,
+    fetch: fetchImpl,
+    allowlist: deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
+    guard: async (url, signal) => {
+      await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal });
+    },
+    clock,
+  });
+  executor.registerHandler(
+    MCP_HANDLER_NAME,
+    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl),
+  );
   const executions = new ExecutionsService(
     executor,
     repos.executions,
@@ -181,6 +206,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
     proxy: new ProxyService(proxySettings(deps), deps.cache, clock),
+    mcpServers,
     health: new HealthService({
       database: repos.database,
       registry,
@@ -189,4 +215,24 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       runtime: deps.runtime,
     }),
   };
+}
+
+/**
+ * Registers the handlers of skills that carry their handler (docs/custom-skills.md): HTTP
+ * endpoints (signed with the secret read from the registry) and code run on the sandbox host
+ * (timed as `eval_code`, without a limit from the input: the input is the program's data).
+ */
+function registerSpecHandlers(env: BuiltinEnv, registry: SkillRegistry, executor: Executor): void {
+  executor.registerHandler(
+    HTTP_HANDLER_NAME,
+    createHttpHandler({
+      fetch: env.fetch ?? globalFetch,
+      allowlist: env.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
+      maxResponseBytes: env.config.SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES,
+      secretFor: (id) => registry.handlerSecret(id),
+      clock: env.clock,
+    }),
+  );
+  const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(env.config);
+  executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(env), codeTiming);
 }

@@ -6,12 +6,19 @@
  */
 import { canAccessOwned, type Principal } from "../auth/principal.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import {
+  type HandlerInstall,
+  prepareHandler,
+  SPEC_HANDLER_NAMES,
+} from "../skills/handlers/install.js";
+import { newWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import { normalizeInputSchema } from "../skills/registry/schema-normalize.js";
 import type { SkillPatch } from "../skills/registry/skill-repository.js";
 import { isStrictVersion, parseSkillRef } from "../skills/registry/versions.js";
 import type {
   ExecutionPolicy,
+  HandlerSpec,
   InjectionMode,
   JsonSchema,
   Skill,
@@ -38,6 +45,13 @@ export interface InstallSkillInput {
   apiKeyId: string | null;
   sourceProvider?: SkillOrigin;
   sourceRef?: string | null;
+}
+
+/** Answer of {@link SkillService.installWithHandler}. */
+export interface InstalledWithHandler {
+  skill: Skill;
+  /** Signing secret of an HTTP handler (`whsec_...`), shown this once; null for code skills. */
+  secret: string | null;
 }
 
 /** Editable fields (PUT /api/skills/{id}). */
@@ -82,14 +96,61 @@ export class SkillsService {
     private readonly hasHandler: (name: string) => boolean,
     private readonly apiKeyExists: (id: string) => Promise<boolean>,
     private readonly clock: () => number = Date.now,
+    private readonly httpAllowlist: readonly string[] = [],
   ) {}
+
+  /**
+   * Installs a skill that carries its handler (docs/custom-skills.md): an HTTP endpoint or a
+   * program for the sandbox host. Policy defaults to `auto`; the handler's `timeoutMs` is the
+   * skill's unless the body sets one.
+   * @throws InvalidInputError `url_not_allowed` or naming the failing `handler.*` field; and as
+   *   {@link install}.
+   */
+  async installWithHandler(
+    input: Omit<InstallSkillInput, "handlerCode">,
+    spec: HandlerInstall,
+  ): Promise<InstalledWithHandler> {
+    const prepared = await prepareHandler(spec, this.httpAllowlist);
+    const skill = await this.install(
+      {
+        ...input,
+        handlerCode: prepared.handlerCode,
+        timeoutMs: input.timeoutMs ?? prepared.timeoutMs ?? null,
+      },
+      { handler: prepared.handler, secret: prepared.secret },
+    );
+    return { skill, secret: prepared.secret };
+  }
+
+  /**
+   * Replaces the signing secret of an HTTP-handler skill; the old one stops working at once.
+   * @returns the new secret (shown this once).
+   * @throws NotFoundError for an unknown id; InvalidInputError `not_http_handler` for other skills.
+   */
+  async rotateSecret(id: string): Promise<string> {
+    const current = await this.registry.getFresh(id);
+    if (!current) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
+    if (current.handler?.type !== "http") {
+      throw new InvalidInputError(
+        `Skill ${current.name}@${current.version} has no HTTP handler and no signing secret`,
+        [{ field: "id", message: "not an HTTP-handler skill" }],
+        "not_http_handler",
+      );
+    }
+    const secret = newWebhookSecret();
+    await this.registry.update(id, { handlerSecret: secret });
+    return secret;
+  }
 
   /**
    * Installs a skill (`POST /api/skills/install`; docs/registry.md#installing).
    * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId).
    * @throws ConflictError `reserved_name` for builtin names, `skill_exists` for a duplicate.
    */
-  async install(input: InstallSkillInput): Promise<Skill> {
+  async install(
+    input: InstallSkillInput,
+    carried: { handler: HandlerSpec; secret: string | null } | null = null,
+  ): Promise<Skill> {
     if (!SKILL_NAME_PATTERN.test(input.name)) {
       throw new InvalidInputError("name must match ^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$", [
         { field: "name", message: "invalid skill name" },
@@ -104,6 +165,12 @@ export class SkillsService {
       throw new ConflictError(
         `"${input.name}" is a builtin skill name and is reserved`,
         "reserved_name",
+      );
+    }
+    if (carried === null && SPEC_HANDLER_NAMES.has(input.handlerCode)) {
+      throw new InvalidInputError(
+        `Handler "${input.handlerCode}" needs a handler spec: install with \`handler\` instead`,
+        [{ field: "handlerCode", message: "install with `handler`" }],
       );
     }
     if (!this.hasHandler(input.handlerCode)) {
@@ -129,6 +196,8 @@ export class SkillsService {
         ...(input.schema?.output ? { output: input.schema.output } : {}),
       },
       handlerCode: input.handlerCode,
+      handler: carried?.handler ?? null,
+      handlerSecret: carried?.secret ?? null,
       instructions: input.instructions ?? null,
       enabled: mode !== "off",
       mode,

@@ -44,6 +44,41 @@ export interface SkillSchema {
   output?: JsonSchema;
 }
 
+/**
+ * An HTTP handler (docs/custom-skills.md#http-handlers): the input is sent as JSON to `url` with
+ * `method`, signed with the skill's Standard Webhooks secret; the JSON answer is the output.
+ */
+export interface HttpHandlerSpec {
+  type: "http";
+  url: string;
+  method: "POST" | "PUT" | "PATCH";
+}
+
+/**
+ * A code handler (docs/custom-skills.md#code-skills): `code` runs on the sandbox host with the
+ * input as JSON on stdin; stdout is the output. `sha256` is the hex SHA-256 of `code`.
+ */
+export interface CodeHandlerSpec {
+  type: "code";
+  language: "python" | "node";
+  code: string;
+  sha256: string;
+  /** Memory limit of each run in MB; null = the sandbox host's default (256). */
+  memoryMb: number | null;
+}
+
+/** A tool of a remote MCP server imported as a skill (docs/custom-skills.md#mcp-servers). */
+export interface McpHandlerSpec {
+  type: "mcp";
+  /** Id of the imported server (`GET /api/mcp-servers`). */
+  serverId: string;
+  /** The tool's name on the server. */
+  tool: string;
+}
+
+/** The handler a custom skill carries with it (instead of naming a compiled-in one). */
+export type HandlerSpec = HttpHandlerSpec | CodeHandlerSpec | McpHandlerSpec;
+
 /** A registered skill (docs/registry.md#a-skill). Timestamps are ISO-8601 strings. */
 export interface Skill {
   id: string;
@@ -52,10 +87,13 @@ export interface Skill {
   description: string;
   schema: SkillSchema;
   /**
-   * The handler name: a handler registered with the executor (never source code). The API calls
-   * it `handlerCode` for compatibility.
+   * The handler name: a handler registered with the executor (never source code; the API calls it
+   * `handlerCode` for compatibility). Skills installed with an HTTP or code handler carry
+   * `http-handler` / `code-handler` here and their spec in `handler`.
    */
   handlerCode: string;
+  /** Spec of an HTTP or code handler; null for skills that name a registered handler. */
+  handler: HandlerSpec | null;
   /** SKILL.md body of a catalog (instruction) skill; null for handler-backed skills. */
   instructions: string | null;
   enabled: boolean;
@@ -100,6 +138,8 @@ export interface Execution {
   durationMs: number | null;
   /** Number of handler attempts made (docs/execution.md#retries). */
   attempts: number;
+  /** SHA-256 (hex) of the program a code skill ran; null for other handlers. */
+  codeSha256: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -113,6 +153,8 @@ export interface CallerContext {
 
 /** What a handler receives besides its input. */
 export interface HandlerContext extends CallerContext {
+  /** Id of the execution this attempt belongs to. */
+  executionId: string;
   /** Fires when the execution times out or is cancelled; handlers must stop work. */
   signal: AbortSignal;
   /** The skill being executed. */

@@ -68,6 +68,7 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
         inputTruncated: stored.truncated,
         attempts: 0,
         timeoutMs: opts.timeoutMs,
+        codeSha256: skill.handler?.type === "code" ? skill.handler.sha256 : null,
         createdAt: now,
         updatedAt: now,
       })

@@ -5,10 +5,12 @@
 import { sql } from "drizzle-orm";
 import type { DatabaseProbe } from "../../services/health.js";
 import type { StoredSizeLimits } from "../../skills/execution/execution-repository.js";
+import type { McpServerStore } from "../../skills/registry/mcp-server-repository.js";
 import type { Db } from "../client.js";
 import { DrizzleAgentTaskRepository } from "./a2a-tasks.js";
 import { DrizzleApiKeyRepository } from "./api-keys.js";
 import { DrizzleExecutionRepository } from "./executions.js";
+import { createMcpServerStore } from "./mcp-servers.js";
 import { DrizzleSettingsRepository } from "./settings.js";
 import { DrizzleSkillRepository } from "./skills.js";
 import { DrizzleRoutingHistoryRepository } from "./upstream-calls.js";
@@ -23,6 +25,8 @@ export interface Repositories {
   workspaces: DrizzleWorkspaceRepository;
   agentTasks: DrizzleAgentTaskRepository;
   routingHistory: DrizzleRoutingHistoryRepository;
+  /** Imported MCP servers. */
+  mcpServers: McpServerStore;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
 }
@@ -45,6 +49,7 @@ export function createRepositories(
     workspaces: new DrizzleWorkspaceRepository(db, clock),
     agentTasks: new DrizzleAgentTaskRepository(db, clock),
     routingHistory: new DrizzleRoutingHistoryRepository(db, clock),
+    mcpServers: createMcpServerStore(db),
     database: {
       async ping() {
         await db.run(sql`select 1`);

@@ -3,7 +3,7 @@
  * strings in the domain and the API; JSON columns hold text.
  */
 import type { SkillRecord } from "../../skills/registry/skill-repository.js";
-import type { Execution, Skill, SkillSchema } from "../../skills/types.js";
+import type { Execution, HandlerSpec, Skill, SkillSchema } from "../../skills/types.js";
 import type { ExecutionRow, NewSkillRow, SkillRow } from "../schema.js";
 
 function parseJson<T>(text: string | null, fallback: T): T {
@@ -29,6 +29,7 @@ export function skillFromRow(row: SkillRow): Skill {
     description: row.description,
     schema: parseJson<SkillSchema>(row.schema, { input: { type: "object", properties: {} } }),
     handlerCode: row.handlerCode,
+    handler: parseJson<HandlerSpec | null>(row.handler, null),
     instructions: row.instructions,
     enabled: row.enabled,
     mode: row.mode,
@@ -63,6 +64,7 @@ export function executionFromRow(row: ExecutionRow): Execution {
     errorCode: row.errorCode,
     durationMs: row.durationMs,
     attempts: row.attempts,
+    codeSha256: row.codeSha256,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -70,5 +72,10 @@ export function executionFromRow(row: ExecutionRow): Execution {
 
 /** Maps a {@link SkillRecord} to a `skills` row (JSON fields as text). */
 export function skillToRow(record: SkillRecord): NewSkillRow {
-  return { ...record, schema: JSON.stringify(record.schema), tags: JSON.stringify(record.tags) };
+  return {
+    ...record,
+    schema: JSON.stringify(record.schema),
+    tags: JSON.stringify(record.tags),
+    handler: record.handler === null ? null : JSON.stringify(record.handler),
+  };
 }

@@ -69,6 +69,15 @@ export class DrizzleSkillRepository implements SkillRepository {
     return deleted.length > 0;
   }
 
+  async handlerSecret(id: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ secret: skills.handlerSecret })
+      .from(skills)
+      .where(eq(skills.id, id))
+      .limit(1);
+    return row?.secret ?? null;
+  }
+
   async incrementInstallCount(id: string): Promise<void> {
     await this.db
       .update(skills)

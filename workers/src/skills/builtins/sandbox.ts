@@ -178,8 +178,12 @@ export function outcomeOf(result: SandboxRunResult, timeoutMs: number): SandboxR
   return result;
 }
 
-/** Runs a request on the host, killing the run through the host when the execution aborts. */
-async function runOnHost(
+/**
+ * Runs a request on the host, killing the run through the host when the execution aborts.
+ * @throws ExecutionFailure `sandbox_unavailable` (retryable) when no host is configured, `aborted`
+ *   when the execution already ended; the client's failures otherwise.
+ */
+export async function runOnHost(
   deps: BuiltinEnv,
   req: SandboxRunRequest,
   ctx: HandlerContext,
@@ -207,7 +211,7 @@ async function runOnHost(
  * The sandbox limit of one attempt in ms: what remains of the execution's limit (the executor
  * owns the deadline; `ctx.timeoutMs`), at most 60 000.
  */
-function attemptLimit(ctx: HandlerContext): number {
+export function attemptLimit(ctx: HandlerContext): number {
   return Math.max(1, Math.min(Math.floor(ctx.timeoutMs), MAX_SANDBOX_TIMEOUT_MS));
 }
 

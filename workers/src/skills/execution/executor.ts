@@ -305,6 +305,7 @@ export class Executor {
         if (attempt > 1) await this.store.setAttempts(id, attempt);
         const outcome = await runAttempt(handler, input, {
           ...ctx,
+          executionId: id,
           signal: controller.signal,
           skill,
           attempt,

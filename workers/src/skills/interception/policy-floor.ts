@@ -5,6 +5,11 @@
  * name, so a custom skill whose handler is `execute_command` is held like the builtin. Only the
  * operator's deployment setting `SKILLS_ALLOW_MODEL_COMMANDS=true` lifts the floors; explicit
  * execute calls (`POST /api/skills/executions`) are not model calls and are not affected.
+ *
+ * Code skills (`code-handler`) have no floor: the floors exist because with `eval_code` and
+ * `execute_command` the model writes the program; a code skill's program is the operator's,
+ * fixed at install and hashed in every execution row, and the model only supplies its input
+ * (docs/custom-skills.md#policies).
  */
 import type { ExecutionPolicy, Skill } from "../types.js";
 

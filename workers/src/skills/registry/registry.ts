@@ -135,6 +135,8 @@ export class SkillRegistry {
       description: b.description,
       schema: { input: b.inputSchema, ...(b.outputSchema ? { output: b.outputSchema } : {}) },
       handlerCode: b.name,
+      handler: null,
+      handlerSecret: null,
       instructions: null,
       enabled: b.enabled ?? true,
       mode: b.enabled === false ? "off" : b.mode,
@@ -171,6 +173,14 @@ export class SkillRegistry {
   /** Reads one skill straight from storage (bypasses the cache; used before writes). */
   getFresh(id: string): Promise<Skill | undefined> {
     return this.repository.get(id);
+  }
+
+  /**
+   * The signing secret of an HTTP-handler skill, read from the database (never cached, never
+   * part of a {@link Skill}); null when the skill has none or does not exist.
+   */
+  handlerSecret(id: string): Promise<string | null> {
+    return this.repository.handlerSecret(id);
   }
 
   /**

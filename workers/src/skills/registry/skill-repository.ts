@@ -3,7 +3,14 @@
  * rules; an implementation only reads and writes rows (the drizzle one is in
  * `workers/src/db/repositories/skills.ts`). Timestamps are ms since the epoch.
  */
-import type { ExecutionPolicy, InjectionMode, Skill, SkillOrigin, SkillSchema } from "../types.js";
+import type {
+  ExecutionPolicy,
+  HandlerSpec,
+  InjectionMode,
+  Skill,
+  SkillOrigin,
+  SkillSchema,
+} from "../types.js";
 
 /** A skill as it is written: every stored field, timestamps in ms since the epoch. */
 export interface SkillRecord {
@@ -14,6 +21,10 @@ export interface SkillRecord {
   schema: SkillSchema;
   /** Handler name (API field `handlerCode`). */
   handlerCode: string;
+  /** The HTTP, code or MCP handler a skill carries (docs/custom-skills.md); null otherwise. */
+  handler: HandlerSpec | null;
+  /** Signing secret of an HTTP handler (write-only: never part of a {@link Skill}). */
+  handlerSecret: string | null;
   instructions: string | null;
   enabled: boolean;
   mode: InjectionMode;
@@ -40,6 +51,7 @@ export type SkillPatch = Partial<
     | "tags"
     | "installCount"
     | "timeoutMs"
+    | "handlerSecret"
     | "updatedAt"
   >
 >;
@@ -59,6 +71,8 @@ export interface SkillRepository {
   update(id: string, patch: SkillPatch): Promise<Skill | undefined>;
   /** Deletes a skill (its executions go with it). @returns false for an unknown id. */
   delete(id: string): Promise<boolean>;
+  /** The signing secret of an HTTP-handler skill; null when it has none or does not exist. */
+  handlerSecret(id: string): Promise<string | null>;
   /** Adds one to a skill's install count. */
   incrementInstallCount(id: string): Promise<void>;
   /** Ids of every skill installed from one catalog item (`origin` + `sourceRef`), any owner. */

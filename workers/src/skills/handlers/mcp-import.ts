@@ -1,0 +1,161 @@
+/**
+ * MCP tools imported as skills (docs/custom-skills.md#mcp-servers): the official
+ * `@modelcontextprotocol/sdk` client over Streamable HTTP lists a remote server's tools and calls
+ * them. Each tool becomes a skill `<server>__<tool>` whose handler spec names the server and the
+ * tool; a call returns the tool's `structuredContent` when present, else its `content`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ExecutionFailure } from "../../errors.js";
+import type { HandlerContext, JsonSchema, SkillHandler } from "../types.js";
+
+/** Name under which the executor runs every imported MCP tool. */
+export const MCP_HANDLER_NAME = "mcp-tool";
+
+/** Separator between the server name and the tool name in a skill name. */
+export const MCP_NAME_SEPARATOR = "__";
+
+/** Server names: 1–32 of `[A-Za-z0-9_-]`. */
+export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** How to reach one MCP server. */
+export interface McpConnection {
+  url: string;
+  /** Headers sent on every request (e.g. `authorization`). */
+  headers: Record<string, string>;
+}
+
+/** A tool as the server lists it. */
+export interface RemoteTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** Options of the MCP client functions. */
+export interface McpClientOptions {
+  /** fetch used for the Streamable HTTP transport. */
+  fetch: typeof fetch;
+  signal?: AbortSignal;
+  /** Request timeout in ms (default 30 000). */
+  timeoutMs?: number;
+}
+
+/**
+ * The skill name of `tool` on server `server`: `<server>__<tool>`, with characters outside
+ * `[A-Za-z0-9_-]` replaced by `_`, at most 64 characters.
+ */
+export function toolSkillName(server: string, tool: string): string {
+  return `${server}${MCP_NAME_SEPARATOR}${tool.replace(/[^A-Za-z0-9_-]/g, "_")}`.slice(0, 64);
+}
+
+async function withClient<T>(
+  conn: McpConnection,
+  opts: McpClientOptions,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
+  const transport = new StreamableHTTPClientTransport(new URL(conn.url), {
+    requestInit: { headers: conn.headers, redirect: "manual" },
+    fetch: opts.fetch,
+  });
+  const client = new Client({ name: "skillgate", version: "1.0.0" });
+  try {
+    await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs });
+    return await fn(client);
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/**
+ * Lists every tool of a server (following pagination).
+ * @throws the SDK's errors when the server cannot be reached or answers badly.
+ */
+export async function listRemoteTools(
+  conn: McpConnection,
+  opts: McpClientOptions,
+): Promise<RemoteTool[]> {
+  return withClient(conn, opts, async (client) => {
+    const tools: RemoteTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, {
+        signal: opts.signal,
+        timeout: opts.timeoutMs,
+      });
+      for (const t of page.tools) {
+        tools.push({
+          name: t.name,
+          description: t.description ?? t.title ?? "",
+          inputSchema: t.inputSchema as JsonSchema,
+        });
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  });
+}
+
+/** Resolves how to reach the server of an imported tool; throws when it is gone or refused. */
+export type McpConnectionResolver = (
+  serverId: string,
+  signal: AbortSignal,
+) => Promise<McpConnection>;
+
+function specOf(ctx: HandlerContext): { serverId: string; tool: string } {
+  const spec = ctx.skill.handler;
+  if (spec?.type !== "mcp") {
+    throw new ExecutionFailure(`Skill ${ctx.skill.name} is not an imported MCP tool`, {
+      code: "handler_misconfigured",
+    });
+  }
+  return spec;
+}
+
+/**
+ * Builds the handler of every imported MCP tool. Output: `structuredContent` when the result has
+ * it, else `{ content }`. Errors (ExecutionFailure): `mcp_tool_error` when the tool reports
+ * `isError` (its content as output); `mcp_unreachable` (retryable) when the call fails.
+ */
+export function createMcpToolHandler(
+  resolve: McpConnectionResolver,
+  fetchFn: typeof fetch,
+): SkillHandler {
+  return async (input, ctx) => {
+    const { serverId, tool } = specOf(ctx);
+    const conn = await resolve(serverId, ctx.signal);
+    let result: Awaited<ReturnType<Client["callTool"]>>;
+    try {
+      result = await withClient(
+        conn,
+        { fetch: fetchFn, signal: ctx.signal, timeoutMs: ctx.timeoutMs },
+        (client) =>
+          client.callTool(
+            { name: tool, arguments: (input ?? {}) as Record<string, unknown> },
+            undefined,
+            { signal: ctx.signal, timeout: ctx.timeoutMs },
+          ),
+      );
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      throw new ExecutionFailure(`MCP call of ${tool} failed: ${(err as Error).message}`, {
+        code: "mcp_unreachable",
+        retryable: true,
+      });
+    }
+    if (result.isError === true) {
+      const text = Array.isArray(result.content)
+        ? result.content
+            .map((c) => (c as { type?: string; text?: string }).text ?? "")
+            .join("\n")
+            .slice(0, 1000)
+        : "";
+      throw new ExecutionFailure(`MCP tool ${tool} reported an error${text ? `: ${text}` : ""}`, {
+        code: "mcp_tool_error",
+        output: { content: result.content },
+      });
+    }
+    if (result.structuredContent !== undefined) return result.structuredContent;
+    return { content: result.content ?? [] };
+  };
+}
