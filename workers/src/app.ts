@@ -6,7 +6,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import { requireAuth } from "./auth/middleware.js";
+import { requireAuth, requireRouteScope } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
 import { requestLimits } from "./request-limits.js";
@@ -58,6 +58,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     if (c.req.path === "/api/health") return next();
     return requireAuth()(c, next);
   });
+  app.use("/api/*", requireRouteScope());
   app.use("/api/*", requestLimits(deps.config));
 
   app.route("/", healthRoutes());

@@ -46,8 +46,8 @@ export class UnauthorizedError extends AppError {
 
 /** 403: authenticated, but not allowed to act on this resource or key. */
 export class ForbiddenError extends AppError {
-  constructor(message: string, code = "forbidden") {
-    super(403, code, message);
+  constructor(message: string, code = "forbidden", details?: unknown) {
+    super(403, code, message, details);
   }
 }
 

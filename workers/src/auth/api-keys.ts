@@ -9,6 +9,7 @@ import { type ApiKeyRow, apiKeys } from "../db/schema.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { iso } from "../skills/mappers.js";
 import { randomToken, sha256Hex } from "./crypto.js";
+import { normalizeScopes, parseStoredScopes, type Scope } from "./scopes.js";
 
 /** Public view of a key (never the key itself nor its hash). */
 export interface ApiKeyInfo {
@@ -19,6 +20,15 @@ export interface ApiKeyInfo {
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** What the key may do (docs/api.md#scopes). */
+  scopes: Scope[];
+}
+
+/** An authenticated key: its id, name and scopes. */
+export interface AuthenticatedKey {
+  id: string;
+  name: string;
+  scopes: Scope[];
 }
 
 const KEY_PREFIX = "sg_";
@@ -36,6 +46,7 @@ function toInfo(row: ApiKeyRow): ApiKeyInfo {
     lastUsedAt: row.lastUsedAt === null ? null : iso(row.lastUsedAt),
     expiresAt: row.expiresAt === null ? null : iso(row.expiresAt),
     revokedAt: row.revokedAt === null ? null : iso(row.revokedAt),
+    scopes: parseStoredScopes(row.scopes),
   };
 }
 
@@ -50,12 +61,15 @@ export class ApiKeyService {
   /**
    * Creates a key. @param expiresAt optional expiry, ms since the epoch; it must lie in the
    * future (a key that is born expired could never authenticate).
+   * @param scopes what the key may do; undefined = every scope (an empty list is allowed: a key
+   *   that can only be listed and revoked).
    * @returns the key (shown only here) and its public view.
    * @throws InvalidInputError `invalid_input` (field `expiresAt`) when the expiry is not in the future.
    */
   async create(
     name: string,
     expiresAt: number | null,
+    scopes?: readonly Scope[],
   ): Promise<{ key: string; apiKey: ApiKeyInfo }> {
     const now = this.clock();
     if (expiresAt !== null && !(expiresAt > now)) {
@@ -74,6 +88,7 @@ export class ApiKeyService {
         prefix: key.slice(0, 10),
         createdAt: now,
         expiresAt,
+        scopes: JSON.stringify(normalizeScopes(scopes)),
       })
       .returning();
     return { key, apiKey: toInfo(row!) };
@@ -83,6 +98,15 @@ export class ApiKeyService {
   async list(): Promise<ApiKeyInfo[]> {
     const rows = await this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
     return rows.map(toInfo);
+  }
+
+  /**
+   * One key's public view. @throws NotFoundError `api_key_not_found` for an unknown id.
+   */
+  async get(id: string): Promise<ApiKeyInfo> {
+    const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    return toInfo(row);
   }
 
   /** True when `id` names an existing key that is not revoked. */
@@ -123,16 +147,16 @@ export class ApiKeyService {
   }
 
   /**
-   * Authenticates a presented key. @returns the key's id and name, or null when unknown,
+   * Authenticates a presented key. @returns the key's id, name and scopes, or null when unknown,
    * revoked or expired.
    */
-  async authenticate(key: string): Promise<{ id: string; name: string } | null> {
+  async authenticate(key: string): Promise<AuthenticatedKey | null> {
     if (!key.startsWith(KEY_PREFIX)) return null;
     return this.authenticateHash(await sha256Hex(key));
   }
 
   /** Like {@link authenticate}, given the SHA-256 (hex) of the presented key. */
-  async authenticateHash(hash: string): Promise<{ id: string; name: string } | null> {
+  async authenticateHash(hash: string): Promise<AuthenticatedKey | null> {
     const cacheKey = `apikey:${hash}`;
     let row = await this.cache.get<ApiKeyRow | null>(cacheKey);
     if (row === undefined) {
@@ -148,6 +172,6 @@ export class ApiKeyService {
       await this.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
       await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
     }
-    return { id: row.id, name: row.name };
+    return { id: row.id, name: row.name, scopes: parseStoredScopes(row.scopes) };
   }
 }

@@ -8,6 +8,7 @@ import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
 import { sha256Hex, timingSafeEqualHex } from "./crypto.js";
 import type { Principal } from "./principal.js";
+import { requireScope, type Scope, scopeForRoute } from "./scopes.js";
 
 function bearer(header: string | undefined): string | undefined {
   const m = header?.match(/^Bearer\s+(.+)$/i);
@@ -34,13 +35,17 @@ function mgmtDigest(token: string): Promise<string> {
 export async function authenticate(
   token: string,
   mgmtToken: string | undefined,
-  apiKeys: { authenticateHash(hash: string): Promise<{ id: string; name: string } | null> },
+  apiKeys: {
+    authenticateHash(
+      hash: string,
+    ): Promise<{ id: string; name: string; scopes: readonly Scope[] } | null>;
+  },
 ): Promise<Principal | undefined> {
   const hash = await sha256Hex(token);
   if (mgmtToken && timingSafeEqualHex(hash, await mgmtDigest(mgmtToken)))
     return { kind: "management" };
   const key = await apiKeys.authenticateHash(hash);
-  return key ? { kind: "key", apiKeyId: key.id, name: key.name } : undefined;
+  return key ? { kind: "key", apiKeyId: key.id, name: key.name, scopes: key.scopes } : undefined;
 }
 
 /**
@@ -61,6 +66,20 @@ export function requireAuth(optional = false): MiddlewareHandler<AppEnv> {
     const principal = await authenticate(token, services.deps.config.MGMT_TOKEN, services.apiKeys);
     if (!principal) throw new UnauthorizedError("Invalid, revoked or expired credentials");
     c.set("principal", principal);
+    return next();
+  };
+}
+
+/**
+ * Enforces the scope each route declares (docs/api.md#scopes, table in `auth/scopes.ts`): an API key
+ * without it gets 403 `missing_scope` naming the scope. Runs after {@link requireAuth}; anonymous
+ * requests and routes that declare no scope pass through to their own checks.
+ */
+export function requireRouteScope(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get("principal");
+    const scope = scopeForRoute(c.req.method, c.req.path);
+    if (principal && scope) requireScope(principal, scope);
     return next();
   };
 }

@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
+import { SCOPES } from "../auth/scopes.js";
 import { SettingsService } from "../settings/settings-service.js";
 import { createRouter } from "./context.js";
 import { errorResponses, IdParam, jsonBody, jsonResponse } from "./schemas.js";
@@ -17,6 +18,9 @@ const ApiKeySchema = z
     lastUsedAt: z.string().nullable(),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
+    scopes: z.array(z.enum(SCOPES)).openapi({
+      description: "What the key may do (docs/api.md#scopes)",
+    }),
   })
   .openapi("ApiKey");
 
@@ -27,6 +31,14 @@ const CreateKeyBody = z
       .datetime({ offset: true })
       .optional()
       .openapi({ description: "ISO-8601 expiry, in the future" }),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .max(SCOPES.length * 2)
+      .optional()
+      .openapi({
+        description: `Scopes of the key; default all: ${SCOPES.join(", ")}`,
+        example: ["inject", "read"],
+      }),
   })
   .strict();
 
@@ -64,6 +76,16 @@ const listKeysRoute = createRoute({
   responses: {
     200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"),
     ...errorResponses(401, 403),
+  },
+});
+const getKeyRoute = createRoute({
+  method: "get",
+  path: "/api/keys/{id}",
+  summary: "Read one API key (never the key itself), with its scopes",
+  request: { params: IdParam },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+    ...errorResponses(401, 403, 404),
   },
 });
 const revokeKeyRoute = createRoute({
@@ -118,12 +140,16 @@ export function adminRoutes() {
     const body = c.req.valid("json");
     const created = await c
       .get("services")
-      .apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null);
+      .apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null, body.scopes);
     return c.json(created, 201);
   });
   app.openapi(listKeysRoute, async (c) =>
     c.json({ data: await c.get("services").apiKeys.list() }, 200),
   );
+  app.openapi(getKeyRoute, async (c) => {
+    const apiKey = await c.get("services").apiKeys.get(c.req.valid("param").id);
+    return c.json({ apiKey }, 200);
+  });
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").apiKeys.revoke(c.req.valid("param").id);
     return c.json({ apiKey }, 200);
