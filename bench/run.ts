@@ -2,11 +2,12 @@
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
  * injection and interception, builtins, sandbox end to end (needs
- * Docker and the local images). Pick some with arguments: `npm run bench -- registry sandbox`.
+ * Docker and the local images), retention (a 100,000-row delete beside running executions). Pick some with arguments: `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
 import { runInjectionBench } from "./injection.js";
 import { runRegistryBench } from "./registry.js";
+import { runRetentionBench } from "./retention.js";
 import { runSandboxBench } from "./sandbox.js";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   injection: () => runInjectionBench(),
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
+  retention: () => runRetentionBench(),
 };
 
 async function main(): Promise<void> {

@@ -13,6 +13,7 @@ import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
+import { executionRetentionRoutes } from "./routes/execution-retention.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { skillsRoutes } from "./routes/skills.js";
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
+  app.route("/", executionRetentionRoutes());
   app.route("/", executionsRoutes());
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());

@@ -72,6 +72,11 @@ export const configSchema = z.object({
   SKILLS_ALLOW_MODEL_COMMANDS: bool.default(false),
   /** How long a hybrid execution may wait for approval before it expires, in ms (docs/policies.md#approval). */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
+  /**
+   * Finished executions older than this many days are deleted by the Worker's cron and the Node
+   * timer (docs/execution.md#retention); 0 keeps everything.
+   */
+  EXECUTION_RETENTION_DAYS: int(30, 0, 36_500),
   /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
   MAX_BODY_BYTES: int(1_048_576, 1024),
   /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */

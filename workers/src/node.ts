@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
+import { startRetentionTimer } from "./retention/retention-timer.js";
 import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /**
@@ -63,6 +64,9 @@ export async function startApiServer(
     });
   }, 60_000);
   sweep.unref();
+  const retention = startRetentionTimer(deps.db, deps.config.EXECUTION_RETENTION_DAYS, (err) =>
+    console.error("[skillgate] execution retention failed:", err.message),
+  );
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>
       resolve(s),
@@ -78,6 +82,7 @@ export async function startApiServer(
     url,
     close: async () => {
       clearInterval(sweep);
+      await retention.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       client.close();
     },

@@ -12,6 +12,7 @@ import { type BuiltApp, createApp } from "./app.js";
 import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
 import { parseConfig } from "./config.js";
 import { createDb } from "./db/client.js";
+import { applyRetention } from "./retention/execution-retention.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
 import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
@@ -34,6 +35,12 @@ export interface ExecutionContextLike {
  * ms (README "Deployment (Cloudflare Workers)").
  */
 export const CRON_STALE_GRACE_MS = 60_000;
+
+/**
+ * Most delete statements of one cron run (250 rows each): a run stays well inside the Workers
+ * limits, and what is left goes on the next run.
+ */
+export const CRON_RETENTION_MAX_BATCHES = 200;
 
 let built: { env: WorkerEnv; app: BuiltApp } | null = null;
 
@@ -64,11 +71,15 @@ export function appFor(env: WorkerEnv): BuiltApp {
 
 /**
  * One cron run: finishes executions left `running` past their timeout plus
- * {@link CRON_STALE_GRACE_MS} as interrupted, and expires approvals older than `APPROVAL_TTL_MS`.
+ * {@link CRON_STALE_GRACE_MS} as interrupted, expires approvals older than `APPROVAL_TTL_MS`, and
+ * deletes finished executions older than `EXECUTION_RETENTION_DAYS` (at most
+ * {@link CRON_RETENTION_MAX_BATCHES} batches per run).
  * @returns how many executions were finished and how many approvals expired.
  * @throws Error when the Worker is misconfigured (see {@link appFor}) or the database fails.
  */
-export async function runCron(env: WorkerEnv): Promise<{ recovered: number; expired: number }> {
+export async function runCron(
+  env: WorkerEnv,
+): Promise<{ recovered: number; expired: number; deleted: number }> {
   const { services } = appFor(env);
   const recovered = await services.executor.store.recoverInterrupted({
     staleAfterMs: CRON_STALE_GRACE_MS,
@@ -77,5 +88,11 @@ export async function runCron(env: WorkerEnv): Promise<{ recovered: number; expi
   const expired = await services.executor.store.expireApprovals(
     services.deps.config.APPROVAL_TTL_MS,
   );
-  return { recovered, expired };
+  const { deleted } = await applyRetention(
+    services.deps.db,
+    services.deps.config.EXECUTION_RETENTION_DAYS,
+    services.clock(),
+    { maxBatches: CRON_RETENTION_MAX_BATCHES },
+  );
+  return { recovered, expired, deleted };
 }

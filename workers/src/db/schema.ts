@@ -118,6 +118,8 @@ export const skillExecutions = sqliteTable(
     index("skill_executions_skill_status_created_idx").on(t.skillId, t.status, t.createdAt),
     index("skill_executions_api_key_created_idx").on(t.apiKeyId, t.createdAt),
     index("skill_executions_status_approval_idx").on(t.status, t.approval),
+    /** Retention deletes oldest first (docs/execution.md#retention). */
+    index("skill_executions_created_idx").on(t.createdAt),
     check(
       "skill_executions_status_check",
       sql`${t.status} IN ('pending','running','success','error','timeout')`,

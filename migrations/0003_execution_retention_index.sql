@@ -1,0 +1,1 @@
+CREATE INDEX `skill_executions_created_idx` ON `skill_executions` (`created_at`);
