@@ -162,6 +162,7 @@ export async function startSandboxHost(
       maxQueue: limiter.maxQueue,
       pool: pool.sizes(),
       images: { ...config.images },
+      instance: config.instance,
     };
   };
 

@@ -38,6 +38,13 @@ export const configSchema = z.object({
   SANDBOX_URL: optionalString,
   /** Shared HMAC secret for the sandbox host (docs/sandbox.md#signing). */
   SANDBOX_SECRET: optionalString,
+  /**
+   * Several sandbox hosts: comma-separated base URLs (docs/sandbox.md#several-hosts); when set it
+   * replaces `SANDBOX_URL`.
+   */
+  SANDBOX_URLS: list,
+  /** Per-host secrets, comma-separated in the order of `SANDBOX_URLS`; empty = `SANDBOX_SECRET` for all. */
+  SANDBOX_SECRETS: list,
   /** Key id sent with signed requests, so the host can accept two secrets during rotation. */
   SANDBOX_KEY_ID: z.string().default("k1"),
   SKILLS_MAX_FILE_BYTES: int(1_048_576, 1),

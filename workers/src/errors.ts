@@ -110,6 +110,11 @@ export class ExecutionFailure extends Error {
   readonly output: unknown;
   readonly retryable: boolean;
   readonly retryAfterS: number | undefined;
+  /**
+   * True only when the work certainly did not start (the sandbox host refused the connection or
+   * answered 429): the same run may then be sent to another host without running it twice.
+   */
+  readonly notStarted: boolean;
   constructor(
     message: string,
     opts: {
@@ -118,6 +123,7 @@ export class ExecutionFailure extends Error {
       output?: unknown;
       retryable?: boolean;
       retryAfterS?: number;
+      notStarted?: boolean;
     } = {},
   ) {
     super(message);
@@ -127,6 +133,7 @@ export class ExecutionFailure extends Error {
     this.output = opts.output;
     this.retryable = opts.retryable ?? false;
     this.retryAfterS = opts.retryAfterS;
+    this.notStarted = opts.notStarted ?? false;
   }
 }
 

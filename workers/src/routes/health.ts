@@ -1,9 +1,11 @@
 /**
  * `GET /api/health` (docs/api.md#acting-for-a-key): no auth needed; anonymous callers get only
- * `{ status }`, the management token adds details (database, registry, sandbox host).
+ * `{ status }`, the management token adds details (database, registry, sandbox host; with several
+ * hosts, each host with its state, docs/sandbox.md#several-hosts).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import { isMultiHost } from "../sandbox/multi-host.js";
 import { createRouter } from "./context.js";
 import { jsonResponse } from "./schemas.js";
 
@@ -51,7 +53,12 @@ export function healthRoutes() {
     let sandboxOk = true;
     if (services.deps.sandbox) {
       try {
-        details.sandbox = { ...(await services.deps.sandbox.health()), ok: true };
+        const sandbox = services.deps.sandbox;
+        if (isMultiHost(sandbox)) {
+          const hosts = await sandbox.hosts();
+          sandboxOk = hosts.some((h) => h.state === "up");
+          details.sandbox = { ok: sandboxOk, hosts };
+        } else details.sandbox = { ...(await sandbox.health()), ok: true };
       } catch (err) {
         sandboxOk = false;
         details.sandbox = { ok: false, error: (err as Error).message };
