@@ -6,11 +6,19 @@
  */
 import type { SandboxRunRequest } from "@skillgate/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LABEL_SANDBOX, LABEL_SLOT } from "../../sandbox-host/src/container.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { type SandboxClient, sandboxClientFromConfig } from "../../workers/src/sandbox/client.js";
 import { createMultiHostClient, isMultiHost } from "../../workers/src/sandbox/multi-host.js";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "./helpers.js";
+import {
+  docker,
+  LOCAL_IMAGES,
+  requireDocker,
+  SKIP_DOCKER,
+  startTestHost,
+  type TestHost,
+} from "./helpers.js";
 
 /** A host's client that counts the runs sent through it. */
 function counting(client: SandboxClient, runs: string[]): SandboxClient {
@@ -48,6 +56,16 @@ describe.skipIf(SKIP_DOCKER)("several sandbox hosts", () => {
     await a?.close();
     await b?.close();
   });
+
+  /** B's containers once its warm pool is full and idle (a stable set to compare with). */
+  async function settledContainersOfB(): Promise<string[]> {
+    for (let i = 0; i < 300; i++) {
+      const h = await b.host.health();
+      if (h.running === 0 && Object.values(h.pool).every((n) => n >= 1)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return (await b.containers()).map((c) => c.Id).sort();
+  }
 
   const run = (i: number) =>
     t.api.post("/api/skills/executions", {
@@ -132,9 +150,38 @@ describe.skipIf(SKIP_DOCKER)("several sandbox hosts", () => {
   }, 120_000);
 
   it("a host's sweep leaves the other host's containers alone", async () => {
-    const ofB = (await b.containers()).map((c) => c.Id).sort();
+    const ofB = await settledContainersOfB();
     expect(ofB.length).toBeGreaterThan(0);
     await a.host.runner.sweep();
     expect((await b.containers()).map((c) => c.Id).sort()).toEqual(ofB);
+  });
+
+  it("SANDBOX_SWEEP_INSTANCES removes a gone instance's leftovers and nothing of a live host", async () => {
+    const gone = `test-gone-${process.pid}-${Date.now()}`;
+    const leftover = await docker.createContainer({
+      Image: LOCAL_IMAGES.shell,
+      Cmd: ["sleep", "300"],
+      Labels: { [LABEL_SANDBOX]: gone, [LABEL_SLOT]: "pool-of-a-gone-host" },
+      HostConfig: { NetworkMode: "none" },
+    });
+    const ofB = await settledContainersOfB();
+    expect(ofB.length).toBeGreaterThan(0);
+    const c = await startTestHost("multi-c", { SANDBOX_SWEEP_INSTANCES: gone });
+    try {
+      const exists = await leftover.inspect().then(
+        () => true,
+        (e: { statusCode?: number }) => e.statusCode !== 404,
+      );
+      expect(exists).toBe(false);
+      expect((await b.containers()).map((x) => x.Id).sort()).toEqual(ofB);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("a host closed while its warm pool is still filling leaves no container behind", async () => {
+    const d = await startTestHost("multi-pool", { SANDBOX_POOL_SIZE: "3" });
+    await d.close();
+    expect(await d.containers()).toEqual([]);
   });
 });
