@@ -25,9 +25,11 @@ export default {
 
   /** The cron trigger: finishes stale executions and expires approvals (see `runCron`). */
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContextLike): Promise<void> {
-    const work = runCron(env).then(({ recovered, expired }) => {
-      if (recovered || expired)
-        console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
+    const work = runCron(env).then(({ recovered, expired, deleted }) => {
+      if (recovered || expired || deleted)
+        console.log(
+          `[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired, ${deleted} old executions deleted`,
+        );
     });
     ctx.waitUntil(work);
     await work;
