@@ -2,10 +2,13 @@
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
  * injection and interception, builtins, sandbox end to end (needs
- * Docker and the local images), retention (a 100,000-row delete beside running executions). Pick some with arguments: `npm run bench -- registry sandbox`.
+ * Docker and the local images), retention (a 100,000-row delete beside running executions), MCP
+ * `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments:
+ * `npm run bench -- registry sandbox`.
  */
 import { runBuiltinsBench } from "./builtins.js";
 import { runInjectionBench } from "./injection.js";
+import { runMcpBench } from "./mcp.js";
 import { runRegistryBench } from "./registry.js";
 import { runRetentionBench } from "./retention.js";
 import { runSandboxBench } from "./sandbox.js";
@@ -16,6 +19,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
   retention: () => runRetentionBench(),
+  mcp: () => runMcpBench(),
 };
 
 async function main(): Promise<void> {

@@ -3,9 +3,13 @@
 # (docs/deployment.md#sandbox-images):
 #   skillgate-local/busybox:latest  static busybox (shell image, execute_command)
 #   skillgate-local/python:latest   the system CPython (/usr/bin/python3.X) + its stdlib + busybox
-#   skillgate-local/node:latest     the Node binary of this repository's node_modules + busybox
-# Idempotent: an image that already exists is skipped unless --force (or SKILLGATE_IMAGES_FORCE=1)
-# is given. Needs a running Docker engine; uses no registry.
+#   skillgate-local/node:latest     the Node binary of this repository's node_modules + busybox, and
+#                                   the shared libraries of the embedded libSQL engine's addon, so
+#                                   the API and sandbox host images (deploy/docker) can use it as
+#                                   their base
+# Idempotent: an image that already exists and was built by the current version of these scripts
+# (label org.skillgate.recipe) is skipped unless --force (or SKILLGATE_IMAGES_FORCE=1) is given.
+# Needs a running Docker engine; uses no registry.
 # Overrides: SKILLGATE_BUSYBOX_BIN, SKILLGATE_PYTHON_BIN, SKILLGATE_NODE_BIN.
 # Usage: bash sandbox-host/images/build.sh [--force] [busybox|python|node ...]
 set -euo pipefail
@@ -108,23 +112,29 @@ build_python() {
 }
 
 build_node() {
-  local root="$workdir/node" node
+  local root="$workdir/node" node addon
   node="$(find_node)"
   rootfs_base "$root"
   add_busybox "$root" "$(find_busybox)"
   cp -f "$node" "$root/usr/local/bin/node"
   chmod 0755 "$root/usr/local/bin/node"
   copy_libs "$root" "$node"
+  # The libSQL addon needs a few more glibc libraries than node (librt, ...).
+  while IFS= read -r addon; do
+    copy_libs "$root" "$addon"
+  done < <(find "$REPO/node_modules/@libsql" -name '*.node' -path '*gnu*' 2>/dev/null)
   echo "node $("$node" --version) from $node"
   import_rootfs "$root" "$1"
 }
 
 for target in "${targets[@]}"; do
   image="skillgate-local/$target:latest"
-  if [ "$force" != "1" ] && docker image inspect "$image" >/dev/null 2>&1; then
+  built_by="$(docker image inspect -f '{{ index .Config.Labels "org.skillgate.recipe" }}' "$image" 2>/dev/null || true)"
+  if [ "$force" != "1" ] && [ "$built_by" = "$SKILLGATE_RECIPE" ]; then
     echo "$image exists (use --force to rebuild)"
     continue
   fi
+  [ -z "$built_by" ] || [ "$built_by" = "$SKILLGATE_RECIPE" ] || echo "$image was built by other scripts; rebuilding"
   echo "building $image"
   old_id="$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)"
   "build_$target" "$image"

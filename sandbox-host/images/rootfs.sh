@@ -13,7 +13,9 @@ rootfs_base() {
   chmod 0777 "$root/workspace"
   printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/workspace:/bin/sh\n' >"$root/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-  printf 'hosts: files\n' >"$root/etc/nsswitch.conf"
+  # Names resolve from /etc/hosts, then DNS (glibc ≥ 2.34 has the DNS module built in): the
+  # engine's resolver on user-defined networks, e.g. a compose service name.
+  printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
   printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 }
 
@@ -63,6 +65,10 @@ add_busybox() {
   done
 }
 
+# Version of these image scripts (a digest of build.sh and this file): images carry it as the label
+# org.skillgate.recipe, and build.sh rebuilds an image built by another version.
+SKILLGATE_RECIPE="$(cat "$(dirname "${BASH_SOURCE[0]}")/build.sh" "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)"
+
 # import_rootfs ROOT IMAGE — packs ROOT (owned by root, readable by everyone) and imports it as
 # IMAGE with a PATH and a working directory; labels it as a Skillgate local image.
 import_rootfs() {
@@ -73,5 +79,6 @@ import_rootfs() {
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change 'WORKDIR /workspace' \
       --change 'LABEL org.skillgate.local-image=1' \
+      --change "LABEL org.skillgate.recipe=$SKILLGATE_RECIPE" \
       - "$image" >/dev/null
 }

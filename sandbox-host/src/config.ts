@@ -93,6 +93,8 @@ export const hostEnvSchema = z.object({
   SANDBOX_MAX_MEMORY_MB: int(1024, 16, 65_536),
   /** Docker engine socket; default: DOCKER_HOST or /var/run/docker.sock. */
   SANDBOX_DOCKER_SOCKET: optionalString,
+  /** Bearer token that may read `/metrics`; unset: `/metrics` is not served. */
+  METRICS_TOKEN: optionalString.pipe(secret.optional()),
   SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1, 50_000_000),
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, MAX_SANDBOX_TIMEOUT_MS),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
@@ -127,6 +129,8 @@ export interface HostConfig {
   maxCpuLimit: number;
   maxMemoryMb: number;
   dockerSocket?: string;
+  /** Bearer token of `GET /metrics`; undefined: no metrics endpoint (fail closed). */
+  metricsToken?: string;
   maxOutputChars: number;
   defaultTimeoutMs: number;
   networkEnabled: boolean;
@@ -206,6 +210,7 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     maxCpuLimit: env.SANDBOX_MAX_CPU_LIMIT,
     maxMemoryMb: env.SANDBOX_MAX_MEMORY_MB,
     dockerSocket: env.SANDBOX_DOCKER_SOCKET,
+    metricsToken: env.METRICS_TOKEN,
     maxOutputChars: env.SKILLS_MAX_SANDBOX_OUTPUT_CHARS,
     defaultTimeoutMs: env.SKILLS_SANDBOX_TIMEOUT_MS,
     networkEnabled: env.SKILLS_SANDBOX_NETWORK_ENABLED,

@@ -1,10 +1,12 @@
 /**
  * Entry of the sandbox host (`npm run start:sandbox`): configuration from the environment
- * (config.ts; refuses to start without `SANDBOX_SECRET`), then {@link startSandboxHost}.
+ * (config.ts; refuses to start without `SANDBOX_SECRET`), then {@link startSandboxHost} with
+ * Prometheus metrics (served at `/metrics` when `METRICS_TOKEN` is set).
  * SIGTERM, SIGINT, SIGHUP and a crash (uncaught exception or rejection) kill every run and remove
  * every container, warm pool included, before the process exits.
  */
 import { HostConfigError, parseHostConfig } from "./config.js";
+import { createPrometheusHostMetrics } from "./prometheus.js";
 import { startSandboxHost } from "./server.js";
 
 async function main(): Promise<void> {
@@ -18,7 +20,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const host = await startSandboxHost(config);
+  const host = await startSandboxHost(config, { metrics: createPrometheusHostMetrics() });
   process.stderr.write(
     `[sandbox-host] listening on ${host.url} (instance ${config.instance}, key ids ${[...config.keys.keys()].join(", ")}, ` +
       `concurrency ${config.maxConcurrency}, queue ${config.maxQueue}, pool ${config.poolSize})\n`,

@@ -11,6 +11,7 @@ import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import { SandboxContainer } from "./container.js";
 import type { DockerClient } from "./docker-client.js";
+import { type HostMetrics, noopHostMetrics, timed } from "./metrics.js";
 import { containerSpec, planRun } from "./plan.js";
 
 const POOLED_LANGUAGES: SandboxLanguage[] = ["node", "python"];
@@ -29,12 +30,14 @@ export class WarmPool {
    * @param docker the Docker engine seam.
    * @param owned slot ids this process owns (the leftover sweep spares them); shared with the runner.
    * @param log receives one line per failure to fill (no secrets).
+   * @param metrics receives the create / start / remove times of pooled containers.
    */
   constructor(
     private readonly docker: DockerClient,
     private readonly config: HostConfig,
     private readonly owned: Set<string>,
     private readonly log: (line: string) => void,
+    private readonly metrics: HostMetrics = noopHostMetrics,
   ) {
     for (const language of POOLED_LANGUAGES) this.ready.set(language, []);
   }
@@ -128,13 +131,11 @@ export class WarmPool {
     this.owned.add(slot);
     try {
       const spec = containerSpec(plan, this.config, slot, "pool");
-      const container = await SandboxContainer.create(
-        this.docker,
-        spec,
-        this.config.maxOutputChars,
+      const container = await timed(this.metrics, "create", () =>
+        SandboxContainer.create(this.docker, spec, this.config.maxOutputChars),
       );
       try {
-        await container.start();
+        await timed(this.metrics, "start", () => container.start());
       } catch (err) {
         await container.remove().catch(() => {});
         throw err;
@@ -147,7 +148,7 @@ export class WarmPool {
   }
 
   private async discard(container: SandboxContainer): Promise<void> {
-    await container.remove().catch(() => {});
+    await timed(this.metrics, "remove", () => container.remove()).catch(() => {});
     this.owned.delete(container.spec.slot);
   }
 }

@@ -12,6 +12,7 @@ import { type DockerClient, EngineError } from "./docker-client.js";
 import { HostError } from "./errors.js";
 import type { ImageStore } from "./images.js";
 import type { Limiter } from "./limiter.js";
+import { type HostMetrics, noopHostMetrics, type RunOutcome, timed } from "./metrics.js";
 import { containerSpec, planRun, type RunPlan } from "./plan.js";
 import type { WarmPool } from "./pool.js";
 
@@ -36,14 +37,27 @@ export interface RunnerDeps {
   limiter: Limiter;
   pool: WarmPool;
   owned: Set<string>;
+  /** Receives runs, refusals, queue waits, pool takes and container step times. */
+  metrics?: HostMetrics;
+}
+
+/** The outcome label of a finished run (see {@link RunOutcome}). */
+export function outcomeOf(result: SandboxRunResult, killed: boolean): RunOutcome {
+  if (result.timedOut) return "timeout";
+  if (result.oomKilled) return "oom";
+  if (killed) return "killed";
+  return result.exitCode === 0 ? "success" : "failure";
 }
 
 /** Executes runs and tracks them by run id. */
 export class Runner {
   private readonly runs = new Map<string, ActiveRun>();
   private closed = false;
+  private readonly metrics: HostMetrics;
 
-  constructor(private readonly deps: RunnerDeps) {}
+  constructor(private readonly deps: RunnerDeps) {
+    this.metrics = deps.metrics ?? noopHostMetrics;
+  }
 
   /** Runs in flight (queued or executing). */
   get active(): number {
@@ -59,6 +73,15 @@ export class Runner {
    *   503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
    */
   async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+    try {
+      return await this.runOnce(req, signal);
+    } catch (err) {
+      this.metrics.countRefusedRun(err instanceof HostError ? err.code : "internal_error");
+      throw err;
+    }
+  }
+
+  private async runOnce(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
     if (this.closed) throw new HostError(503, "shutting_down", "Sandbox host is shutting down");
     const plan = planRun(req, this.deps.config);
     if (this.runs.has(plan.runId))
@@ -75,10 +98,18 @@ export class Runner {
       // slot within its limit is refused (429 busy) without starting.
       const queuedAt = performance.now();
       const release = await this.deps.limiter.acquire(active.abort.signal, plan.timeoutMs);
+      const waited = performance.now() - queuedAt;
+      this.metrics.observeQueueWait(waited);
       try {
-        const waited = performance.now() - queuedAt;
         const timeoutMs = Math.max(1, Math.round(plan.timeoutMs - waited));
-        return await this.execute({ ...plan, timeoutMs }, active);
+        const result = await this.execute({ ...plan, timeoutMs }, active);
+        this.metrics.observeRun({
+          language: plan.language,
+          outcome: outcomeOf(result, active.killed),
+          durationMs: result.durationMs,
+          pooled: result.pooled,
+        });
+        return result;
       } finally {
         release();
       }
@@ -132,16 +163,19 @@ export class Runner {
     const { docker, config, pool, owned, images } = this.deps;
     if (plan.poolable) {
       const container = pool.take(plan.language, plan.image);
+      if (config.poolSize > 0) this.metrics.countPoolTake(plan.language, container !== undefined);
       if (container) return { container, pooled: true };
     }
     const slot = randomUUID();
     owned.add(slot);
     let container: SandboxContainer;
     try {
-      container = await SandboxContainer.create(
-        docker,
-        containerSpec(plan, config, slot, plan.runId),
-        config.maxOutputChars,
+      container = await timed(this.metrics, "create", () =>
+        SandboxContainer.create(
+          docker,
+          containerSpec(plan, config, slot, plan.runId),
+          config.maxOutputChars,
+        ),
       );
     } catch (err) {
       owned.delete(slot);
@@ -162,7 +196,7 @@ export class Runner {
       );
     }
     try {
-      await container.start();
+      await timed(this.metrics, "start", () => container.start());
     } catch (err) {
       await this.dispose(container);
       throw new HostError(
@@ -236,7 +270,7 @@ export class Runner {
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
   private async dispose(container: SandboxContainer): Promise<void> {
-    await container.remove().catch(() => {});
+    await timed(this.metrics, "remove", () => container.remove()).catch(() => {});
     this.deps.owned.delete(container.spec.slot);
   }
 }

@@ -16,9 +16,13 @@
  * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
  *   (false: unknown or already finished).
  * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer).
+ * - `GET /metrics` → Prometheus text exposition (metrics.ts, prometheus.ts), the one route that
+ *   is not signed: it needs `Authorization: Bearer <METRICS_TOKEN>` instead, and exists only when
+ *   `METRICS_TOKEN` is set and the host was started with a pull-based metrics backend.
  *
  * Error body: `{ error: { code, message } }`.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import {
@@ -27,6 +31,7 @@ import {
   sandboxRunRequestSchema,
 } from "@skillgate/sandbox-protocol";
 import { type Context, Hono } from "hono";
+import { matchedRoutes } from "hono/route";
 import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
 import type { HostConfig } from "./config.js";
 import type { DockerClient } from "./docker-client.js";
@@ -34,6 +39,7 @@ import { DockerodeClient } from "./dockerode-client.js";
 import { HostError } from "./errors.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
+import { type HostMetrics, noopHostMetrics } from "./metrics.js";
 import { WarmPool } from "./pool.js";
 import { Runner } from "./runner.js";
 
@@ -45,6 +51,8 @@ export interface SandboxHostOptions {
   log?: (line: string) => void;
   /** Clock for signature checks, ms since the epoch. */
   now?: () => number;
+  /** Metrics backend (main.ts: Prometheus); default: nothing is recorded. */
+  metrics?: HostMetrics;
 }
 
 /** A started host. */
@@ -76,14 +84,55 @@ async function dockerReachable(docker: DockerClient): Promise<boolean> {
   }
 }
 
+/** The route pattern that answered `c`, or `unmatched`. */
+function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--)
+    if (routes[i]!.method !== "ALL") return routes[i]!.path;
+  return "unmatched";
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest();
+
+/** True when the request carries `Authorization: Bearer <token>` (constant-time comparison). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const presented = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  return presented !== undefined && timingSafeEqual(sha256(presented), sha256(token));
+}
+
 /** Builds the Hono app over a runner (no listening, no timers). */
 export function createHostApp(
   config: HostConfig,
   runner: Runner,
   health: () => Promise<SandboxHealth>,
-  opts: { now?: () => number; log: (line: string) => void },
+  opts: { now?: () => number; log: (line: string) => void; metrics?: HostMetrics },
 ): Hono<{ Variables: AuthVariables }> {
   const app = new Hono<{ Variables: AuthVariables }>();
+  const metrics = opts.metrics ?? noopHostMetrics;
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      metrics.observeRequest({
+        method: c.req.method,
+        route: routeOf(c),
+        status: c.res.status,
+        durationMs: performance.now() - started,
+      });
+    }
+  });
+  const { scrape } = metrics;
+  const metricsToken = config.metricsToken;
+  if (scrape && metricsToken) {
+    // Registered before the signature check, which would refuse an unsigned scrape.
+    app.get("/metrics", async (c) => {
+      if (!bearerMatches(c.req.header("authorization"), metricsToken))
+        throw new HostError(401, "unauthorized", "Send Authorization: Bearer <metrics token>");
+      const { contentType, body } = await scrape();
+      return c.body(body, 200, { "content-type": contentType, "cache-control": "no-store" });
+    });
+  }
   app.use(
     "*",
     signatureAuth({
@@ -146,10 +195,16 @@ export async function startSandboxHost(
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
   const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
   const owned = new Set<string>();
+  const metrics = opts.metrics ?? noopHostMetrics;
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
-  const pool = new WarmPool(docker, config, owned, log);
+  const pool = new WarmPool(docker, config, owned, log, metrics);
   const images = new ImageStore(docker, config.pullTimeoutMs, log);
-  const runner = new Runner({ docker, config, images, limiter, pool, owned });
+  const runner = new Runner({ docker, config, images, limiter, pool, owned, metrics });
+  metrics.watch({
+    running: () => limiter.running,
+    queued: () => limiter.queued,
+    poolReady: () => pool.sizes(),
+  });
 
   const health = async (): Promise<SandboxHealth> => {
     const reachable = await dockerReachable(docker);
@@ -179,7 +234,7 @@ export async function startSandboxHost(
   await sweep("start-up");
   pool.start();
 
-  const app = createHostApp(config, runner, health, { now: opts.now, log });
+  const app = createHostApp(config, runner, health, { now: opts.now, log, metrics });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     if (server.listening) resolve();

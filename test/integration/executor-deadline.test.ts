@@ -4,7 +4,7 @@
  * handler's reporting grace stays internal); retries of a saturated service fit inside the limit,
  * and when nothing ran the execute API answers 429 with Retry-After and the row says so.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExecutionFailure } from "../../workers/src/errors.js";
 import { retryAfterSeconds } from "../../workers/src/sandbox/client.js";
 import type { Skill } from "../../workers/src/skills/types.js";
@@ -26,6 +26,8 @@ const waitFor = (ms: number, signal: AbortSignal) =>
 
 let t: TestApp;
 const seenLimits = new Map<string, number[]>();
+// Each test reads only the limits its own calls handed to the handlers (tests run in any order).
+beforeEach(() => seenLimits.clear());
 let busyOnceCalls = 0;
 
 beforeAll(async () => {

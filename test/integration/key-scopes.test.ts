@@ -34,6 +34,10 @@ const CALLS: Array<{ method: string; path: string; body?: unknown; scope: Scope 
   { method: "GET", path: "/api/skills/unknown-id", scope: "read" },
   { method: "PUT", path: "/api/skills/unknown-id", scope: "skills:write", body: {} },
   { method: "DELETE", path: "/api/skills/unknown-id", scope: "skills:write" },
+  { method: "GET", path: "/api/agent-skills", scope: "read" },
+  { method: "GET", path: "/api/agent-skills/unknown-id", scope: "read" },
+  { method: "POST", path: "/api/routing/observations", scope: "inject", body: {} },
+  { method: "GET", path: "/api/routing/recommendation", scope: "read" },
 ];
 
 describe("API key scopes", () => {
@@ -87,7 +91,11 @@ describe("API key scopes", () => {
     const declared = ROUTE_SCOPES.map((r) => `${r.method} ${r.path}`).sort();
     const probed = [
       ...new Set(
-        CALLS.map((c) => `${c.method} ${c.path.split("?")[0]!.replace(/unknown-id/, "{id}")}`),
+        CALLS.map((c) => {
+          const path = c.path.split("?")[0]!;
+          const param = path.startsWith("/api/agent-skills/") ? "{name}" : "{id}";
+          return `${c.method} ${path.replace(/unknown-id/, param)}`;
+        }),
       ),
     ].sort();
     expect(probed).toEqual(declared);

@@ -9,7 +9,11 @@ import { signRequest } from "@skillgate/sandbox-protocol";
 import Docker from "dockerode";
 import { type HostConfig, parseHostConfig } from "../../sandbox-host/src/config.js";
 import { LABEL_SANDBOX } from "../../sandbox-host/src/container.js";
-import { type SandboxHost, startSandboxHost } from "../../sandbox-host/src/server.js";
+import {
+  type SandboxHost,
+  type SandboxHostOptions,
+  startSandboxHost,
+} from "../../sandbox-host/src/server.js";
 import { createSandboxClient, type SandboxClient } from "../../workers/src/sandbox/client.js";
 
 /** True only when the tester opted out of Docker explicitly. */
@@ -71,11 +75,13 @@ export function newSecret(): string {
 
 /**
  * Starts a host on 127.0.0.1 (free port) with the local images and a unique instance name.
- * `env` overrides or adds host variables (e.g. `SANDBOX_POOL_SIZE`).
+ * `env` overrides or adds host variables (e.g. `SANDBOX_POOL_SIZE`); `opts` adds collaborators
+ * (e.g. a metrics backend).
  */
 export async function startTestHost(
   name: string,
   env: Record<string, string> = {},
+  opts: Omit<SandboxHostOptions, "log"> = {},
 ): Promise<TestHost> {
   const secret = env.SANDBOX_SECRET ?? newSecret();
   const instance = `test-${name}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -87,7 +93,7 @@ export async function startTestHost(
     ...env,
     SANDBOX_SECRET: secret,
   });
-  const host = await startSandboxHost(config, { log: () => {} });
+  const host = await startSandboxHost(config, { ...opts, log: () => {} });
   const client = createSandboxClient({
     baseUrl: host.url,
     secret,

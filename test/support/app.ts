@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { type Client, createClient } from "@libsql/client";
-import { createApp } from "../../workers/src/app.js";
+import { type BuiltApp, createApp } from "../../workers/src/app.js";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
@@ -24,6 +24,8 @@ export interface TestApp {
   /** Base URL (`http://127.0.0.1:<port>`). */
   url: string;
   services: Services;
+  /** The A2A skills of the app (register test skills here). */
+  a2aSkills: BuiltApp["a2aSkills"];
   client: Client;
   deps: AppDeps;
   /** fetch against the app over HTTP with JSON helpers. */
@@ -71,13 +73,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     outbound: createNodeOutbound(),
     ...opts.deps,
   };
-  const { app, services } = createApp(deps, { retryBackoffMs: 20, ...opts.services });
+  const { app, services, a2aSkills } = createApp(deps, { retryBackoffMs: 20, ...opts.services });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     services,
+    a2aSkills,
     client,
     deps,
     api: new ApiClient(base, MGMT_TOKEN),

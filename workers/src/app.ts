@@ -1,23 +1,39 @@
 /**
- * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry
- * (docs/architecture.md#runtimes). Mounts the route groups, authenticates `/api/*`, maps every
- * error to the envelope `{ error: { code, message, details? } }` in one place, and serves the
- * OpenAPI document at `/openapi.json`.
+ * `createApp(deps)`: the one Hono app served by the Worker and by the local Node entry (docs/architecture.md#runtimes;
+ * README "Self-hosting"). Reports every request to `deps.metrics`, answers
+ * CORS preflights for `CORS_ALLOWED_ORIGINS` before authentication, authenticates `/api/*`,
+ * mounts the route groups, maps every error to the envelope `{ error: { code, message,
+ * details? } }` in one place (404 for unknown paths, 405 with `Allow` for unsupported methods),
+ * and serves the OpenAPI document at `/openapi.json` and, with a pull-based metrics backend,
+ * `/metrics`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { a2aRoutes } from "./a2a/route.js";
+import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from "./a2a/skills.js";
+import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
+import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth, requireRouteScope } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
 import { AppError } from "./errors.js";
+import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
+import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
+import { mcpRoutes } from "./mcp/route.js";
+import { noopMetrics } from "./metrics/types.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
+import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
+import { corsMiddleware } from "./routes/cors.js";
 import { executionRetentionRoutes } from "./routes/execution-retention.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsHandler, observeRequests } from "./routes/metrics.js";
+import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
+import { routingRoutes } from "./routing/route.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 /** Error envelope body. */
@@ -39,6 +55,10 @@ const HTTP_CODES: Record<number, string> = {
 export interface BuiltApp {
   app: OpenAPIHono<AppEnv>;
   services: Services;
+  /** The Agent Skills catalog of the app's own API (built from its OpenAPI document). */
+  agentSkills: AgentSkillsCatalog;
+  /** The A2A skills; code embedding Skillgate adds its own with `a2aSkills.registerA2ASkill`. */
+  a2aSkills: A2ASkillRegistry;
 }
 
 /**
@@ -49,11 +69,25 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const services = createServices(deps, opts);
   const app = new OpenAPIHono<AppEnv>();
+  const agentSkills = new AgentSkillsCatalog(() => app.getOpenAPI31Document(OPENAPI_DOCUMENT));
+  const a2aSkills = new A2ASkillRegistry();
+  a2aSkills.registerA2ASkill(
+    listCapabilitiesSkill({
+      agentSkills,
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      registry: a2aSkills,
+    }),
+  );
+  a2aSkills.registerA2ASkill(memoryAwareRoutingSkill);
 
+  const metrics = deps.metrics ?? noopMetrics;
+  app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
     c.set("services", services);
     await next();
   });
+  const cors = corsMiddleware(deps.config.CORS_ALLOWED_ORIGINS);
+  if (cors) app.use("*", cors);
   app.use("/api/health", requireAuth(true));
   app.use("/api/*", async (c, next) => {
     if (c.req.path === "/api/health") return next();
@@ -70,27 +104,41 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());
   app.route("/", skillsRoutes());
-
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Skillgate API",
-      version: "0.1.0",
-      description:
-        "Skills registry, provider-aware tool injection, interception and sandboxed execution.",
-    },
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-  });
-
-  app.notFound((c) =>
-    c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404),
+  app.route("/", agentSkillsRoutes(agentSkills));
+  app.route("/", routingRoutes());
+  app.route(
+    "/mcp",
+    mcpRoutes({
+      toolPrefix: deps.config.MCP_TOOL_PREFIX,
+      approvalTtlMs: deps.config.APPROVAL_TTL_MS,
+      mgmtToken: deps.config.MGMT_TOKEN,
+      tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
+    }),
   );
+  app.route("/", a2aRoutes({ services, skills: a2aSkills, mgmtToken: deps.config.MGMT_TOKEN }).app);
+
+  serveOpenApiDocument(app);
+  if (metrics.scrape) app.get("/metrics", metricsHandler(metrics.scrape, deps.config));
+
+  const allowedMethods = allowedMethodsOf(() => app.routes);
+  app.notFound((c) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow.length === 0)
+      return c.json(envelope("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+    c.header("Allow", allow.join(", "));
+    return c.json(
+      envelope(
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allow.join(", ")})`,
+      ),
+      405,
+    );
+  });
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
+      // RFC 6750 section 3: a 401 names the scheme (MCP clients read it to decide how to authenticate).
+      if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="skillgate"');
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
       else if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
@@ -106,5 +154,5 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     return c.json(envelope("internal_error", "Internal server error"), 500);
   });
 
-  return { app, services };
+  return { app, services, agentSkills, a2aSkills };
 }

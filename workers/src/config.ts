@@ -30,6 +30,17 @@ const list = z
       .filter(Boolean),
   );
 
+/** True for `*` or a bare web origin (`https://app.example.com`, `http://localhost:5173`). */
+function isOrigin(value: string): boolean {
+  if (value === "*") return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 /** Zod schema of the configuration; keys are the environment variable names. */
 export const configSchema = z.object({
   /** Management token (Bearer). Unset: management calls are refused (fail closed). */
@@ -77,6 +88,21 @@ export const configSchema = z.object({
    * A deployment decision, off by default (README "Injection and interception").
    */
   SKILLS_ALLOW_MODEL_COMMANDS: bool.default(false),
+  /**
+   * Browser origins allowed to call the API (CORS), comma-separated: `scheme://host[:port]`
+   * each, or `*` for any. Empty (the default): no CORS headers, so browsers on other origins
+   * cannot call the API.
+   */
+  CORS_ALLOWED_ORIGINS: list.refine((origins) => origins.every(isOrigin), {
+    message: "each entry must be * or an origin such as https://app.example.com (no path)",
+  }),
+  /**
+   * Bearer token that may read `/metrics` (Node), at least 16 characters. The management token
+   * may read it too.
+   */
+  METRICS_TOKEN: optionalString.pipe(
+    z.string().min(16, "must be at least 16 characters").optional(),
+  ),
   /** How long a hybrid execution may wait for approval before it expires, in ms (docs/policies.md#approval). */
   APPROVAL_TTL_MS: int(24 * 60 * 60 * 1000, 1000),
   /**
@@ -98,6 +124,14 @@ export const configSchema = z.object({
   SKILLS_MAX_STORED_INPUT_BYTES: int(262_144, 1024),
   /** Most bytes of an execution's output JSON kept in its history row; longer ones keep a prefix. */
   SKILLS_MAX_STORED_OUTPUT_BYTES: int(262_144, 1024),
+  /**
+   * Prefix of the MCP management tools (docs/mcp.md): `skillgate_` gives `skillgate_skills_list`;
+   * `omniroute_` gives the names of clients written against OmniRoute; empty gives bare names.
+   */
+  MCP_TOOL_PREFIX: z
+    .string()
+    .regex(/^(?:[A-Za-z_][A-Za-z0-9_-]{0,31})?$/, "letters, digits, _ and - (at most 32)")
+    .default("skillgate_"),
 });
 
 /** Parsed configuration. */

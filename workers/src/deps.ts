@@ -5,6 +5,7 @@
 import type { Cache } from "./cache/types.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
+import type { Metrics } from "./metrics/types.js";
 import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/client.js";
 
@@ -34,6 +35,11 @@ export interface AppDeps {
      */
     connect?: OutboundConnector;
   };
+  /**
+   * Where requests and executions are reported (Prometheus on Node, Analytics Engine in the
+   * Worker); default: nothing.
+   */
+  metrics?: Metrics;
   /** Runtime name for health output. */
   runtime?: "node" | "workerd";
 }

@@ -1,16 +1,17 @@
 /**
- * Local entry (docs/architecture.md#runtimes): serves `createApp(deps)` on Node with
- * `@hono/node-server`, an embedded libSQL file under `DATA_DIR` (default `.data/`) and the
- * in-process cache. Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is
- * unset, a random management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600)
- * and printed once. Executions a crash left `running` are finished as `error` ("interrupted") at
- * start-up.
+ * Local entry (docs/architecture.md#runtimes): serves `createApp(deps)` on Node with `@hono/node-server`,
+ * an embedded libSQL file under `DATA_DIR` (default `.data/`) and the in-process cache.
+ * Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is unset, a random
+ * management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600) and printed
+ * once. Executions a crash left `running` are finished as `error` ("interrupted") at start-up.
+ * Serves Prometheus metrics at `GET /metrics` (bearer `METRICS_TOKEN` or the management token).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
 import { startRetentionTimer } from "./retention/retention-timer.js";
 import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
@@ -50,7 +51,9 @@ export async function startApiServer(
       console.log(`[skillgate] management token: see ${join(settings.dataDir, "mgmt-token")}`);
     }
   }
-  const { deps, client } = await createNodeDeps(runtimeEnv, settings);
+  const { deps, client } = await createNodeDeps(runtimeEnv, settings, {
+    metrics: createPrometheusMetrics(),
+  });
   const { app, services } = createApp(deps);
   const recovered = await services.executor.store.recoverInterrupted({
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,

@@ -1,10 +1,12 @@
 /**
  * Builds the services of one app instance from its dependencies: registry, skill management,
- * executor (one per process), settings and API keys. Route handlers receive these; domain
+ * executor (one per process), settings, API keys, A2A tasks and the upstream call history. Route handlers receive these; domain
  * modules never read the environment.
  */
+import { AgentTaskStore } from "./agents/task-store.js";
 import { ApiKeyService } from "./auth/api-keys.js";
 import type { AppDeps } from "./deps.js";
+import { RoutingHistory } from "./routing/history.js";
 import { SettingsService } from "./settings/settings-service.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "./skills/builtins/index.js";
 import type { BuiltinDefinition } from "./skills/builtins/types.js";
@@ -23,6 +25,10 @@ export interface Services {
   executor: Executor;
   settings: SettingsService;
   apiKeys: ApiKeyService;
+  /** A2A tasks, scoped to the key that created them (docs/a2a.md#tasks). */
+  agentTasks: AgentTaskStore;
+  /** Upstream LLM call history per key (docs/a2a.md#memory-aware-routing). */
+  routingHistory: RoutingHistory;
   builtins: readonly BuiltinDefinition[];
   /** Builtin alias → builtin name (e.g. `omniroute_web_search` → `web_search`). */
   builtinAliases: ReadonlyMap<string, string>;
@@ -55,6 +61,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
+    metrics: deps.metrics,
   });
   const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   for (const [name, handler] of Object.entries(createBuiltinHandlers(deps))) {
@@ -80,6 +87,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     executor,
     settings,
     apiKeys,
+    agentTasks: new AgentTaskStore(deps.db, clock),
+    routingHistory: new RoutingHistory(deps.db, clock),
     builtins,
     builtinAliases,
     unavailableBuiltins,

@@ -5,13 +5,18 @@
  *
  * Builds the deps from bindings — Turso/libSQL over HTTP (`@libsql/client/web`), the `SKILLS_KV`
  * namespace (with a per-isolate memory layer), secrets (`MGMT_TOKEN`, `SANDBOX_SECRET`,
- * `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`.
+ * `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`. With an `ANALYTICS` dataset bound, requests
+ * and executions are written to Workers Analytics Engine (metrics/analytics-engine.ts).
  */
 import { createClient } from "@libsql/client/web";
 import { type BuiltApp, createApp } from "./app.js";
 import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
 import { parseConfig } from "./config.js";
 import { createDb } from "./db/client.js";
+import {
+  type AnalyticsEngineDatasetLike,
+  createAnalyticsEngineMetrics,
+} from "./metrics/analytics-engine.js";
 import { applyRetention } from "./retention/execution-retention.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
 import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
@@ -19,6 +24,8 @@ import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
   SKILLS_KV: KvNamespaceLike;
+  /** Optional Workers Analytics Engine dataset: one data point per request and execution. */
+  ANALYTICS?: AnalyticsEngineDatasetLike;
   LIBSQL_URL: string;
   LIBSQL_AUTH_TOKEN?: string;
   [name: string]: unknown;
@@ -63,6 +70,7 @@ export function appFor(env: WorkerEnv): BuiltApp {
     config,
     sandbox: sandboxClientFromConfig(config),
     fetch: (input, init) => fetch(input, init),
+    metrics: env.ANALYTICS ? createAnalyticsEngineMetrics(env.ANALYTICS) : undefined,
     runtime: "workerd",
   });
   built = { env, app };

@@ -2,7 +2,7 @@
  * API keys (docs/api.md#authentication): created by management, shown once, stored only as a
  * SHA-256 hash. Keys look like `sg_<43 base64url chars>` (256 bits of randomness).
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { Cache } from "../cache/types.js";
 import type { Db } from "../db/client.js";
 import { type ApiKeyRow, apiKeys } from "../db/schema.js";
@@ -94,10 +94,22 @@ export class ApiKeyService {
     return { key, apiKey: toInfo(row!) };
   }
 
-  /** All keys, newest first (revoked ones included, marked). */
-  async list(): Promise<ApiKeyInfo[]> {
-    const rows = await this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
-    return rows.map(toInfo);
+  /**
+   * A page of keys, newest first (revoked ones included, marked).
+   * @param limit keys per page; @param offset keys to skip.
+   * @returns the page and the total number of keys.
+   */
+  async list(limit: number, offset: number): Promise<{ data: ApiKeyInfo[]; total: number }> {
+    const [rows, [counted]] = await Promise.all([
+      this.db
+        .select()
+        .from(apiKeys)
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ n: count() }).from(apiKeys),
+    ]);
+    return { data: rows.map(toInfo), total: counted?.n ?? 0 };
   }
 
   /**

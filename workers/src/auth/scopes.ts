@@ -13,9 +13,11 @@ export const SCOPES = ["inject", "execute", "read", "skills:write", "catalog:ins
 
 /**
  * One scope:
- * - `inject`: inject tools into requests and intercept tool calls in responses (which may run them);
+ * - `inject`: inject tools into requests and intercept tool calls in responses (which may run them),
+ *   report upstream call outcomes for routing;
  * - `execute`: explicit executions, approving or rejecting a pending one;
- * - `read`: read the key's skills, executions, catalog listings and workspace;
+ * - `read`: read the key's skills, executions, catalog listings, workspace, the Agent Skills
+ *   catalog and the routing recommendation;
  * - `skills:write`: install, edit and remove the key's own skills;
  * - `catalog:install`: install skills from a catalog (SkillsMP, skills.sh).
  */
@@ -61,7 +63,12 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
  */
 export function requireScope(principal: Principal, scope: Scope): void {
   if (hasScope(principal, scope)) return;
-  throw new ForbiddenError(
+  throw missingScope(scope);
+}
+
+/** The 403 `missing_scope` error (details `{ scope }`) for a call that needs `scope`. */
+export function missingScope(scope: Scope): ForbiddenError {
+  return new ForbiddenError(
     `This API key lacks the scope "${scope}" needed for this call`,
     "missing_scope",
     { scope },
@@ -97,6 +104,11 @@ export const ROUTE_SCOPES: readonly RouteScope[] = [
   { method: "GET", path: "/api/skills/{id}", scope: "read" },
   { method: "PUT", path: "/api/skills/{id}", scope: "skills:write" },
   { method: "DELETE", path: "/api/skills/{id}", scope: "skills:write" },
+  { method: "GET", path: "/api/agent-skills", scope: "read" },
+  { method: "GET", path: "/api/agent-skills/{name}", scope: "read" },
+  // A gateway reports its own upstream calls as it forwards requests, like injection does.
+  { method: "POST", path: "/api/routing/observations", scope: "inject" },
+  { method: "GET", path: "/api/routing/recommendation", scope: "read" },
 ];
 
 const compiled = ROUTE_SCOPES.map((r) => ({

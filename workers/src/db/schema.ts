@@ -156,6 +156,58 @@ export const workspaceFiles = sqliteTable(
   (t) => [uniqueIndex("workspace_files_workspace_path_unique").on(t.workspace, t.path)],
 );
 
+/**
+ * A2A tasks (docs/a2a.md#tasks): the task object of the A2A protocol as JSON, its state, and the
+ * key that created it (`api_key_id` NULL = the management token). A key reads only its own tasks.
+ */
+export const a2aTasks = sqliteTable(
+  "a2a_tasks",
+  {
+    id: text("id").primaryKey(),
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+    contextId: text("context_id").notNull(),
+    /** `submitted`, `working`, `input-required`, `auth-required`, `completed`, `failed`, `canceled`, `rejected`. */
+    state: text("state").notNull(),
+    /** The A2A `Task` (protocol JSON). */
+    task: text("task").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("a2a_tasks_api_key_updated_idx").on(t.apiKeyId, t.updatedAt),
+    index("a2a_tasks_api_key_context_idx").on(t.apiKeyId, t.contextId),
+    check(
+      "a2a_tasks_state_check",
+      sql`${t.state} IN ('submitted','working','input-required','auth-required','completed','failed','canceled','rejected','unspecified')`,
+    ),
+  ],
+);
+
+/**
+ * Upstream LLM calls of a key (docs/a2a.md#memory-aware-routing): one row per call a gateway (or
+ * the proxy) reports, with its outcome and latency. The routing recommendation reads them.
+ */
+export const upstreamCalls = sqliteTable(
+  "upstream_calls",
+  {
+    id: text("id").primaryKey(),
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    status: text("status", { enum: ["success", "error"] }).notNull(),
+    /** `rate_limit`, `timeout`, `server_error`, `invalid_request`, `auth`, `other`; null on success. */
+    errorClass: text("error_class"),
+    latencyMs: integer("latency_ms").notNull(),
+    /** Short description of the task the call served (optional), for task-aware routing. */
+    task: text("task"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("upstream_calls_api_key_created_idx").on(t.apiKeyId, t.createdAt),
+    check("upstream_calls_status_check", sql`${t.status} IN ('success','error')`),
+  ],
+);
+
 export type SkillRow = typeof skills.$inferSelect;
 export type NewSkillRow = typeof skills.$inferInsert;
 export type ExecutionRow = typeof skillExecutions.$inferSelect;

@@ -6,8 +6,18 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { SCOPES } from "../auth/scopes.js";
 import { SettingsService } from "../settings/settings-service.js";
+import { pageOf } from "../skills/skill-service.js";
 import { createRouter } from "./context.js";
-import { errorResponses, IdParam, jsonBody, jsonResponse } from "./schemas.js";
+import {
+  errorResponses,
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  MANAGEMENT_ONLY,
+  PaginationQuery,
+  pageSchema,
+  TAGS,
+} from "./schemas.js";
 
 const ApiKeySchema = z
   .object({
@@ -62,6 +72,9 @@ const SettingsBody = z
 const createKeyRoute = createRoute({
   method: "post",
   path: "/api/keys",
+  operationId: "createApiKey",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
   summary: "Create an API key (the key is shown only in this answer)",
   request: { body: jsonBody(CreateKeyBody) },
   responses: {
@@ -72,15 +85,22 @@ const createKeyRoute = createRoute({
 const listKeysRoute = createRoute({
   method: "get",
   path: "/api/keys",
-  summary: "List API keys (never the keys themselves)",
+  operationId: "listApiKeys",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "List API keys, newest first (never the keys themselves)",
+  request: { query: PaginationQuery },
   responses: {
-    200: jsonResponse(z.object({ data: z.array(ApiKeySchema) }), "Keys"),
-    ...errorResponses(401, 403),
+    200: jsonResponse(pageSchema(ApiKeySchema, "ApiKeyPage"), "A page of keys"),
+    ...errorResponses(400, 401, 403),
   },
 });
 const getKeyRoute = createRoute({
   method: "get",
   path: "/api/keys/{id}",
+  operationId: "getApiKey",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
   summary: "Read one API key (never the key itself), with its scopes",
   request: { params: IdParam },
   responses: {
@@ -91,6 +111,9 @@ const getKeyRoute = createRoute({
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/api/keys/{id}",
+  operationId: "revokeApiKey",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
   summary: "Revoke an API key",
   description:
     "Revokes once: revoking a key that is already revoked answers 409 `already_revoked` and keeps the original `revokedAt`.",
@@ -103,6 +126,9 @@ const revokeKeyRoute = createRoute({
 const getSettingsRoute = createRoute({
   method: "get",
   path: "/api/settings",
+  operationId: "getSettings",
+  tags: [TAGS.settings],
+  security: MANAGEMENT_ONLY,
   summary: "Read settings",
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
@@ -112,6 +138,9 @@ const getSettingsRoute = createRoute({
 const putSettingsRoute = createRoute({
   method: "put",
   path: "/api/settings",
+  operationId: "updateSettings",
+  tags: [TAGS.settings],
+  security: MANAGEMENT_ONLY,
   summary: "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
@@ -143,9 +172,11 @@ export function adminRoutes() {
       .apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null, body.scopes);
     return c.json(created, 201);
   });
-  app.openapi(listKeysRoute, async (c) =>
-    c.json({ data: await c.get("services").apiKeys.list() }, 200),
-  );
+  app.openapi(listKeysRoute, async (c) => {
+    const { page, limit } = c.req.valid("query");
+    const { data, total } = await c.get("services").apiKeys.list(limit, (page - 1) * limit);
+    return c.json(pageOf(data, total, page, limit), 200);
+  });
   app.openapi(getKeyRoute, async (c) => {
     const apiKey = await c.get("services").apiKeys.get(c.req.valid("param").id);
     return c.json({ apiKey }, 200);

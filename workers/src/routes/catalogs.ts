@@ -15,7 +15,14 @@ import { globalFetch } from "../catalogs/upstream.js";
 import { ConflictError, InvalidInputError } from "../errors.js";
 import type { Services } from "../services.js";
 import { createRouter, principalOf } from "./context.js";
-import { errorResponses, jsonBody, jsonResponse, SkillSchema } from "./schemas.js";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  KEY_OR_MANAGEMENT,
+  SkillSchema,
+  TAGS,
+} from "./schemas.js";
 
 const CatalogSkillSchema = z
   .object({
@@ -100,6 +107,9 @@ const SkillsShInstallBody = z
 const marketplaceRoute = createRoute({
   method: "get",
   path: "/api/skills/marketplace",
+  operationId: "searchSkillsMp",
+  tags: [TAGS.catalogs],
+  security: KEY_OR_MANAGEMENT,
   summary: "Search SkillsMP (most-starred when q is empty)",
   request: {
     query: z.object({
@@ -118,6 +128,9 @@ const marketplaceRoute = createRoute({
 const skillsShRoute = createRoute({
   method: "get",
   path: "/api/skills/skillssh",
+  operationId: "searchSkillsSh",
+  tags: [TAGS.catalogs],
+  security: KEY_OR_MANAGEMENT,
   summary: "Search skills.sh",
   request: {
     query: z.object({
@@ -140,6 +153,9 @@ const installResponses = {
 const marketplaceInstallRoute = createRoute({
   method: "post",
   path: "/api/skills/marketplace/install",
+  operationId: "installSkillsMpSkill",
+  tags: [TAGS.catalogs],
+  security: KEY_OR_MANAGEMENT,
   summary: "Install a skill from SkillsMP (active provider must be skillsmp)",
   request: { body: jsonBody(MarketplaceInstallBody) },
   responses: installResponses,
@@ -148,6 +164,9 @@ const marketplaceInstallRoute = createRoute({
 const skillsShInstallRoute = createRoute({
   method: "post",
   path: "/api/skills/skillssh/install",
+  operationId: "installSkillsShSkill",
+  tags: [TAGS.catalogs],
+  security: KEY_OR_MANAGEMENT,
   summary: "Install a skill from skills.sh (active provider must be skillssh)",
   request: { body: jsonBody(SkillsShInstallBody) },
   responses: installResponses,

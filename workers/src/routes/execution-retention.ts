@@ -7,7 +7,7 @@ import { requireManagement } from "../auth/principal.js";
 import { InvalidInputError } from "../errors.js";
 import { deleteFinishedExecutions } from "../retention/execution-retention.js";
 import { createRouter } from "./context.js";
-import { errorResponses, jsonResponse } from "./schemas.js";
+import { errorResponses, jsonResponse, MANAGEMENT_ONLY, TAGS } from "./schemas.js";
 
 const time = z.iso
   .datetime({ offset: true })
@@ -17,6 +17,9 @@ const time = z.iso
 const deleteRoute = createRoute({
   method: "delete",
   path: "/api/skills/executions",
+  operationId: "deleteExecutions",
+  tags: [TAGS.executions],
+  security: MANAGEMENT_ONLY,
   summary: "Delete finished executions by time range, skill or key (management)",
   description:
     "Deletes `success`, `error` and `timeout` executions matching every filter given (at least one is required); `pending` and `running` ones are never deleted. Rows go in batches, so executions keep being recorded meanwhile.",

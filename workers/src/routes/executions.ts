@@ -19,8 +19,10 @@ import {
   IdParam,
   jsonBody,
   jsonResponse,
+  KEY_OR_MANAGEMENT,
   PaginationQuery,
   pageSchema,
+  TAGS,
 } from "./schemas.js";
 
 const ExecutionEnvelope = z.object({ execution: ExecutionSchema });
@@ -45,6 +47,9 @@ const ExecuteBody = z
 const listRoute = createRoute({
   method: "get",
   path: "/api/skills/executions",
+  operationId: "listExecutions",
+  tags: [TAGS.executions],
+  security: KEY_OR_MANAGEMENT,
   summary: "Execution history, newest first",
   request: {
     query: PaginationQuery.extend({
@@ -64,6 +69,9 @@ const listRoute = createRoute({
 const getRoute = createRoute({
   method: "get",
   path: "/api/skills/executions/{id}",
+  operationId: "getExecution",
+  tags: [TAGS.executions],
+  security: KEY_OR_MANAGEMENT,
   summary: "Read one execution",
   request: { params: IdParam },
   responses: { 200: jsonResponse(ExecutionEnvelope, "The execution"), ...errorResponses(401, 404) },
@@ -72,6 +80,9 @@ const getRoute = createRoute({
 const executeRoute = createRoute({
   method: "post",
   path: "/api/skills/executions",
+  operationId: "executeSkill",
+  tags: [TAGS.executions],
+  security: KEY_OR_MANAGEMENT,
   summary: "Run a registered skill now",
   description:
     "Answers 200 with the execution for every terminal status (success, error, timeout). 4xx/503 only when nothing could run: 429 `sandbox_busy` with Retry-After when the sandbox host had no free slot within the limit, 503 `sandbox_unavailable` when it could not be reached (both record the execution, in `details`).",
@@ -86,6 +97,9 @@ const decideBody = z.object({ reason: z.string().max(1000).optional() }).strict(
 const approveRoute = createRoute({
   method: "post",
   path: "/api/skills/executions/{id}/approve",
+  operationId: "approveExecution",
+  tags: [TAGS.executions],
+  security: KEY_OR_MANAGEMENT,
   summary: "Approve a pending hybrid execution; it runs now",
   request: { params: IdParam },
   responses: {
@@ -96,6 +110,9 @@ const approveRoute = createRoute({
 const rejectRoute = createRoute({
   method: "post",
   path: "/api/skills/executions/{id}/reject",
+  operationId: "rejectExecution",
+  tags: [TAGS.executions],
+  security: KEY_OR_MANAGEMENT,
   summary: "Reject a pending hybrid execution; it ends as error",
   request: { params: IdParam, body: { ...jsonBody(decideBody), required: false } },
   responses: {

@@ -7,11 +7,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { isMultiHost } from "../sandbox/multi-host.js";
 import { createRouter } from "./context.js";
-import { jsonResponse } from "./schemas.js";
+import { errorResponses, jsonResponse, KEY_OR_MANAGEMENT, TAGS } from "./schemas.js";
 
 const healthRoute = createRoute({
   method: "get",
   path: "/api/health",
+  operationId: "getHealth",
+  tags: [TAGS.health],
+  security: [{}, ...KEY_OR_MANAGEMENT],
   summary: "Liveness; details for management",
   responses: {
     200: jsonResponse(
@@ -21,6 +24,7 @@ const healthRoute = createRoute({
       }),
       "Health",
     ),
+    ...errorResponses(401),
     503: jsonResponse(z.object({ status: z.literal("down") }), "Database unreachable"),
   },
 });

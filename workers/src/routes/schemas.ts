@@ -144,3 +144,27 @@ export const IdParam = z.object({
     .min(1)
     .openapi({ param: { name: "id", in: "path" } }),
 });
+
+/**
+ * OpenAPI security requirements. Both schemes are `Authorization: Bearer <token>`; they differ in
+ * the token: the management token, or an API key (`sg_...`). See `openapi.ts` for the schemes.
+ */
+export const MANAGEMENT_ONLY: Record<string, string[]>[] = [{ managementToken: [] }];
+/** Operations an API key may call (acting for itself) as well as management. */
+export const KEY_OR_MANAGEMENT: Record<string, string[]>[] = [
+  { apiKey: [] },
+  { managementToken: [] },
+];
+
+/** Tag names of the OpenAPI document, one per route group (described in `openapi.ts`). */
+export const TAGS = {
+  skills: "Skills",
+  executions: "Executions",
+  tools: "Injection and interception",
+  catalogs: "Catalogs",
+  keys: "API keys",
+  settings: "Settings",
+  health: "Health",
+  agentSkills: "Agent Skills",
+  routing: "Routing",
+} as const;

@@ -13,12 +13,15 @@ import {
   IdParam,
   jsonBody,
   jsonResponse,
+  KEY_OR_MANAGEMENT,
+  MANAGEMENT_ONLY,
   PaginationQuery,
   pageSchema,
   SkillModeSchema,
   SkillPolicySchema,
   SkillSchema,
   SourceSchema,
+  TAGS,
 } from "./schemas.js";
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -60,6 +63,9 @@ const SkillEnvelope = z.object({ skill: SkillSchema });
 const listRoute = createRoute({
   method: "get",
   path: "/api/skills",
+  operationId: "listSkills",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "List skills",
   request: {
     query: PaginationQuery.extend({
@@ -78,6 +84,9 @@ const listRoute = createRoute({
 const getRoute = createRoute({
   method: "get",
   path: "/api/skills/{id}",
+  operationId: "getSkill",
+  tags: [TAGS.skills],
+  security: KEY_OR_MANAGEMENT,
   summary: "Read one skill",
   request: { params: IdParam },
   responses: { 200: jsonResponse(SkillEnvelope, "The skill"), ...errorResponses(401, 404) },
@@ -86,6 +95,9 @@ const getRoute = createRoute({
 const installRoute = createRoute({
   method: "post",
   path: "/api/skills/install",
+  operationId: "installSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Install a custom skill (handler name + schema)",
   request: { body: jsonBody(InstallBody) },
   responses: {
@@ -97,6 +109,9 @@ const installRoute = createRoute({
 const updateRoute = createRoute({
   method: "put",
   path: "/api/skills/{id}",
+  operationId: "updateSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, schema)",
   request: { params: IdParam, body: jsonBody(UpdateBody) },
   responses: {
@@ -108,6 +123,9 @@ const updateRoute = createRoute({
 const deleteRoute = createRoute({
   method: "delete",
   path: "/api/skills/{id}",
+  operationId: "deleteSkill",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Unregister a skill",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(401, 403, 404) },
@@ -116,6 +134,9 @@ const deleteRoute = createRoute({
 const invalidateRoute = createRoute({
   method: "post",
   path: "/api/skills/cache/invalidate",
+  operationId: "invalidateSkillCache",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
   summary: "Drop the registry cache (after editing the database by hand)",
   responses: {
     200: jsonResponse(z.object({ invalidated: z.literal(true) }), "Invalidated"),

@@ -14,7 +14,14 @@ import type { ProviderFormat } from "../providers/types.js";
 import { injectSkills } from "../skills/injection.js";
 import { interceptToolCalls } from "../skills/interception.js";
 import { createRouter, principalOf } from "./context.js";
-import { errorResponses, jsonBody, jsonResponse, SkillModeSchema } from "./schemas.js";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  KEY_OR_MANAGEMENT,
+  SkillModeSchema,
+  TAGS,
+} from "./schemas.js";
 
 const FormatSchema = z
   .enum(PROVIDER_FORMATS)
@@ -156,6 +163,9 @@ const InterceptResult = z
 const injectRoute = createRoute({
   method: "post",
   path: "/api/skills/inject",
+  operationId: "injectSkills",
+  tags: [TAGS.tools],
+  security: KEY_OR_MANAGEMENT,
   summary: "Inject skills into a provider request as tools",
   request: { body: jsonBody(InjectBody) },
   responses: {
@@ -166,6 +176,9 @@ const injectRoute = createRoute({
 const interceptRoute = createRoute({
   method: "post",
   path: "/api/skills/intercept",
+  operationId: "interceptToolCalls",
+  tags: [TAGS.tools],
+  security: KEY_OR_MANAGEMENT,
   summary: "Run the tool calls of a provider response that Skillgate owns",
   request: { body: jsonBody(InterceptBody) },
   responses: {

@@ -19,6 +19,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from "../errors.js";
+import type { Metrics } from "../metrics/types.js";
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionFilter, ExecutionStore } from "./execution-store.js";
 import { validateSkillInput } from "./input-validation.js";
@@ -38,6 +39,8 @@ export interface ExecutorOptions {
   clock?: () => number;
   /** Base of the linear retry backoff in ms (default 1000). */
   retryBackoffMs?: number;
+  /** Receives each execution that reaches a terminal status here (run or rejected). */
+  metrics?: Pick<Metrics, "countExecution">;
 }
 
 /** How the executor times the runs of one handler. Units: ms. */
@@ -70,9 +73,11 @@ export class Executor {
   private readonly clock: () => number;
   readonly store: ExecutionStore;
   private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
@@ -241,13 +246,34 @@ export class Executor {
         "not_awaiting_approval",
       );
     }
-    return this.store.finish(execution.id, {
+    const rejected = await this.store.finish(execution.id, {
       status: "error",
       errorMessage: reason ? `rejected: ${reason}` : "rejected",
       errorCode: "rejected",
       durationMs: 0,
       attempts: 0,
     });
+    return this.counted(rejected, null);
+  }
+
+  /** Reports a terminal execution to the metrics backend. @returns it unchanged. */
+  private counted(
+    execution: Execution,
+    durationMs: number | null = execution.durationMs,
+  ): Execution {
+    if (
+      execution.status === "success" ||
+      execution.status === "error" ||
+      execution.status === "timeout"
+    ) {
+      this.metrics?.countExecution({
+        skill: execution.skillName,
+        status: execution.status,
+        errorCode: execution.errorCode,
+        durationMs,
+      });
+    }
+    return execution;
   }
 
   /** One execution by id. */
@@ -270,12 +296,23 @@ export class Executor {
     return this.store.count({ ...filter, apiKeyId });
   }
 
+  /** Runs a created row to its terminal status and reports it to the metrics. */
+  private async run(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    limit: number,
+  ): Promise<Execution> {
+    return this.counted(await this.runAttempts(id, skill, input, ctx, limit));
+  }
+
   /**
    * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
    * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
    * Retry-After when longer) ends before the deadline. Never throws for handler failures.
    */
-  private async run(
+  private async runAttempts(
     id: string,
     skill: Skill,
     input: unknown,

@@ -71,6 +71,11 @@ function parametersFor(skill: Skill, dialect: SchemaDialect): JsonSchema | null 
   return entry[dialect] ?? null;
 }
 
+/** The tool description a skill is emitted with (its description, or `name version`). */
+export function toolDescription(skill: Skill): string {
+  return skill.description || `${skill.name} ${skill.version}`;
+}
+
 /** Resolves an include entry to the skill it names for the caller, or undefined. */
 function resolveEntry(
   entry: string,
@@ -135,7 +140,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     const toolName = lookup.toolName(skill);
     specs.push({
       name: toolName,
-      description: skill.description || `${skill.name} ${skill.version}`,
+      description: toolDescription(skill),
       parameters: parametersFor(skill, adapter.schemaDialect),
     });
     injected.push({ name: skill.name, version: skill.version, toolName, mode: skill.mode, score });

@@ -13,12 +13,12 @@
  *   a "Version not found" tool error and nothing runs.
  * Everything else passes through untouched, and every call is either answered or listed in
  * `passThrough`, exactly once. With `customSkillExecutionEnabled: false` only builtins are
- * intercepted. The policy of a call is the skill's own, raised to its handler's floor
+ * intercepted. Each owned call then goes through the executor policies shared with every
+ * model-facing front door (model-call.ts). The policy of a call is the skill's own, raised to its handler's floor
  * (policy-floor.ts: `execute_command` manual, `eval_code` hybrid unless the operator lifted the
  * floors). A `manual` call gets an error result (it needs an explicit execution); a `hybrid` one
  * creates an execution awaiting approval (docs/policies.md#approval).
  */
-import { AppError } from "../errors.js";
 import { getProvider } from "../providers/index.js";
 import type {
   CallOutcome,
@@ -28,22 +28,19 @@ import type {
   ProviderFormat,
 } from "../providers/types.js";
 import { getInjectionIndex } from "./injection-index.js";
-import { modelPolicy, type PolicyFloors, raisedByFloor } from "./policy-floor.js";
-import { restoreCallArguments } from "./schema-prepare.js";
-import { isActive, isBuiltin, type SkillLookup, type SkillSource } from "./skill-lookup.js";
+import {
+  FLOOR_POLICY_NOTE,
+  MANUAL_POLICY_ERROR,
+  type ModelCallExecutor,
+  runModelCall,
+} from "./model-call.js";
+import type { PolicyFloors } from "./policy-floor.js";
+import { isBuiltin, type SkillLookup, type SkillSource } from "./skill-lookup.js";
 import { parseToolName } from "./tool-names.js";
-import type { CallerContext, Execution, Skill } from "./types.js";
+import type { Skill } from "./types.js";
 
-/** What interception needs from the executor (docs/execution.md). */
-export interface InterceptionExecutor {
-  /**
-   * Runs `skill` now and resolves with the finished execution (`success` | `error` | `timeout`).
-   * @throws AppError when nothing could run (InvalidInputError for bad input, DisabledError, ...).
-   */
-  execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution>;
-  /** Records an execution of a `hybrid` skill that waits for approval (`pending`, approval `required`). */
-  requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution>;
-}
+/** What interception needs from the executor (the same as a model's call; model-call.ts). */
+export type InterceptionExecutor = ModelCallExecutor;
 
 /** An `injected` entry: a tool name / `name@version` / bare name, or an item of inject's `injected`. */
 export type InjectedRef = string | { name: string; version?: string; toolName?: string };
@@ -92,13 +89,7 @@ export interface InterceptResult {
   response: JsonObject;
 }
 
-/** Message of the error result a `manual` skill gets when the model calls it. */
-export const MANUAL_POLICY_ERROR =
-  "needs an explicit execution (executor policy manual): the model cannot call it; run it with POST /api/skills/executions";
-
-/** Added to the manual error when the handler's floor, not the skill's own policy, decided. */
-export const FLOOR_POLICY_NOTE =
-  "its handler runs commands, so model calls are held at this policy unless the operator sets SKILLS_ALLOW_MODEL_COMMANDS=true";
+export { FLOOR_POLICY_NOTE, MANUAL_POLICY_ERROR };
 
 function injectedSkills(
   refs: readonly InjectedRef[],
@@ -193,54 +184,20 @@ export function versionNotFoundMessage(missing: MissingVersion): string {
   return `Version not found: ${missing.name}@${missing.requested}. Available versions of ${missing.name}: ${available}`;
 }
 
-function fromExecution(
-  exec: Execution,
-): Pick<CallOutcome, "status" | "output" | "error" | "executionId"> {
-  const base = { executionId: exec.id, output: exec.output ?? undefined };
-  if (exec.status === "success") return { ...base, status: "success" };
-  if (exec.status === "timeout")
-    return { ...base, status: "timeout", error: exec.errorMessage ?? "Skill execution timed out" };
-  if (exec.status === "pending" && exec.approval === "required")
-    return { executionId: exec.id, status: "pending_approval" };
-  return {
-    ...base,
-    status: "error",
-    error: exec.errorMessage ?? `Execution ended with status ${exec.status}`,
-  };
-}
-
+/** Runs one owned call under the executor policies (model-call.ts, the shared rules). */
 async function runCall(
   call: ExtractedCall,
   skill: Skill,
   opts: InterceptOptions,
 ): Promise<CallOutcome> {
-  const ref = `${skill.name}@${skill.version}`;
-  const fail = (error: string): CallOutcome => ({
-    call,
-    status: "error",
-    error,
-    executionId: null,
+  const outcome = await runModelCall(skill, call.input, {
+    executor: opts.executor,
+    ctx: { apiKeyId: opts.apiKeyId, sessionId: opts.sessionId ?? null },
+    customSkillExecutionEnabled: opts.customSkillExecutionEnabled,
+    policyFloors: opts.policyFloors,
+    inputError: call.inputError,
   });
-  if (call.inputError) return fail(call.inputError);
-  if (!isActive(skill)) return fail(`Skill ${ref} is disabled`);
-  const policy = modelPolicy(skill, opts.policyFloors);
-  if (policy === "manual") {
-    const note = raisedByFloor(skill, opts.policyFloors) ? `; ${FLOOR_POLICY_NOTE}` : "";
-    return fail(`Skill ${ref} ${MANUAL_POLICY_ERROR}${note}`);
-  }
-  const ctx: CallerContext = { apiKeyId: opts.apiKeyId, sessionId: opts.sessionId ?? null };
-  // The model wrote the provider-safe argument names; the skill gets its own (schema-prepare.ts).
-  const input = restoreCallArguments(skill.schema.input, call.input);
-  try {
-    const exec =
-      policy === "hybrid"
-        ? await opts.executor.requestApproval(skill, input, ctx)
-        : await opts.executor.execute(skill, input, ctx);
-    return { call, ...fromExecution(exec) };
-  } catch (err) {
-    if (err instanceof AppError) return fail(err.message);
-    return fail(`Skill execution failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  return { call, ...outcome };
 }
 
 /** An owned call: the skill it runs, or the version it names that does not exist. */

@@ -49,6 +49,10 @@ export interface ListSkillsQuery {
   visibleTo?: string | null;
   /** Restrict to one owner (management `?apiKeyId=`). */
   owner?: string | null;
+  /** Case-insensitive substring of the skill's name (the MCP list tool's `name`). */
+  name?: string;
+  /** Only skills whose `enabled` flag has this value. */
+  enabled?: boolean;
   page: number;
   limit: number;
 }
@@ -190,6 +194,7 @@ export class SkillService {
   async list(query: ListSkillsQuery): Promise<Page<Skill>> {
     const snapshot = await this.registry.snapshot();
     const q = query.q?.trim().toLowerCase();
+    const name = query.name?.trim().toLowerCase();
     const matches: Skill[] = [];
     for (const skill of snapshot.listingOrder()) {
       if (query.visibleTo !== undefined && !snapshot.isVisible(skill, query.visibleTo)) continue;
@@ -197,6 +202,8 @@ export class SkillService {
       if (query.mode && skill.mode !== query.mode) continue;
       if (query.source && skill.sourceProvider !== query.source) continue;
       if (q && !matchesText(skill, q)) continue;
+      if (name && !skill.name.toLowerCase().includes(name)) continue;
+      if (query.enabled !== undefined && skill.enabled !== query.enabled) continue;
       matches.push(skill);
     }
     const start = (query.page - 1) * query.limit;

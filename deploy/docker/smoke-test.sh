@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Self-hosting smoke test (CI): builds the images FROM $BASE_IMAGE, starts deploy/compose.yaml
+# (with deploy/compose.local-images.yaml, so sandboxes use the local images) under a unique
+# project name and port, and checks the running services:
+#   - both containers become healthy (their HEALTHCHECKs: anonymous /api/health, signed
+#     /v1/health of the sandbox host);
+#   - /api/health with the management token reports the sandbox host reachable;
+#   - a command run through the API executes in a sandbox container of the engine;
+#   - /metrics of the API and of the sandbox host count that execution and that run.
+# It also checks the compose files (`config`) and the systemd unit (`systemd-analyze verify`).
+# Everything it started is removed on exit (containers, network, volume).
+# Usage: BASE_IMAGE=skillgate-local/node:latest bash deploy/docker/smoke-test.sh
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$REPO"
+log() { printf '[smoke] %s\n' "$*"; }
+fail() {
+  log "FAILED: $*"
+  exit 1
+}
+
+if docker compose version >/dev/null 2>&1; then
+  compose_cmd=(docker compose)
+elif command -v docker-compose >/dev/null 2>&1; then
+  compose_cmd=(docker-compose)
+else
+  fail "neither 'docker compose' nor 'docker-compose' is installed"
+fi
+
+export BASE_IMAGE="${BASE_IMAGE:-skillgate-local/node:latest}"
+export SKILLGATE_API_IMAGE="skillgate-ci/api:latest"
+export SKILLGATE_SANDBOX_HOST_IMAGE="skillgate-ci/sandbox-host:latest"
+project="skillgate-smoke-$$"
+export SANDBOX_INSTANCE="$project"
+export SANDBOX_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export MGMT_TOKEN="mgmt_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export METRICS_TOKEN="metrics_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export DOCKER_GID="$(stat -c %g /var/run/docker.sock)"
+export SKILLGATE_PORT="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+# Health checks every 2 s instead of the images' 30 s, so the test does not wait for nothing.
+fast_checks="$(mktemp --suffix=.yaml)"
+printf 'services:\n  sandbox-host:\n    healthcheck:\n      interval: 2s\n  api:\n    healthcheck:\n      interval: 2s\n' >"$fast_checks"
+compose() {
+  "${compose_cmd[@]}" -p "$project" -f deploy/compose.yaml -f deploy/compose.local-images.yaml \
+    -f "$fast_checks" "$@"
+}
+
+cleanup() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    log "logs of the services:"
+    compose logs --no-color --tail=80 2>&1 | sed 's/^/[smoke]   /' || true
+  fi
+  compose down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1 || true
+  rm -f "$fast_checks"
+}
+trap cleanup EXIT
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+  log "verifying the systemd unit"
+  systemd-analyze verify deploy/systemd/skillgate-sandbox-host.service
+fi
+
+log "building the images FROM $BASE_IMAGE"
+bash deploy/docker/build-images.sh
+
+# After the build: the compose files name the build context it prepares.
+log "validating the compose files (${compose_cmd[*]})"
+compose config --quiet
+
+log "starting project $project (API on 127.0.0.1:$SKILLGATE_PORT)"
+up_output="$(compose up --detach --no-build 2>&1)" || fail "compose up: $up_output"
+
+wait_healthy() {
+  local service="$1" id status=""
+  id="$(compose ps -q "$service")"
+  [ -n "$id" ] || fail "no container for $service"
+  for _ in $(seq 1 90); do
+    status="$(docker inspect -f '{{.State.Health.Status}}' "$id")"
+    [ "$status" = "healthy" ] && return 0
+    [ "$(docker inspect -f '{{.State.Running}}' "$id")" = "true" ] || fail "$service stopped"
+    sleep 2
+  done
+  fail "$service is $status after 180 s"
+}
+wait_healthy sandbox-host
+wait_healthy api
+log "both containers are healthy"
+
+API="http://127.0.0.1:$SKILLGATE_PORT"
+anon="$(curl -fsS "$API/api/health")"
+[ "$anon" = '{"status":"ok"}' ] || fail "anonymous /api/health answered $anon"
+details="$(curl -fsS -H "authorization: Bearer $MGMT_TOKEN" "$API/api/health")"
+[ "$(jq -r '.details.sandbox.ok' <<<"$details")" = "true" ] || fail "sandbox host not reachable: $details"
+log "/api/health: ok, sandbox host reachable"
+
+run="$(curl -fsS -X POST "$API/api/skills/executions" -H "authorization: Bearer $MGMT_TOKEN" \
+  -H 'content-type: application/json' \
+  -d '{"skillName":"execute_command","input":{"command":"echo","args":["hello-from-compose"]}}')"
+[ "$(jq -r '.execution.status' <<<"$run")" = "success" ] || fail "execution: $run"
+grep -q 'hello-from-compose' <<<"$run" || fail "execution output: $run"
+log "execute_command ran in a sandbox container"
+
+api_metrics="$(curl -fsS -H "authorization: Bearer $METRICS_TOKEN" "$API/metrics")"
+grep -q '^skillgate_executions_total{skill="execute_command",status="success"} 1$' <<<"$api_metrics" ||
+  fail "API /metrics lacks the execution"
+# The sandbox host is not published; scrape it from the API container, on the services' network.
+host_metrics="$(docker exec "$(compose ps -q api)" node -e '
+  fetch("http://sandbox-host:20129/metrics", { headers: { authorization: `Bearer ${process.env.METRICS_TOKEN}` } })
+    .then(async (r) => { if (r.status !== 200) throw new Error(`status ${r.status}`); process.stdout.write(await r.text()); })
+    .catch((e) => { console.error(e.message); process.exit(1); });')"
+grep -q '^skillgate_sandbox_runs_total{language="shell",outcome="success",pooled="false"} 1$' <<<"$host_metrics" ||
+  fail "sandbox host /metrics lacks the run"
+log "/metrics of the API and of the sandbox host count the execution"
+
+log "stopping"
+compose down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1
+leftover="$(docker ps -aq --filter "label=org.skillgate.sandbox=$project")"
+[ -z "$leftover" ] || fail "sandbox containers left behind: $leftover"
+trap - EXIT
+rm -f "$fast_checks"
+log "passed"

@@ -1,0 +1,2 @@
+ALTER TABLE `api_keys` ADD `scopes` text DEFAULT '["inject","execute","read","skills:write","catalog:install"]' NOT NULL;--> statement-breakpoint
+CREATE INDEX `skill_executions_created_idx` ON `skill_executions` (`created_at`);

@@ -1,1 +1,0 @@
-CREATE INDEX `skill_executions_created_idx` ON `skill_executions` (`created_at`);

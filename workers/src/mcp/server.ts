@@ -1,0 +1,191 @@
+/**
+ * The MCP server of one request (docs/mcp.md): built for the authenticated caller with the official
+ * SDK (`McpServer` of `@modelcontextprotocol/sdk`), answering `tools/list` and `tools/call`.
+ *
+ * Tools, in `tools/list` order:
+ * 1. the management tools (`<prefix>skills_list`, ...; management-tools.ts) and any extra tools
+ *    the app adds (the Agent Skills catalog tools);
+ * 2. the caller's skills (skills/caller-tools.ts), named and described as injection emits them,
+ *    with the portable input schema. A call runs with interception's executor policies
+ *    (skills/model-call.ts): `manual` → an error result saying an explicit execution is needed,
+ *    `hybrid` → a pending-approval result with the execution id.
+ * Key scopes (docs/api.md#scopes): a management tool needs the scope it names, a skill tool
+ * `execute`. An API key lacking it gets an error result `missing_scope` (nothing runs) and does not
+ * see the tool in `tools/list`; the management token holds every scope.
+ * The list is read from the registry snapshot of the request, so it follows registry changes
+ * without a restart; it is paginated with an opaque cursor ({@link TOOLS_PAGE_SIZE} a page).
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { z } from "zod";
+import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
+import { AppError, InvalidInputError } from "../errors.js";
+import { callerTools, resolveCallerTool } from "../skills/caller-tools.js";
+import { runModelCall } from "../skills/model-call.js";
+import type { ManagementTool, ToolContext } from "./management-tools.js";
+import { errorResult, okResult, skillCallResult } from "./results.js";
+
+/** Server name and version in the `initialize` answer. */
+export const MCP_SERVER_INFO = { name: "skillgate", title: "Skillgate", version: "0.1.0" };
+
+/** Tools per `tools/list` page. */
+export const TOOLS_PAGE_SIZE = 500;
+
+const INSTRUCTIONS =
+  "Skillgate exposes its skill registry. The tools named after skills run those skills with " +
+  "their executor policies (a manual skill needs an explicit execution, a hybrid one waits for " +
+  "approval). The management tools list, enable and explicitly execute skills and read the " +
+  "execution history; the Agent Skills tools describe Skillgate's own REST API.";
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions extends ToolContext {
+  /** Prefix of the management tool names (`MCP_TOOL_PREFIX`). */
+  toolPrefix: string;
+  /** Management tools and the app's extra tools, names without the prefix. */
+  tools: readonly ManagementTool[];
+}
+
+const described = new WeakMap<ManagementTool, Map<string, Tool>>();
+
+/** The `tools/list` entry of a management tool (memoised per tool and prefix). */
+function toolOf(prefix: string, t: ManagementTool): Tool {
+  let perPrefix = described.get(t);
+  if (!perPrefix) {
+    perPrefix = new Map();
+    described.set(t, perPrefix);
+  }
+  const hit = perPrefix.get(prefix);
+  if (hit) return hit;
+  const tool = describeTool(prefix, t);
+  perPrefix.set(prefix, tool);
+  return tool;
+}
+
+function describeTool(prefix: string, t: ManagementTool): Tool {
+  const schema = z.toJSONSchema(t.args, { io: "input" }) as Record<string, unknown>;
+  const { $schema: _drop, ...inputSchema } = schema;
+  return {
+    name: `${prefix}${t.name}`,
+    title: t.title,
+    description: t.description,
+    inputSchema: { ...inputSchema, type: "object" },
+    annotations: { title: t.title, readOnlyHint: t.readOnly, openWorldHint: false },
+  };
+}
+
+/**
+ * Runs a management tool after checking the caller's scope, turning scope, validation and service
+ * errors into error results.
+ */
+async function runManagementTool(
+  tool: ManagementTool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  try {
+    if (tool.scope) requireScope(ctx.principal, tool.scope);
+    return okResult(await tool.run(args, ctx));
+  } catch (err) {
+    if (err instanceof z.ZodError) {
+      const details = err.issues.map((i) => ({
+        field: i.path.length ? i.path.join(".") : "arguments",
+        message: i.message,
+      }));
+      return errorResult(
+        new InvalidInputError(
+          `Invalid arguments: ${details.map((d) => `${d.field} (${d.message})`).join(", ")}`,
+          details,
+        ),
+      );
+    }
+    if (!(err instanceof AppError)) console.error(`[skillgate] MCP tool ${tool.name} failed:`, err);
+    return errorResult(err);
+  }
+}
+
+function parseCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
+  if (!Number.isInteger(n)) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor");
+  return n;
+}
+
+/**
+ * Builds the server for one request and caller. Connect it to a transport, handle the request,
+ * then close it (the server is stateless: nothing outlives the request).
+ */
+export function createMcpServer(opts: McpServerOptions): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
+  const { services, principal, toolPrefix } = opts;
+  const apiKeyId = principal.kind === "key" ? principal.apiKeyId : null;
+  const byName = new Map(opts.tools.map((t) => [`${toolPrefix}${t.name}`, t]));
+  const fixedTools = opts.tools
+    .filter((t) => !t.scope || hasScope(principal, t.scope))
+    .map((t) => toolOf(toolPrefix, t));
+  const mayRunSkills = hasScope(principal, "execute");
+
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const start = parseCursor(request.params?.cursor);
+    const snapshot = await services.registry.snapshot();
+    const skillTools = mayRunSkills
+      ? callerTools(snapshot, apiKeyId, services.unavailableBuiltins).list.filter(
+          (t) => !byName.has(t.name),
+        )
+      : [];
+    const total = fixedTools.length + skillTools.length;
+    const tools: Tool[] = [];
+    for (let i = start; i < Math.min(total, start + TOOLS_PAGE_SIZE); i++) {
+      if (i < fixedTools.length) {
+        tools.push(fixedTools[i]!);
+        continue;
+      }
+      const t = skillTools[i - fixedTools.length]!;
+      tools.push({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: { title: `${t.skill.name} ${t.skill.version}` },
+        _meta: {
+          "skillgate/skill": `${t.skill.name}@${t.skill.version}`,
+          "skillgate/policy": t.skill.policy,
+        },
+      });
+    }
+    const next = start + TOOLS_PAGE_SIZE;
+    return next < total ? { tools, nextCursor: String(next) } : { tools };
+  });
+
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    const managed = byName.get(name);
+    if (managed) return runManagementTool(managed, args, opts);
+    // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
+    if (!mayRunSkills) return errorResult(missingScope("execute"));
+    const snapshot = await services.registry.snapshot();
+    const listed = callerTools(snapshot, apiKeyId, services.unavailableBuiltins).byName.get(name);
+    const skill =
+      listed?.skill ?? resolveCallerTool(snapshot, apiKeyId, name, services.builtinAliases);
+    if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const outcome = await runModelCall(skill, args, {
+      executor: services.executor,
+      ctx: { apiKeyId, sessionId: null },
+      policyFloors: services.policyFloors,
+    });
+    return skillCallResult(`${skill.name}@${skill.version}`, outcome);
+  });
+
+  return server;
+}

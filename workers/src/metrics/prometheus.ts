@@ -1,0 +1,77 @@
+/**
+ * Prometheus backend of {@link Metrics} for the Node entry, with `prom-client`. Each instance
+ * owns its registry (several apps in one process never share counters). Metric names follow the
+ * Prometheus naming conventions (base units: seconds; `_total` on counters):
+ *
+ * - `skillgate_http_requests_total{method,route,status}` and
+ *   `skillgate_http_request_duration_seconds{method,route,status}` (histogram);
+ * - `skillgate_executions_total{skill,status}` and
+ *   `skillgate_execution_duration_seconds{skill,status}` (histogram; executions that ran);
+ * - the client's default process metrics (`process_*`, `nodejs_*`).
+ */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Metrics, MetricsScrape } from "./types.js";
+
+/** Histogram buckets of request latency, in seconds. */
+export const REQUEST_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Histogram buckets of execution run time, in seconds (handlers may run up to 10 minutes). */
+export const EXECUTION_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600];
+
+/** A Prometheus-backed {@link Metrics} with its registry. */
+export interface PrometheusMetrics extends Metrics {
+  readonly registry: Registry;
+  scrape(): Promise<MetricsScrape>;
+}
+
+/**
+ * Creates the metrics and their registry.
+ * @param opts.defaultMetrics also collect the process metrics of `prom-client` (default true).
+ */
+export function createPrometheusMetrics(
+  opts: { defaultMetrics?: boolean } = {},
+): PrometheusMetrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: "skillgate_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status code",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: "skillgate_http_request_duration_seconds",
+    help: "Time to answer an HTTP request, in seconds",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: REQUEST_BUCKETS_S,
+    registers: [registry],
+  });
+  const executions = new Counter({
+    name: "skillgate_executions_total",
+    help: "Executions that reached a terminal status, by skill name and status",
+    labelNames: ["skill", "status"] as const,
+    registers: [registry],
+  });
+  const executionSeconds = new Histogram({
+    name: "skillgate_execution_duration_seconds",
+    help: "Run time of executions (retries included), in seconds",
+    labelNames: ["skill", "status"] as const,
+    buckets: EXECUTION_BUCKETS_S,
+    registers: [registry],
+  });
+  return {
+    registry,
+    observeRequest(s) {
+      const labels = { method: s.method, route: s.route, status: String(s.status) };
+      requests.inc(labels);
+      requestSeconds.observe(labels, s.durationMs / 1000);
+    },
+    countExecution(s) {
+      const labels = { skill: s.skill, status: s.status };
+      executions.inc(labels);
+      if (s.durationMs !== null) executionSeconds.observe(labels, s.durationMs / 1000);
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
