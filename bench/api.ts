@@ -14,7 +14,7 @@ import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../workers/src/deps.js";
-import type { Services } from "../workers/src/services.js";
+import type { Services } from "../workers/src/services/index.js";
 
 /** Management token of benchmark APIs. */
 export const BENCH_TOKEN = "bench-management-token-0123456789";

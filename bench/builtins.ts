@@ -17,6 +17,7 @@ import { createDb } from "../workers/src/db/client.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps, HostResolver } from "../workers/src/deps.js";
 import { guardOutboundUrl } from "../workers/src/outbound/guard.js";
+import { builtinDeps } from "../workers/src/services/index.js";
 import { createFileHandlers } from "../workers/src/skills/builtins/files.js";
 import { createWebSearchHandlers } from "../workers/src/skills/builtins/web-search.js";
 import { fmt, median, row, timeEach } from "./stats.js";
@@ -39,7 +40,7 @@ async function fileRoundTrips(): Promise<Record<string, number>> {
       cache: new MemoryCache(),
       config: parseConfig({ SKILLS_MAX_FILE_BYTES: String(2 * 1024 * 1024) }),
     };
-    const h = createFileHandlers(deps);
+    const h = createFileHandlers(builtinDeps(deps));
     const ctx = fakeContext("bench-key");
     const out: Record<string, number> = {};
     for (const [label, size, n] of [

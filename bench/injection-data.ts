@@ -3,7 +3,7 @@
  * words, or a uniform 3,000-word vocabulary), `auto` skills with camelCase names, 15-word
  * descriptions and 0-3 tags, and ~2 KB Chat Completions contexts. Deterministic per seed.
  */
-import type { JsonObject } from "../workers/src/providers/types.js";
+import type { JsonObject } from "../workers/src/formats/types.js";
 import type { Skill } from "../workers/src/skills/types.js";
 
 const COMMON = [

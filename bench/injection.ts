@@ -14,15 +14,15 @@ import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
-import type { JsonObject } from "../workers/src/providers/types.js";
-import { createServices } from "../workers/src/services.js";
-import { injectSkills } from "../workers/src/skills/injection.js";
-import { getInjectionIndex } from "../workers/src/skills/injection-index.js";
+import type { JsonObject } from "../workers/src/formats/types.js";
+import { createServices } from "../workers/src/services/index.js";
+import { injectSkills } from "../workers/src/skills/injection/injection.js";
+import { getInjectionIndex } from "../workers/src/skills/injection/injection-index.js";
 import {
   type InterceptionExecutor,
   interceptToolCalls,
-} from "../workers/src/skills/interception.js";
-import type { SkillSource } from "../workers/src/skills/skill-lookup.js";
+} from "../workers/src/skills/interception/interception.js";
+import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import type { Execution, Skill } from "../workers/src/skills/types.js";
 import { contextRequest, syntheticSkills, type TextModel } from "./injection-data.js";
 import { fmt, median, percentile, row, timeEach } from "./stats.js";

@@ -5,10 +5,7 @@
  * Run: `npx tsx bench/retention.ts` (or `npm run bench -- retention`).
  */
 import { skillExecutions } from "../workers/src/db/schema.js";
-import {
-  DEFAULT_DELETE_BATCH,
-  deleteFinishedExecutions,
-} from "../workers/src/retention/execution-retention.js";
+import { DEFAULT_DELETE_BATCH } from "../workers/src/retention/execution-retention.js";
 import { BENCH_TOKEN, startBenchApi } from "./api.js";
 import { fmt, median, percentile, row } from "./stats.js";
 
@@ -61,13 +58,14 @@ export async function runRetentionBench(count = 100_000): Promise<Record<string,
   const during: number[] = [];
   let done = false;
   const t0 = performance.now();
-  const deletion = deleteFinishedExecutions(
-    api.db,
-    { before: Date.now() - 30 * DAY },
-    { pause: () => new Promise((r) => setImmediate(r)) },
-  ).finally(() => {
-    done = true;
-  });
+  const deletion = api.services.executions
+    .deleteFinished(
+      { before: Date.now() - 30 * DAY },
+      { pause: () => new Promise((r) => setImmediate(r)) },
+    )
+    .finally(() => {
+      done = true;
+    });
   const load = (async () => {
     while (!done) during.push(await execute());
   })();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostResolver } from "../../workers/src/deps.js";
 import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
+import { builtinDeps } from "../../workers/src/services/index.js";
 import { createFileHandlers, fileDefinitions } from "../../workers/src/skills/builtins/files.js";
 import {
   createHttpRequestHandlers,
@@ -9,6 +10,7 @@ import {
 } from "../../workers/src/skills/builtins/http-request.js";
 import type {
   BuiltinDefinition,
+  BuiltinDeps,
   BuiltinHandlerFactory,
 } from "../../workers/src/skills/builtins/types.js";
 import {
@@ -43,7 +45,7 @@ const DEFINITIONS: BuiltinDefinition[] = [
   ...httpRequestDefinitions,
   ...webSearchDefinitions,
 ];
-const FACTORIES: BuiltinHandlerFactory[] = [
+const FACTORIES: BuiltinHandlerFactory<BuiltinDeps>[] = [
   createFileHandlers,
   createHttpRequestHandlers,
   createWebSearchHandlers,
@@ -69,7 +71,7 @@ beforeAll(async () => {
     services: { builtins: DEFINITIONS },
   });
   for (const factory of FACTORIES) {
-    for (const [name, handler] of Object.entries(factory(t.deps))) {
+    for (const [name, handler] of Object.entries(factory(builtinDeps(t.deps)))) {
       if (t.services.executor.hasHandler(name)) continue;
       const timing = DEFINITIONS.find((d) => d.name === name)?.timing;
       t.services.executor.registerHandler(name, handler, timing?.(t.deps.config));

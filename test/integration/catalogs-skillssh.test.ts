@@ -3,8 +3,8 @@ import {
   INSTRUCTION_HANDLER,
   instructionHandler,
 } from "../../workers/src/skills/builtins/instructions.js";
-import { injectSkills } from "../../workers/src/skills/injection.js";
-import { interceptToolCalls } from "../../workers/src/skills/interception.js";
+import { injectSkills } from "../../workers/src/skills/injection/injection.js";
+import { interceptToolCalls } from "../../workers/src/skills/interception/interception.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
 import type { FakeServer } from "../support/fakes/http.js";

@@ -1,8 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  applyRetention,
-  deleteFinishedExecutions,
-} from "../../workers/src/retention/execution-retention.js";
 import { startRetentionTimer } from "../../workers/src/retention/retention-timer.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
@@ -82,7 +78,7 @@ describe("execution retention", () => {
       client.post("/api/skills/executions", { skillName: "echo", input: { v: `n${i}` } }),
     );
     const [outcome, ...answers] = await Promise.all([
-      applyRetention(t.deps.db, 30, now, {
+      t.services.executions.applyRetention(30, now, {
         batchSize: 50,
         pause: () => new Promise((r) => setImmediate(r)),
       }),
@@ -103,10 +99,9 @@ describe("execution retention", () => {
   it("retention 0 keeps everything; maxBatches leaves the rest for the next pass", async () => {
     const now = Date.now();
     for (let i = 0; i < 25; i++) await insert(`old-${i}`, "success", now - 400 * DAY - i);
-    expect(await applyRetention(t.deps.db, 0, now)).toEqual({ deleted: 0, more: false });
+    expect(await t.services.executions.applyRetention(0, now)).toEqual({ deleted: 0, more: false });
     expect((await ids()).size).toBe(25);
-    const first = await deleteFinishedExecutions(
-      t.deps.db,
+    const first = await t.services.executions.deleteFinished(
       { before: now - DAY },
       { batchSize: 10, maxBatches: 2 },
     );
@@ -121,7 +116,7 @@ describe("execution retention", () => {
     await insert("recent", "error", now - 6 * DAY);
     await insert("stuck", "running", now - 8 * DAY);
     const timer = startRetentionTimer(
-      t.deps.db,
+      (days, at, opts) => t.services.executions.applyRetention(days, at, opts),
       7,
       () => undefined,
       () => now,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storedJson } from "../../workers/src/skills/stored-json.js";
+import { storedJson } from "../../workers/src/skills/execution/stored-json.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
 const INPUT_CAP = 4096;

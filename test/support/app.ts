@@ -15,7 +15,7 @@ import { createDb } from "../../workers/src/db/client.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
-import type { ServiceOptions, Services } from "../../workers/src/services.js";
+import type { ServiceOptions, Services } from "../../workers/src/services/index.js";
 
 export const MGMT_TOKEN = "test-management-token-0123456789";
 

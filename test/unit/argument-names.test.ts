@@ -9,13 +9,13 @@ import {
   restoreArgumentNames,
   SAFE_ARGUMENT_NAME,
   safeArgumentNames,
-} from "../../workers/src/skills/argument-names.js";
-import { toJsonSchemaParameters } from "../../workers/src/skills/schema-adapt.js";
-import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
+} from "../../workers/src/skills/injection/argument-names.js";
+import { toJsonSchemaParameters } from "../../workers/src/skills/injection/schema-adapt.js";
 import {
   prepareInputSchema,
   restoreCallArguments,
-} from "../../workers/src/skills/schema-prepare.js";
+} from "../../workers/src/skills/injection/schema-prepare.js";
+import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
 
 type Obj = Record<string, any>;
 

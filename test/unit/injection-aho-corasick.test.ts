@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AhoCorasick } from "../../workers/src/skills/aho-corasick.js";
+import { AhoCorasick } from "../../workers/src/skills/injection/aho-corasick.js";
 
 /** Deterministic pseudo-random integers in [0, n). */
 function rng(seed: number) {

@@ -2,8 +2,8 @@
  * Builders of skills, snapshots and executions for the injection / interception unit tests.
  * Not a test file itself.
  */
-import type { InterceptionExecutor } from "../../workers/src/skills/interception.js";
-import type { SkillSource } from "../../workers/src/skills/skill-lookup.js";
+import type { InterceptionExecutor } from "../../workers/src/skills/interception/interception.js";
+import type { SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { CallerContext, Execution, Skill } from "../../workers/src/skills/types.js";
 
 let nextId = 1;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { getInjectionIndex } from "../../workers/src/skills/injection-index.js";
-import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/scoring.js";
+import { getInjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
+import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/injection/scoring.js";
 import { skill, snapshot } from "./injection-fixtures.js";
 
 describe("the index reproduces scoreAutoSkill exactly", () => {

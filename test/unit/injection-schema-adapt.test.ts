@@ -7,8 +7,8 @@ import {
   adaptSchema,
   toGeminiParameters,
   toJsonSchemaParameters,
-} from "../../workers/src/skills/schema-adapt.js";
-import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
+} from "../../workers/src/skills/injection/schema-adapt.js";
+import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
 
 const FORBIDDEN_FOR_GEMINI = [
   "additionalProperties",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { getProvider, PROVIDER_FORMATS } from "../../workers/src/providers/index.js";
-import type { JsonObject, ProviderFormat } from "../../workers/src/providers/types.js";
-import { injectSkills } from "../../workers/src/skills/injection.js";
-import { TOOL_NAME_PATTERN } from "../../workers/src/skills/tool-names.js";
+import { getFormatAdapter, WIRE_FORMATS } from "../../workers/src/formats/index.js";
+import type { JsonObject, WireFormat } from "../../workers/src/formats/types.js";
+import { injectSkills } from "../../workers/src/skills/injection/injection.js";
+import { TOOL_NAME_PATTERN } from "../../workers/src/skills/injection/tool-names.js";
 import type { Skill } from "../../workers/src/skills/types.js";
 import { skill, snapshot } from "./injection-fixtures.js";
 
@@ -218,7 +218,7 @@ describe("provider-safe names in every format", () => {
     skill({ name: long }),
     skill({ name: "5h1w", version: "2.1.0" }),
   ];
-  const requests: Record<ProviderFormat, JsonObject> = {
+  const requests: Record<WireFormat, JsonObject> = {
     "openai-chat": chat("hi"),
     "openai-responses": { model: "gpt-4.1", input: "hi" },
     anthropic: {
@@ -228,7 +228,7 @@ describe("provider-safe names in every format", () => {
     },
     gemini: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
   };
-  it.each(PROVIDER_FORMATS)("%s", (format) => {
+  it.each(WIRE_FORMATS)("%s", (format) => {
     const r = injectSkills({
       format,
       request: requests[format],
@@ -239,6 +239,6 @@ describe("provider-safe names in every format", () => {
     for (const i of r.injected) expect(i.toolName).toMatch(TOOL_NAME_PATTERN);
     const declared = JSON.stringify(r.request);
     for (const i of r.injected) expect(declared).toContain(`"${i.toolName}"`);
-    expect(getProvider(format).clientToolNames(r.request).size).toBe(3);
+    expect(getFormatAdapter(format).clientToolNames(r.request).size).toBe(3);
   });
 });

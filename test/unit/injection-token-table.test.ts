@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { tokenize } from "../../workers/src/skills/scoring.js";
-import { TokenTable } from "../../workers/src/skills/token-table.js";
+import { tokenize } from "../../workers/src/skills/injection/scoring.js";
+import { TokenTable } from "../../workers/src/skills/injection/token-table.js";
 
 describe("TokenTable", () => {
   it("finds the known tokens of a text exactly as tokenize does", () => {

@@ -5,11 +5,14 @@
  * and a version that does not exist gets a tool error instead of passing through.
  */
 import { describe, expect, it } from "vitest";
-import type { JsonObject, ProviderFormat } from "../../workers/src/providers/types.js";
-import { type InterceptResult, interceptToolCalls } from "../../workers/src/skills/interception.js";
+import type { JsonObject, WireFormat } from "../../workers/src/formats/types.js";
+import {
+  type InterceptResult,
+  interceptToolCalls,
+} from "../../workers/src/skills/interception/interception.js";
 import { fakeExecutor, skill, snapshot } from "./injection-fixtures.js";
 
-const FORMATS: ProviderFormat[] = ["openai-chat", "openai-responses", "anthropic", "gemini"];
+const FORMATS: WireFormat[] = ["openai-chat", "openai-responses", "anthropic", "gemini"];
 const TOOL = "lookupWeather_v1_0_0";
 const weather = skill({ name: "lookupWeather", version: "1.0.0" });
 
@@ -22,7 +25,7 @@ interface CallSpec {
 const idField = (key: string, id: string | undefined) => (id === undefined ? {} : { [key]: id });
 
 /** The response of `format` whose replayed turn holds `calls` (and `others` in a second choice / candidate). */
-function responseWith(format: ProviderFormat, calls: CallSpec[], others: CallSpec[] = []) {
+function responseWith(format: WireFormat, calls: CallSpec[], others: CallSpec[] = []) {
   switch (format) {
     case "openai-chat": {
       const choice = (index: number, list: CallSpec[]) => ({
@@ -82,7 +85,7 @@ function responseWith(format: ProviderFormat, calls: CallSpec[], others: CallSpe
 }
 
 /** The call ids of the returned response's replayed turn, read from the wire shape. */
-function replayedIds(format: ProviderFormat, response: JsonObject): (string | undefined)[] {
+function replayedIds(format: WireFormat, response: JsonObject): (string | undefined)[] {
   const r = response as {
     choices?: { message: { tool_calls: { id?: string }[] } }[];
     output?: { type: string; call_id?: string }[];
@@ -98,7 +101,7 @@ function replayedIds(format: ProviderFormat, response: JsonObject): (string | un
 }
 
 /** The call ids the follow-up answers, in order (Gemini: the echoed ids, possibly absent). */
-function answeredIds(format: ProviderFormat, r: InterceptResult): (string | undefined)[] {
+function answeredIds(format: WireFormat, r: InterceptResult): (string | undefined)[] {
   const m = r.messages as JsonObject[];
   if (format === "openai-chat") return m.map((x) => x.tool_call_id as string);
   if (format === "openai-responses") return m.map((x) => x.call_id as string);
@@ -113,7 +116,7 @@ function answeredIds(format: ProviderFormat, r: InterceptResult): (string | unde
  * Every call of the replayed turn is answered or passed through exactly once, under the id the
  * returned response carries, and no id is empty.
  */
-function expectAccounted(format: ProviderFormat, r: InterceptResult, count: number): string[] {
+function expectAccounted(format: WireFormat, r: InterceptResult, count: number): string[] {
   const wire = replayedIds(format, r.response);
   expect(wire).toHaveLength(count);
   // A Gemini turn is never rewritten: a call without an id, or repeating an earlier call's id,

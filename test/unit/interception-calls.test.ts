@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
-import { interceptToolCalls, MANUAL_POLICY_ERROR } from "../../workers/src/skills/interception.js";
-import { emittedToolName } from "../../workers/src/skills/tool-names.js";
+import { emittedToolName } from "../../workers/src/skills/injection/tool-names.js";
+import {
+  interceptToolCalls,
+  MANUAL_POLICY_ERROR,
+} from "../../workers/src/skills/interception/interception.js";
 import { execution, fakeExecutor, skill, snapshot } from "./injection-fixtures.js";
 import { anthropicResponse, chatResponse, json } from "./providers-fixtures.js";
 

@@ -5,10 +5,10 @@
  * stays the client's.
  */
 import { describe, expect, it } from "vitest";
-import { getProvider } from "../../workers/src/providers/index.js";
-import type { JsonObject, ProviderFormat } from "../../workers/src/providers/types.js";
-import { interceptToolCalls } from "../../workers/src/skills/interception.js";
-import { parseToolName } from "../../workers/src/skills/tool-names.js";
+import { getFormatAdapter } from "../../workers/src/formats/index.js";
+import type { JsonObject, WireFormat } from "../../workers/src/formats/types.js";
+import { parseToolName } from "../../workers/src/skills/injection/tool-names.js";
+import { interceptToolCalls } from "../../workers/src/skills/interception/interception.js";
 import { fakeExecutor, skill, snapshot } from "./injection-fixtures.js";
 import { json } from "./providers-fixtures.js";
 
@@ -149,7 +149,7 @@ describe("a version that does not exist", () => {
 });
 
 describe("in every format: the error reaches the model as a failed tool result", () => {
-  const cases: [ProviderFormat, JsonObject, (messages: object[]) => unknown][] = [
+  const cases: [WireFormat, JsonObject, (messages: object[]) => unknown][] = [
     [
       "openai-chat",
       chatCalling("lookupWeather_v3_0_0"),
@@ -198,6 +198,6 @@ describe("in every format: the error reaches the model as a failed tool result",
       status: "error",
       error: notFound("lookupWeather@3.0.0", "1.2.0, 1.0.0"),
     });
-    expect(getProvider(format).extractCalls(r.response)).toHaveLength(1);
+    expect(getFormatAdapter(format).extractCalls(r.response)).toHaveLength(1);
   });
 });

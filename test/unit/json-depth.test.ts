@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { MAX_ARGUMENT_DEPTH, parseArguments } from "../../workers/src/formats/wire.js";
 import { jsonDepthExceeds } from "../../workers/src/json-depth.js";
-import { MAX_ARGUMENT_DEPTH, parseArguments } from "../../workers/src/providers/wire.js";
 
 /** Reference: the nesting depth of a parsed value, computed recursively (fine at small depths). */
 function depthOf(value: unknown): number {

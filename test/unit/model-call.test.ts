@@ -1,5 +1,5 @@
 /**
- * The executor policies of a model's call (workers/src/skills/model-call.ts), the one function
+ * The executor policies of a model's call (workers/src/skills/interception/model-call.ts), the one function
  * interception and MCP skill tools share: each rule in order, with an executor double that
  * records what reached it.
  */
@@ -10,7 +10,7 @@ import {
   MANUAL_POLICY_ERROR,
   type ModelCallExecutor,
   runModelCall,
-} from "../../workers/src/skills/model-call.js";
+} from "../../workers/src/skills/interception/model-call.js";
 import type { Skill } from "../../workers/src/skills/types.js";
 import { execution, skill } from "./injection-fixtures.js";
 

@@ -3,13 +3,13 @@
  * skills injection offers, and what interception does with a call, by handler name.
  */
 import { describe, expect, it } from "vitest";
-import { injectSkills } from "../../workers/src/skills/injection.js";
+import { injectSkills } from "../../workers/src/skills/injection/injection.js";
 import {
   FLOOR_POLICY_NOTE,
   type InterceptionExecutor,
   interceptToolCalls,
   MANUAL_POLICY_ERROR,
-} from "../../workers/src/skills/interception.js";
+} from "../../workers/src/skills/interception/interception.js";
 import {
   COMMAND_HANDLER_FLOORS,
   modelPolicy,
@@ -17,8 +17,8 @@ import {
   type PolicyFloors,
   policyFloorsFor,
   raisedByFloor,
-} from "../../workers/src/skills/policy-floor.js";
-import type { Skill, SkillPolicy } from "../../workers/src/skills/types.js";
+} from "../../workers/src/skills/interception/policy-floor.js";
+import type { ExecutionPolicy, Skill } from "../../workers/src/skills/types.js";
 import { execution, skill, snapshot } from "./injection-fixtures.js";
 
 /** A Chat Completions response whose one choice calls `names`, in order. */
@@ -45,7 +45,7 @@ const chatCalling = (...names: string[]) => ({
 });
 
 describe("modelPolicy", () => {
-  const cases: Array<[handler: string, stored: SkillPolicy, floored: SkillPolicy]> = [
+  const cases: Array<[handler: string, stored: ExecutionPolicy, floored: ExecutionPolicy]> = [
     ["execute_command", "auto", "manual"],
     ["execute_command", "hybrid", "manual"],
     ["execute_command", "manual", "manual"],

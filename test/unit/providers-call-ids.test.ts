@@ -5,12 +5,12 @@
  * paired with calls by position.
  */
 import { describe, expect, it } from "vitest";
-import { anthropic } from "../../workers/src/providers/anthropic.js";
-import { gemini } from "../../workers/src/providers/gemini.js";
-import { openaiChat } from "../../workers/src/providers/openai-chat.js";
-import { openaiResponses } from "../../workers/src/providers/openai-responses.js";
-import type { CallOutcome, ExtractedCall, JsonObject } from "../../workers/src/providers/types.js";
-import { uniqueCallIds } from "../../workers/src/providers/wire.js";
+import { anthropic } from "../../workers/src/formats/anthropic.js";
+import { gemini } from "../../workers/src/formats/gemini.js";
+import { openaiChat } from "../../workers/src/formats/openai-chat.js";
+import { openaiResponses } from "../../workers/src/formats/openai-responses.js";
+import type { CallOutcome, ExtractedCall, JsonObject } from "../../workers/src/formats/types.js";
+import { uniqueCallIds } from "../../workers/src/formats/wire.js";
 import { chatResponse, json } from "./providers-fixtures.js";
 
 const SKILL = "lookupWeather_v1_0_0";

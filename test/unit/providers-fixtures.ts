@@ -16,7 +16,7 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseOutputItem,
 } from "openai/resources/responses/responses";
-import type { JsonObject } from "../../workers/src/providers/types.js";
+import type { JsonObject } from "../../workers/src/formats/types.js";
 
 /** Casts a typed SDK object to the plain JSON the adapters read. */
 export const json = (value: object): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject;

@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { anthropic } from "../../workers/src/providers/anthropic.js";
-import { gemini } from "../../workers/src/providers/gemini.js";
-import {
-  getProvider,
-  isProviderFormat,
-  PROVIDER_FORMATS,
-} from "../../workers/src/providers/index.js";
-import { openaiChat } from "../../workers/src/providers/openai-chat.js";
-import { openaiResponses } from "../../workers/src/providers/openai-responses.js";
-import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/providers/types.js";
+import { anthropic } from "../../workers/src/formats/anthropic.js";
+import { gemini } from "../../workers/src/formats/gemini.js";
+import { getFormatAdapter, isWireFormat, WIRE_FORMATS } from "../../workers/src/formats/index.js";
+import { openaiChat } from "../../workers/src/formats/openai-chat.js";
+import { openaiResponses } from "../../workers/src/formats/openai-responses.js";
+import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/formats/types.js";
 import {
   anthropicRequest,
   anthropicResponse,
@@ -35,13 +31,13 @@ const outcomes = (calls: ExtractedCall[]): CallOutcome[] => [
 
 describe("provider registry", () => {
   it("lists the four formats and rejects others", () => {
-    expect(PROVIDER_FORMATS).toEqual(["openai-chat", "openai-responses", "anthropic", "gemini"]);
-    expect(isProviderFormat("gemini")).toBe(true);
-    expect(isProviderFormat("cohere")).toBe(false);
-    expect(isProviderFormat("toString")).toBe(false);
-    expect(getProvider("anthropic").provider).toBe("anthropic");
-    expect(getProvider("openai-responses").provider).toBe("openai");
-    expect(getProvider("gemini").provider).toBe("google");
+    expect(WIRE_FORMATS).toEqual(["openai-chat", "openai-responses", "anthropic", "gemini"]);
+    expect(isWireFormat("gemini")).toBe(true);
+    expect(isWireFormat("cohere")).toBe(false);
+    expect(isWireFormat("toString")).toBe(false);
+    expect(getFormatAdapter("anthropic").provider).toBe("anthropic");
+    expect(getFormatAdapter("openai-responses").provider).toBe("openai");
+    expect(getFormatAdapter("gemini").provider).toBe("google");
   });
 });
 
@@ -54,7 +50,7 @@ describe("context text (system prompt and user/assistant text only)", () => {
     ["gemini (REST shape)", geminiRestRequest()],
   ] as const)("%s", (label, request) => {
     const format = label.startsWith("gemini") ? "gemini" : (label as "openai-chat");
-    const text = getProvider(format).contextText(request);
+    const text = getFormatAdapter(format).contextText(request);
     expect(text).toContain("You are a travel assistant.");
     expect(text).toContain("What is the weather in Paris and Rome?");
     expect(text).not.toContain("SECRET");

@@ -31,20 +31,20 @@ import {
   anthropic,
   anthropicFollowUp,
   anthropicTool,
-} from "../../workers/src/providers/anthropic.js";
-import { gemini, geminiDeclaration, geminiFollowUp } from "../../workers/src/providers/gemini.js";
-import { chatFollowUp, chatTool, openaiChat } from "../../workers/src/providers/openai-chat.js";
+} from "../../workers/src/formats/anthropic.js";
+import { gemini, geminiDeclaration, geminiFollowUp } from "../../workers/src/formats/gemini.js";
+import { chatFollowUp, chatTool, openaiChat } from "../../workers/src/formats/openai-chat.js";
 import {
   openaiResponses,
   type ResponsesFunctionCallOutputItem,
   responsesFollowUp,
   responsesTool,
-} from "../../workers/src/providers/openai-responses.js";
-import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/providers/types.js";
+} from "../../workers/src/formats/openai-responses.js";
+import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/formats/types.js";
 import {
   toGeminiParameters,
   toJsonSchemaParameters,
-} from "../../workers/src/skills/schema-adapt.js";
+} from "../../workers/src/skills/injection/schema-adapt.js";
 import {
   anthropicRequest,
   anthropicResponse,

@@ -1,7 +1,9 @@
 import type { Client } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
-import { SkillRegistry } from "../../workers/src/skills/registry.js";
+import { DrizzleSkillRepository } from "../../workers/src/db/repositories/skills.js";
+import { SkillRegistry } from "../../workers/src/skills/registry/registry.js";
+import type { SkillRecord } from "../../workers/src/skills/registry/skill-repository.js";
 import { openDb } from "../support/app.js";
 
 const builtins = [
@@ -24,7 +26,7 @@ async function setup(now: { t: number }) {
   client = opened.client;
   let selects = 0;
   const registry = new SkillRegistry({
-    db: opened.db,
+    repository: new DrizzleSkillRepository(opened.db),
     cache: new MemoryCache(() => now.t),
     builtins,
     clock: () => now.t,
@@ -39,15 +41,31 @@ async function setup(now: { t: number }) {
   return { registry, db: opened.db, client: opened.client, selects: () => selects };
 }
 
-const row = (name: string, version: string, now: number) => ({
+const row = (name: string, version: string, now: number): SkillRecord => ({
   id: `${name}-${version}`,
   name,
   version,
-  schema: JSON.stringify({ input: { type: "object" } }),
+  description: "",
+  schema: { input: { type: "object" } },
   handlerCode: "echo-handler",
+  instructions: null,
+  enabled: true,
+  mode: "on",
+  policy: "auto",
+  sourceProvider: "local",
+  sourceRef: null,
+  tags: [],
+  installCount: 0,
+  timeoutMs: null,
+  apiKeyId: null,
   createdAt: now,
   updatedAt: now,
 });
+
+/** The version of `name` that `constraint` resolves to for global callers, through the registry. */
+async function resolved(registry: SkillRegistry, name: string, constraint: string) {
+  return (await registry.snapshot()).resolve(name, constraint, null)?.version ?? null;
+}
 
 describe("registry cache", () => {
   it("seeds builtins and reserves their names and aliases", async () => {
@@ -79,20 +97,21 @@ describe("registry cache", () => {
     await registry.insert(row("fmt", "1.0.0", now.t));
     expect((await registry.snapshot()).resolve("fmt", null, null)?.version).toBe("1.0.0");
     await registry.insert(row("fmt", "2.0.0", now.t));
-    expect(await registry.getSkillVersions("fmt", null)).toEqual(["2.0.0", "1.0.0"]);
-    await registry.unregister("fmt", "2.0.0", null);
-    expect(await registry.resolveVersion("fmt", ">=1.0.0", null)).toBe("1.0.0");
+    const versions = (await registry.snapshot()).visibleVersions("fmt", null);
+    expect(versions.map((s) => s.version)).toEqual(["2.0.0", "1.0.0"]);
+    await registry.remove("fmt-2.0.0");
+    expect(await resolved(registry, "fmt", ">=1.0.0")).toBe("1.0.0");
   });
 
   it("through the registry: every constraint form resolves to the highest match", async () => {
     const { registry } = await setup({ t: 1_000 });
     for (const v of ["1.0.0", "1.2.0", "2.0.0"]) await registry.insert(row("fmt", v, 1_000));
-    expect(await registry.resolveVersion("fmt", ">=1.1.0", null)).toBe("2.0.0");
-    expect(await registry.resolveVersion("fmt", "<2.0.0", null)).toBe("1.2.0");
-    expect(await registry.resolveVersion("fmt", "==1.0.0", null)).toBe("1.0.0");
-    expect(await registry.resolveVersion("fmt", "^1.0.0", null)).toBe("1.2.0");
-    expect(await registry.resolveVersion("fmt", "~1.0.0", null)).toBe("1.0.0");
-    expect(await registry.resolveVersion("fmt", "3.0.0", null)).toBeNull();
+    expect(await resolved(registry, "fmt", ">=1.1.0")).toBe("2.0.0");
+    expect(await resolved(registry, "fmt", "<2.0.0")).toBe("1.2.0");
+    expect(await resolved(registry, "fmt", "==1.0.0")).toBe("1.0.0");
+    expect(await resolved(registry, "fmt", "^1.0.0")).toBe("1.2.0");
+    expect(await resolved(registry, "fmt", "~1.0.0")).toBe("1.0.0");
+    expect(await resolved(registry, "fmt", "3.0.0")).toBeNull();
   });
 
   it("sees a hand edit only after invalidateCache()", async () => {

@@ -4,10 +4,10 @@
  * against that provider's documented subset (schema-subsets.ts). Class-specific assertions follow.
  */
 import { describe, expect, it } from "vitest";
-import { getProvider, PROVIDER_FORMATS } from "../../workers/src/providers/index.js";
-import type { JsonObject, ProviderFormat } from "../../workers/src/providers/types.js";
-import { adaptSchema } from "../../workers/src/skills/schema-adapt.js";
-import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
+import { getFormatAdapter, WIRE_FORMATS } from "../../workers/src/formats/index.js";
+import type { JsonObject, WireFormat } from "../../workers/src/formats/types.js";
+import { adaptSchema } from "../../workers/src/skills/injection/schema-adapt.js";
+import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
 import {
   anthropicRequest,
   chatRequest,
@@ -19,13 +19,13 @@ import { anthropicViolations, geminiViolations, openaiViolations } from "./schem
 
 type Obj = Record<string, any>;
 
-const REQUESTS: Record<ProviderFormat, () => JsonObject> = {
+const REQUESTS: Record<WireFormat, () => JsonObject> = {
   "openai-chat": () => json(chatRequest()),
   "openai-responses": () => json(responsesRequest()),
   anthropic: () => json(anthropicRequest()),
   gemini: () => json(geminiRequest()),
 };
-const CHECKERS: Record<ProviderFormat, (s: unknown) => string[]> = {
+const CHECKERS: Record<WireFormat, (s: unknown) => string[]> = {
   "openai-chat": openaiViolations,
   "openai-responses": openaiViolations,
   anthropic: anthropicViolations,
@@ -33,8 +33,8 @@ const CHECKERS: Record<ProviderFormat, (s: unknown) => string[]> = {
 };
 
 /** The parameters schema of the injected tool, as it sits in the provider request. */
-function emitted(format: ProviderFormat, input: unknown): Obj | undefined {
-  const adapter = getProvider(format);
+function emitted(format: WireFormat, input: unknown): Obj | undefined {
+  const adapter = getFormatAdapter(format);
   const parameters = adaptSchema(normalizeInputSchema(input), adapter.schemaDialect);
   const req = adapter.addTools(REQUESTS[format](), [
     { name: "probe_v1_0_0", description: "Probe", parameters },
@@ -182,7 +182,7 @@ const CLASSES: Record<string, unknown> = {
 };
 
 describe("every class within every provider's documented subset", () => {
-  for (const format of PROVIDER_FORMATS) {
+  for (const format of WIRE_FORMATS) {
     for (const [name, input] of Object.entries(CLASSES)) {
       it(`${format}: ${name}`, () => {
         const schema = emitted(format, input);
@@ -196,7 +196,7 @@ const JSON_FORMATS = ["openai-chat", "openai-responses", "anthropic"] as const;
 
 describe("class by class", () => {
   it("an array without items gets items that accept any value (all formats)", () => {
-    for (const f of PROVIDER_FORMATS) {
+    for (const f of WIRE_FORMATS) {
       expect(emitted(f, CLASSES["array without items"])!.properties.ids).toEqual({
         type: "array",
         description: "ids",
@@ -215,10 +215,10 @@ describe("class by class", () => {
   });
 
   it("property names become safe, distinct and stable (all formats alike)", () => {
-    const keys = (f: ProviderFormat) =>
+    const keys = (f: WireFormat) =>
       Object.keys(emitted(f, CLASSES["property names a provider refuses"])!.properties);
     const first = keys("anthropic");
-    for (const f of PROVIDER_FORMATS) expect(keys(f)).toEqual(first);
+    for (const f of WIRE_FORMATS) expect(keys(f)).toEqual(first);
     expect(new Set(first).size).toBe(first.length);
     expect(first).toContain("first_name");
     expect(first).toContain("page_size");
@@ -237,7 +237,7 @@ describe("class by class", () => {
   });
 
   it("top-level combinators become a plain object (OpenAI, Anthropic, Gemini)", () => {
-    for (const f of PROVIDER_FORMATS) {
+    for (const f of WIRE_FORMATS) {
       const s = emitted(f, CLASSES["top-level anyOf of required sets"])!;
       expect(s).toEqual({
         type: "object",

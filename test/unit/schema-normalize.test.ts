@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
-import { normalizeInputSchema } from "../../workers/src/skills/schema-normalize.js";
+import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
 
 describe("normalizeInputSchema", () => {
   it("turns the shorthand into JSON Schema", () => {

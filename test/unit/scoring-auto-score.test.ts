@@ -7,7 +7,7 @@ import {
   scoreAutoSkill,
   scoreBreakdown,
   tokenize,
-} from "../../workers/src/skills/scoring.js";
+} from "../../workers/src/skills/injection/scoring.js";
 
 const ctx = (
   text: string,

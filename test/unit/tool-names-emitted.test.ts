@@ -4,7 +4,7 @@ import {
   parseToolName,
   refHash,
   TOOL_NAME_PATTERN,
-} from "../../workers/src/skills/tool-names.js";
+} from "../../workers/src/skills/injection/tool-names.js";
 
 const REGISTRY_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 const long64 = `a${"b".repeat(62)}z`;

@@ -3,7 +3,7 @@ import {
   isStrictVersion,
   parseSkillRef,
   resolveVersion,
-} from "../../workers/src/skills/versions.js";
+} from "../../workers/src/skills/registry/versions.js";
 
 describe("resolveVersion", () => {
   const versions = ["1.0.0", "1.2.0", "2.0.0"];

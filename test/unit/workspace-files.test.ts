@@ -4,8 +4,9 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { workspaceFiles } from "../../workers/src/db/schema.js";
 import type { AppDeps } from "../../workers/src/deps.js";
+import { builtinDeps } from "../../workers/src/services/index.js";
 import { createFileHandlers } from "../../workers/src/skills/builtins/files.js";
-import { workspaceIdFor } from "../../workers/src/skills/builtins/workspace-store.js";
+import { workspaceIdFor } from "../../workers/src/skills/builtins/workspace-repository.js";
 import { openDb } from "../support/app.js";
 import { expectFailure, fakeContext } from "../support/fakes/handler-context.js";
 
@@ -16,7 +17,7 @@ let handlers: ReturnType<typeof createFileHandlers>;
 beforeEach(async () => {
   const { client, db } = await openDb(":memory:");
   deps = { db, cache: new MemoryCache(), config: parseConfig({ SKILLS_MAX_FILE_BYTES: "1024" }) };
-  handlers = createFileHandlers(deps);
+  handlers = createFileHandlers(builtinDeps(deps));
   close = () => client.close();
 });
 afterEach(() => close());

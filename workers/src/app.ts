@@ -15,7 +15,7 @@ import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
 import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth, requireRouteScope } from "./auth/middleware.js";
 import type { AppDeps } from "./deps.js";
-import { AppError } from "./errors.js";
+import { AppError, type ErrorCode } from "./errors.js";
 import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -34,14 +34,15 @@ import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { routingRoutes } from "./routing/route.js";
-import { createServices, type ServiceOptions, type Services } from "./services.js";
+import { createServices, type ServiceOptions, type Services } from "./services/index.js";
 
 /** Error envelope body. */
 function envelope(code: string, message: string, details?: unknown) {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
-const HTTP_CODES: Record<number, string> = {
+/** The registry code of an HTTP exception Hono throws, by status (others: `http_error`). */
+const HTTP_CODES: Record<number, ErrorCode> = {
   400: "invalid_input",
   401: "unauthorized",
   403: "forbidden",
@@ -110,12 +111,10 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     "/mcp",
     mcpRoutes({
       toolPrefix: deps.config.MCP_TOOL_PREFIX,
-      approvalTtlMs: deps.config.APPROVAL_TTL_MS,
-      mgmtToken: deps.config.MGMT_TOKEN,
       tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
     }),
   );
-  app.route("/", a2aRoutes({ services, skills: a2aSkills, mgmtToken: deps.config.MGMT_TOKEN }).app);
+  app.route("/", a2aRoutes({ services, skills: a2aSkills }).app);
 
   serveOpenApiDocument(app);
   if (metrics.scrape) app.get("/metrics", metricsHandler(metrics.scrape, deps.config));
@@ -137,10 +136,17 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
+      // The cause is for the operator's log; the client gets the code, message and details only.
+      if (err.status >= 500 && err.cause !== undefined) {
+        console.error(
+          `[skillgate] ${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause:`,
+          err.cause,
+        );
+      }
       // RFC 6750 section 3: a 401 names the scheme (MCP clients read it to decide how to authenticate).
       if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="skillgate"');
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
-      else if (err.status === 503 && err.code === "skills_disabled") c.header("Retry-After", "60");
+      else if (err.code === "skills_disabled") c.header("Retry-After", "60");
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }
     if (err instanceof HTTPException) {

@@ -1,67 +1,91 @@
 /**
- * Typed errors of the product. Each carries an HTTP status, a machine-readable `code` and a
- * human-readable message; `app.ts` maps them to the envelope `{ error: { code, message, details? } }`
- * in one place (docs/api.md#errors).
+ * Typed errors of the API. Each carries a code of the one error registry (`@skillgate/errors`,
+ * shared with the sandbox host), which gives its HTTP status and retryable flag; a human-readable
+ * message (the registry's public message when none is given); optional `details` for the client;
+ * and optional `cause` for the logs, never sent to the client. `app.ts` renders them as
+ * `{ error: { code, message, details? } }` in one place (docs/api.md#errors).
  */
-export class AppError extends Error {
-  /** Seconds a client should wait before trying again, sent as `Retry-After`; undefined = none. */
+import { type CodeWithStatus, ERROR_CODES, type ErrorCode } from "@skillgate/errors";
+
+export type { ErrorCode };
+
+/** What an {@link AppError} may carry besides its code and message. */
+export interface AppErrorOptions {
+  /** Structured details for the client (e.g. failing fields, the recorded execution). */
+  details?: unknown;
+  /** The underlying error, for the logs only. */
+  cause?: unknown;
+  /** Seconds a client should wait before trying again, sent as `Retry-After` (at least 1). */
   retryAfterS?: number;
+}
+
+/** An error the API answers with: a registry code, its status, a message, details. */
+export class AppError extends Error {
+  /** HTTP status, from the registry. */
+  readonly status: number;
+  /** True when the same request may succeed later, from the registry. */
+  readonly retryable: boolean;
+  readonly details?: unknown;
+  /** Seconds a client should wait before trying again, sent as `Retry-After`; undefined = none. */
+  readonly retryAfterS?: number;
+
   /**
-   * @param status HTTP status the error maps to.
-   * @param code machine-readable code, snake_case.
-   * @param message human-readable message.
-   * @param details optional structured details (e.g. failing fields).
+   * @param code a registry code (snake_case).
+   * @param message human-readable; default the registry's public message.
    */
   constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
+    readonly code: ErrorCode,
+    message?: string,
+    opts: AppErrorOptions = {},
   ) {
-    super(message);
+    super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.name = new.target.name;
+    this.status = ERROR_CODES[code].status;
+    this.retryable = ERROR_CODES[code].retryable;
+    this.details = opts.details;
+    if (opts.retryAfterS !== undefined) this.retryAfterS = Math.max(1, Math.ceil(opts.retryAfterS));
   }
 }
 
 /** 400: the request is malformed or fails validation. `details` lists the failing fields. */
 export class InvalidInputError extends AppError {
-  constructor(message: string, details?: unknown, code = "invalid_input") {
-    super(400, code, message, details);
+  constructor(message: string, details?: unknown, code: CodeWithStatus<400> = "invalid_input") {
+    super(code, message, { details });
   }
 }
 
 /** 413: the request body is larger than the route accepts; nothing was read past the limit. */
 export class PayloadTooLargeError extends AppError {
-  constructor(message: string, details?: unknown, code = "payload_too_large") {
-    super(413, code, message, details);
+  constructor(message: string, details?: unknown, code: CodeWithStatus<413> = "payload_too_large") {
+    super(code, message, { details });
   }
 }
 
 /** 401: missing or wrong credentials. */
 export class UnauthorizedError extends AppError {
-  constructor(message = "Missing or invalid credentials", code = "unauthorized") {
-    super(401, code, message);
+  constructor(message?: string, code: CodeWithStatus<401> = "unauthorized") {
+    super(code, message);
   }
 }
 
 /** 403: authenticated, but not allowed to act on this resource or key. */
 export class ForbiddenError extends AppError {
-  constructor(message: string, code = "forbidden", details?: unknown) {
-    super(403, code, message, details);
+  constructor(message: string, code: CodeWithStatus<403> = "forbidden", details?: unknown) {
+    super(code, message, { details });
   }
 }
 
 /** 404: the resource does not exist or is not visible to the caller. */
 export class NotFoundError extends AppError {
-  constructor(message: string, code = "not_found") {
-    super(404, code, message);
+  constructor(message: string, code: CodeWithStatus<404> = "not_found") {
+    super(code, message);
   }
 }
 
-/** 409: the request conflicts with current state (duplicate, reserved name, wrong provider). */
+/** 409: the request conflicts with current state (duplicate, reserved name, wrong catalog). */
 export class ConflictError extends AppError {
-  constructor(message: string, code = "conflict", details?: unknown) {
-    super(409, code, message, details);
+  constructor(message: string, code: CodeWithStatus<409> = "conflict", details?: unknown) {
+    super(code, message, { details });
   }
 }
 
@@ -71,38 +95,31 @@ export class ConflictError extends AppError {
  * (docs/policies.md#the-master-switch).
  */
 export class DisabledError extends AppError {
+  constructor(message: string, code: "skill_disabled" | "skills_disabled" = "skill_disabled") {
+    super(code, message);
+  }
+}
+
+/**
+ * An upstream (a catalog, GitHub raw, the sandbox host) failed or is unreachable: 502, 503, or 429
+ * when its rate limit was reached.
+ */
+export class UpstreamError extends AppError {
   constructor(
     message: string,
-    code: "skill_disabled" | "skills_disabled" | string = "skill_disabled",
+    code: CodeWithStatus<502 | 503 | 429> = "upstream_failed",
+    opts: AppErrorOptions = {},
   ) {
-    super(code === "skills_disabled" ? 503 : 409, code, message);
-  }
-}
-
-/** 502/503: an upstream (sandbox host, catalog, provider) failed or is unreachable. */
-export class UpstreamError extends AppError {
-  constructor(message: string, code = "upstream_failed", status = 502, details?: unknown) {
-    super(status, code, message, details);
+    super(code, message, opts);
   }
 }
 
 /**
- * 429: a shared service (e.g. the sandbox host) had no capacity and nothing ran; the client
- * should try again after `retryAfterS` seconds (sent as `Retry-After`, RFC 9110 §10.2.3).
- */
-export class BusyError extends AppError {
-  constructor(message: string, code: string, retryAfterS: number, details?: unknown) {
-    super(429, code, message, details);
-    this.retryAfterS = Math.max(1, Math.ceil(retryAfterS));
-  }
-}
-
-/**
- * Thrown by a skill handler to end an execution with a specific outcome (README "Errors"):
+ * Thrown by a skill handler to end an execution with a specific outcome (docs/execution.md#outcomes):
  * `status` `error` or `timeout`, an optional `output` kept on the row (e.g. the sandbox result with
  * stdout/stderr), a machine-readable `code`, `retryable` for errors worth another attempt
- * (an unreachable or saturated sandbox host, a handler that says so), and `retryAfterS`, a
- * service's hint of when to try again (seconds).
+ * (an unreachable or saturated sandbox host, a handler that says so), `retryAfterS`, a
+ * service's hint of when to try again (seconds), and `cause` for the logs.
  */
 export class ExecutionFailure extends Error {
   readonly status: "error" | "timeout";
@@ -124,9 +141,10 @@ export class ExecutionFailure extends Error {
       retryable?: boolean;
       retryAfterS?: number;
       notStarted?: boolean;
+      cause?: unknown;
     } = {},
   ) {
-    super(message);
+    super(message, { cause: opts.cause });
     this.name = "ExecutionFailure";
     this.status = opts.status ?? "error";
     this.code = opts.code ?? (this.status === "timeout" ? "timeout" : "handler_error");

@@ -14,7 +14,6 @@ import { createApp } from "./app.js";
 import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
 import { startRetentionTimer } from "./retention/retention-timer.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
@@ -55,20 +54,20 @@ export async function startApiServer(
     metrics: createPrometheusMetrics(),
   });
   const { app, services } = createApp(deps);
-  const recovered = await services.executor.store.recoverInterrupted({
-    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-  });
+  const recovered = await services.executions.recoverInterrupted();
   if (recovered > 0)
     console.log(`[skillgate] finished ${recovered} interrupted execution(s) as error`);
-  await services.registry.snapshot();
+  await services.skills.load();
   const sweep = setInterval(() => {
-    services.executor.store.expireApprovals(deps.config.APPROVAL_TTL_MS).catch((err) => {
+    services.executions.expireApprovals().catch((err) => {
       console.error("[skillgate] approval expiry failed:", (err as Error).message);
     });
   }, 60_000);
   sweep.unref();
-  const retention = startRetentionTimer(deps.db, deps.config.EXECUTION_RETENTION_DAYS, (err) =>
-    console.error("[skillgate] execution retention failed:", err.message),
+  const retention = startRetentionTimer(
+    (days, now, opts) => services.executions.applyRetention(days, now, opts),
+    deps.config.EXECUTION_RETENTION_DAYS,
+    (err) => console.error("[skillgate] execution retention failed:", err.message),
   );
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>

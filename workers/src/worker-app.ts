@@ -17,9 +17,7 @@ import {
   type AnalyticsEngineDatasetLike,
   createAnalyticsEngineMetrics,
 } from "./metrics/analytics-engine.js";
-import { applyRetention } from "./retention/execution-retention.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
-import { DEFAULT_TIMEOUT_MS } from "./skills/executor.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
@@ -89,17 +87,11 @@ export async function runCron(
   env: WorkerEnv,
 ): Promise<{ recovered: number; expired: number; deleted: number }> {
   const { services } = appFor(env);
-  const recovered = await services.executor.store.recoverInterrupted({
-    staleAfterMs: CRON_STALE_GRACE_MS,
-    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-  });
-  const expired = await services.executor.store.expireApprovals(
-    services.deps.config.APPROVAL_TTL_MS,
-  );
-  const { deleted } = await applyRetention(
-    services.deps.db,
-    services.deps.config.EXECUTION_RETENTION_DAYS,
-    services.clock(),
+  const recovered = await services.executions.recoverInterrupted(CRON_STALE_GRACE_MS);
+  const expired = await services.executions.expireApprovals();
+  const { deleted } = await services.executions.applyRetention(
+    parseConfig(env).EXECUTION_RETENTION_DAYS,
+    Date.now(),
     { maxBatches: CRON_RETENTION_MAX_BATCHES },
   );
   return { recovered, expired, deleted };

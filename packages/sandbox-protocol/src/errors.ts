@@ -1,59 +1,39 @@
 /**
- * Error codes of the sandbox host: one registry, read by the host (which answers with them) and
- * by the API (which passes them on without renaming them). Each code has its HTTP status, whether
+ * Error codes of the sandbox host: the part of Skillgate's one error registry
+ * (`@skillgate/errors`) that the host answers with. The host reads them to build its answers; the
+ * API passes them on to its callers without renaming them. Each code has its HTTP status, whether
  * the same request may succeed when sent again later, and a public message that describes the
  * code to a caller (the host's answer may carry a more specific message).
  */
+import { ERROR_CODES, type ErrorSpec } from "@skillgate/errors";
 
-/** What a code means on the wire. */
-export interface SandboxErrorSpec {
-  /** HTTP status the host answers with. */
-  readonly status: number;
-  /** True when sending the same request again later may succeed (capacity, engine, restart). */
-  readonly retryable: boolean;
-  /** Public, human-readable description; never names a secret or an internal host. */
-  readonly message: string;
-}
+/** What a code means on the wire (the registry's entry). */
+export type SandboxErrorSpec = ErrorSpec;
 
-/** Every error code of the sandbox host. */
-export const SANDBOX_ERROR_CODES = {
-  invalid_json: { status: 400, retryable: false, message: "Request body is not valid JSON" },
-  invalid_input: {
-    status: 400,
-    retryable: false,
-    message: "The run request breaks the protocol or the host's limits",
-  },
-  unauthorized: {
-    status: 401,
-    retryable: false,
-    message: "Request is not signed, or its signature, timestamp or nonce is refused",
-  },
-  not_found: { status: 404, retryable: false, message: "No such route" },
-  run_exists: { status: 409, retryable: false, message: "A run with this id is already active" },
-  killed: { status: 409, retryable: false, message: "Run was killed before it started" },
-  body_too_large: { status: 413, retryable: false, message: "Request body is too large" },
-  image_not_allowed: {
-    status: 422,
-    retryable: false,
-    message: "Image is invalid or not on the sandbox allowlist",
-  },
-  busy: { status: 429, retryable: true, message: "Sandbox host is at capacity; retry later" },
-  internal_error: { status: 500, retryable: false, message: "Internal sandbox host error" },
-  image_unavailable: {
-    status: 503,
-    retryable: false,
-    message: "Image is not available on the sandbox host and could not be pulled",
-  },
-  docker_unavailable: {
-    status: 503,
-    retryable: true,
-    message: "Docker engine is not available on the sandbox host",
-  },
-  shutting_down: { status: 503, retryable: true, message: "Sandbox host is shutting down" },
-} as const satisfies Record<string, SandboxErrorSpec>;
+/** The codes the sandbox host answers with. */
+const HOST_CODES = [
+  "invalid_json",
+  "invalid_input",
+  "unauthorized",
+  "not_found",
+  "run_exists",
+  "killed",
+  "body_too_large",
+  "image_not_allowed",
+  "busy",
+  "internal_error",
+  "image_unavailable",
+  "docker_unavailable",
+  "shutting_down",
+] as const;
 
-/** A code of {@link SANDBOX_ERROR_CODES}. */
-export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
+/** A code the sandbox host answers with. */
+export type SandboxErrorCode = (typeof HOST_CODES)[number];
+
+/** Every error code of the sandbox host, with its registry entry. */
+export const SANDBOX_ERROR_CODES = Object.fromEntries(
+  HOST_CODES.map((code) => [code, ERROR_CODES[code]]),
+) as { readonly [C in SandboxErrorCode]: (typeof ERROR_CODES)[C] };
 
 /** The HTTP status of code `C`, as a literal type (so a status that disagrees does not compile). */
 export type SandboxErrorStatus<C extends SandboxErrorCode> =

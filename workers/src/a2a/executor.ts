@@ -13,7 +13,7 @@ import {
   type RequestContext,
 } from "@a2a-js/sdk/server";
 import { AppError } from "../errors.js";
-import type { Services } from "../services.js";
+import type { FrontDoorServices } from "../services/index.js";
 import type { A2ASkillInput, A2ASkillRegistry } from "./skills.js";
 import { principalOfContext } from "./user.js";
 
@@ -62,7 +62,7 @@ export class SkillgateAgentExecutor implements AgentExecutor {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly services: Services,
+    private readonly services: FrontDoorServices,
     private readonly skills: A2ASkillRegistry,
   ) {}
 

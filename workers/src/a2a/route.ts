@@ -18,10 +18,9 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { Hono } from "hono";
-import { authenticate } from "../auth/middleware.js";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
-import type { Services } from "../services.js";
+import type { FrontDoorServices } from "../services/index.js";
 import { buildAgentCard } from "./card.js";
 import { SkillgateAgentExecutor } from "./executor.js";
 import type { A2ASkillRegistry } from "./skills.js";
@@ -30,10 +29,8 @@ import { PrincipalUser } from "./user.js";
 
 /** Options of {@link a2aRoutes}. */
 export interface A2ARouteOptions {
-  services: Services;
+  services: FrontDoorServices;
   skills: A2ASkillRegistry;
-  /** The management token (`MGMT_TOKEN`); undefined → only API keys are accepted. */
-  mgmtToken: string | undefined;
 }
 
 const LEGACY_VERSION = "0.3";
@@ -98,7 +95,7 @@ export function a2aRoutes(opts: A2ARouteOptions) {
   const cardFor = (base: string) => buildAgentCard(base, opts.skills.list());
   const handler = new DefaultRequestHandler(
     cardFor("http://localhost"),
-    new DbTaskStore(opts.services.agentTasks),
+    new DbTaskStore(opts.services.tasks),
     executor,
   );
   const v1 = new JsonRpcTransportHandler(handler);
@@ -110,9 +107,7 @@ export function a2aRoutes(opts: A2ARouteOptions) {
 
   app.post("/a2a", async (c) => {
     const token = bearer(c.req.header("authorization"));
-    const principal = token
-      ? await authenticate(token, opts.mgmtToken, opts.services.apiKeys)
-      : undefined;
+    const principal = token ? await opts.services.keys.authenticate(token) : undefined;
     if (!principal)
       throw new UnauthorizedError(
         token

@@ -6,10 +6,9 @@
  */
 import type { AgentSkillsCatalog } from "../agent-skills/catalog.js";
 import { InvalidInputError } from "../errors.js";
-import { PROVIDER_FORMATS } from "../providers/index.js";
-import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, recommendRoute } from "../routing/recommend.js";
-import type { Services } from "../services.js";
-import { callerTools } from "../skills/caller-tools.js";
+import { WIRE_FORMATS } from "../formats/index.js";
+import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS } from "../routing/recommend.js";
+import type { FrontDoorServices } from "../services/index.js";
 
 /** What a skill receives from the caller's message. */
 export interface A2ASkillInput {
@@ -21,7 +20,7 @@ export interface A2ASkillInput {
 
 /** Where a skill runs. */
 export interface A2ASkillContext {
-  services: Services;
+  services: FrontDoorServices;
   /** The calling key; null for the management token. */
   apiKeyId: string | null;
   taskId: string;
@@ -100,8 +99,7 @@ export function listCapabilitiesSkill(opts: BuiltinA2AOptions): A2ASkillDefiniti
     tags: ["skillgate", "capabilities", "discovery"],
     examples: ["What can this deployment do for me?"],
     async run(_input, ctx) {
-      const snapshot = await ctx.services.registry.snapshot();
-      const tools = callerTools(snapshot, ctx.apiKeyId, ctx.services.unavailableBuiltins).list;
+      const tools = (await ctx.services.tools.callerTools(ctx.apiKeyId)).list;
       const skills = tools.map((t) => ({
         toolName: t.name,
         name: t.skill.name,
@@ -113,7 +111,7 @@ export function listCapabilitiesSkill(opts: BuiltinA2AOptions): A2ASkillDefiniti
       }));
       const data = {
         skills,
-        formats: [...PROVIDER_FORMATS],
+        formats: [...WIRE_FORMATS],
         agentSkills: opts.agentSkills.list(),
         mcp: { endpoint: "/mcp", toolPrefix: opts.toolPrefix },
         a2aSkills: opts.registry.list().map((s) => ({ id: s.id, description: s.description })),
@@ -148,8 +146,7 @@ export const memoryAwareRoutingSkill: A2ASkillDefinition = {
     ) {
       throw new InvalidInputError(`windowHours must be a number from 1 to ${MAX_WINDOW_HOURS}`);
     }
-    const calls = await ctx.services.routingHistory.recent(ctx.apiKeyId, rawWindow * 3_600_000);
-    const result = recommendRoute(task, calls, rawWindow);
+    const result = await ctx.services.routing.recommend(ctx.apiKeyId, task, rawWindow);
     const text = result.recommendation
       ? `Use ${result.recommendation.provider}/${result.recommendation.model}: ${result.recommendation.reason}`
       : (result.reason ?? "No recommendation");

@@ -1,11 +1,12 @@
 /**
- * The SDK's `TaskStore` over Skillgate's task storage (agents/task-store.ts): tasks are saved as
+ * The SDK's `TaskStore` over Skillgate's task storage (services/tasks.ts over db/repositories/a2a-tasks.ts): tasks are saved as
  * the protocol's JSON with their state, scoped to the calling key (docs/a2a.md#tasks). A key reads
  * only its own tasks; the management token reads every task.
  */
 import { type ListTasksRequest, type ListTasksResponse, Task, taskStateToJSON } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import type { AgentTaskState, AgentTaskStore, TaskOwner } from "../agents/task-store.js";
+import type { AgentTaskState, TaskOwner } from "../agents/tasks.js";
+import type { AgentTasksService } from "../services/tasks.js";
 import { principalOfContext } from "./user.js";
 
 /** Default and largest page of `ListTasks`. */
@@ -44,7 +45,7 @@ function ownerOf(ctx: ServerCallContext): TaskOwner {
 
 /** Database-backed task store. */
 export class DbTaskStore implements TaskStore {
-  constructor(private readonly store: AgentTaskStore) {}
+  constructor(private readonly store: AgentTasksService) {}
 
   async save(task: Task, ctx: ServerCallContext): Promise<void> {
     await this.store.save(ownerOf(ctx), {

@@ -15,7 +15,7 @@ import {
   pageSchema,
   TAGS,
 } from "../routes/schemas.js";
-import { pageOf } from "../skills/skill-service.js";
+import { pageOf } from "../services/page.js";
 import type { AgentSkillsCatalog } from "./catalog.js";
 
 const CategorySchema = z.enum(["api", "cli", "config"]);

@@ -24,7 +24,7 @@ const MAX_LINK_CHARS = 1024;
 /** 422: a SKILL.md that is a symbolic link which cannot be followed. */
 export class SkillMdLinkError extends AppError {
   constructor(message: string, details?: unknown) {
-    super(422, "skill_md_link", message, details);
+    super("skill_md_link", message, { details });
   }
 }
 

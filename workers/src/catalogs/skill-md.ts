@@ -37,8 +37,8 @@ export interface SkillMd {
 
 /** 422: a SKILL.md that cannot be installed; `details` lists the failing fields. */
 export class InvalidSkillMdError extends AppError {
-  constructor(message: string, details?: unknown) {
-    super(422, "invalid_skill_md", `Invalid SKILL.md: ${message}`, details);
+  constructor(message: string, details?: unknown, cause?: unknown) {
+    super("invalid_skill_md", `Invalid SKILL.md: ${message}`, { details, cause });
   }
 }
 
@@ -125,6 +125,8 @@ export function parseSkillMd(text: string): SkillMd {
   } catch (err) {
     throw new InvalidSkillMdError(
       `frontmatter is not valid YAML (${(err as Error).message.split("\n")[0]})`,
+      undefined,
+      err,
     );
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) {

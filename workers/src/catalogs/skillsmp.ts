@@ -6,10 +6,16 @@
  * totalPages } } }`, and flat `{ skills, pagination }`; errors `{ success: false, error: { code,
  * message } }`. An empty query lists the most-starred skills (`sortBy=stars`, no `q`).
  */
-import { UpstreamError } from "../errors.js";
+import { InvalidInputError, UpstreamError } from "../errors.js";
 import { parseRepoRef } from "./github-raw.js";
 import { itemsOf, numberField, str } from "./normalize.js";
-import type { CatalogPage, CatalogSkill } from "./types.js";
+import type {
+  CatalogDefinition,
+  CatalogInstallRef,
+  CatalogPage,
+  CatalogSkill,
+  SkillLocation,
+} from "./types.js";
 import { joinUrl, upstreamJson } from "./upstream.js";
 
 /** Sort orders SkillsMP documents. */
@@ -82,7 +88,6 @@ export class SkillsMpClient {
       throw new UpstreamError(
         "SkillsMP needs an API key: set the skillsmpApiKey setting or SKILLSMP_API_KEY",
         "skillsmp_not_configured",
-        503,
       );
     }
     const q = opts.q.trim();
@@ -115,3 +120,47 @@ export class SkillsMpClient {
     };
   }
 }
+
+function badLocation(message: string): InvalidInputError {
+  return new InvalidInputError(message, [{ field: "source", message }]);
+}
+
+/**
+ * A SkillsMP install request → where its SKILL.md lives: `githubUrl` (with its ref and path), or
+ * `source` (`owner/repo`) with `skillId`; `path` and `ref` override what the URL says.
+ * @throws InvalidInputError (field `source`) when no repository or skill folder is named.
+ */
+export function skillsMpLocation(ref: CatalogInstallRef): SkillLocation {
+  const repo = parseRepoRef(ref.githubUrl ?? ref.source ?? "");
+  if (!repo) throw badLocation("githubUrl (a github.com URL) or source (owner/repo) is required");
+  const path = ref.path ?? repo.path;
+  const folder = path
+    ?.replace(/\/?SKILL\.md$/i, "")
+    .split("/")
+    .filter(Boolean)
+    .pop();
+  const skillId = ref.skillId ?? folder;
+  if (!skillId) throw badLocation("skillId is required when the URL names no skill folder");
+  return { owner: repo.owner, repo: repo.repo, skillId, ref: ref.ref ?? repo.ref, path };
+}
+
+/**
+ * The SkillsMP catalog: its key is the `skillsmpApiKey` setting, else the `SKILLSMP_API_KEY`
+ * secret, read at each search.
+ */
+export const skillsMpCatalog: CatalogDefinition<"skillsmp"> = {
+  id: "skillsmp",
+  create: (env) => ({
+    id: "skillsmp",
+    label: "SkillsMP",
+    maxLimit: SKILLSMP_MAX_LIMIT,
+    async search(query) {
+      const key = (await env.settings()).skillsmpApiKey ?? env.config.SKILLSMP_API_KEY;
+      const client = new SkillsMpClient(env.config.SKILLSMP_BASE_URL, key, env.fetch);
+      const sortBy =
+        query.sortBy === "stars" || query.sortBy === "recent" ? query.sortBy : undefined;
+      return client.search({ q: query.q, page: query.page, limit: query.limit, sortBy });
+    },
+    locate: skillsMpLocation,
+  }),
+};

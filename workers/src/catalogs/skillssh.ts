@@ -5,9 +5,16 @@
  * installs, source: "owner/repo" }], count }`; older or other shapes use `topSource`, `slug`, or a
  * bare array. The SKILL.md itself comes from GitHub raw.
  */
+import { InvalidInputError } from "../errors.js";
 import { parseRepoRef } from "./github-raw.js";
 import { itemsOf, numberField, str } from "./normalize.js";
-import type { CatalogPage, CatalogSkill } from "./types.js";
+import type {
+  CatalogDefinition,
+  CatalogInstallRef,
+  CatalogPage,
+  CatalogSkill,
+  SkillLocation,
+} from "./types.js";
 import { joinUrl, upstreamJson } from "./upstream.js";
 
 /** `limit` range of `GET /api/skills/skillssh` (docs/catalogs.md#searching). */
@@ -82,3 +89,32 @@ export class SkillsShClient {
     };
   }
 }
+
+/**
+ * A skills.sh install request → where its SKILL.md lives: `source` (`owner/repo`) and `skillId`,
+ * or `id` (`owner/repo/skillId`).
+ * @throws InvalidInputError (field `source`) when no repository or skill is named.
+ */
+export function skillsShLocation(ref: CatalogInstallRef): SkillLocation {
+  const parts = ref.id?.split("/").filter(Boolean) ?? [];
+  const repo = parseRepoRef(ref.source ?? (parts.length >= 3 ? `${parts[0]}/${parts[1]}` : ""));
+  const skillId = ref.skillId ?? (parts.length >= 3 ? parts[parts.length - 1] : undefined);
+  if (!repo || !skillId) {
+    const message = "source (owner/repo) and skillId, or id (owner/repo/skillId), are required";
+    throw new InvalidInputError(message, [{ field: "source", message }]);
+  }
+  return { owner: repo.owner, repo: repo.repo, skillId };
+}
+
+/** The skills.sh catalog (one page of results; no authentication). */
+export const skillsShCatalog: CatalogDefinition<"skillssh"> = {
+  id: "skillssh",
+  create: (env) => ({
+    id: "skillssh",
+    label: "skills.sh",
+    maxLimit: SKILLSSH_MAX_LIMIT,
+    search: (query) =>
+      new SkillsShClient(env.config.SKILLSSH_BASE_URL, env.fetch).search(query.q, query.limit),
+    locate: skillsShLocation,
+  }),
+};

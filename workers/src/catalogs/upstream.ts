@@ -31,6 +31,9 @@ export async function upstreamGet(
     throw new UpstreamError(
       `${label} is unreachable: ${(err as Error).message}`,
       "catalog_unreachable",
+      {
+        cause: err,
+      },
     );
   }
   if (res.ok || (allow404 && res.status === 404)) return res;
@@ -40,10 +43,7 @@ export async function upstreamGet(
     throw new UpstreamError(
       `${label} rate limit reached (HTTP 429)${suffix}`,
       "catalog_rate_limited",
-      429,
-      {
-        retryAfter: res.headers.get("retry-after"),
-      },
+      { details: { retryAfter: res.headers.get("retry-after") } },
     );
   }
   if (res.status === 401 || res.status === 403) {
@@ -52,14 +52,9 @@ export async function upstreamGet(
       "catalog_auth_failed",
     );
   }
-  throw new UpstreamError(
-    `${label} failed with HTTP ${res.status}${suffix}`,
-    "catalog_failed",
-    502,
-    {
-      status: res.status,
-    },
-  );
+  throw new UpstreamError(`${label} failed with HTTP ${res.status}${suffix}`, "catalog_failed", {
+    details: { status: res.status },
+  });
 }
 
 /**

@@ -211,4 +211,3 @@ export const upstreamCalls = sqliteTable(
 export type SkillRow = typeof skills.$inferSelect;
 export type NewSkillRow = typeof skills.$inferInsert;
 export type ExecutionRow = typeof skillExecutions.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { AgentSkillsCatalog } from "../agent-skills/catalog.js";
 import { NotFoundError } from "../errors.js";
-import { pageOf } from "../skills/skill-service.js";
+import { pageOf } from "../services/page.js";
 import type { ManagementTool } from "./management-tools.js";
 
 const ListArgs = z

@@ -13,17 +13,13 @@ import { z } from "zod";
 import { actingKey, type Principal } from "../auth/principal.js";
 import type { Scope } from "../auth/scopes.js";
 import { ForbiddenError, NotFoundError } from "../errors.js";
-import type { Services } from "../services.js";
-import { pageOf } from "../skills/skill-service.js";
+import type { FrontDoorServices } from "../services/index.js";
 import type { Skill } from "../skills/types.js";
-import { parseSkillRef } from "../skills/versions.js";
 
 /** What a tool runs with. */
 export interface ToolContext {
-  services: Services;
+  services: FrontDoorServices;
   principal: Principal;
-  /** How long a hybrid execution may wait for approval (ms); older ones are expired on reads. */
-  approvalTtlMs: number;
 }
 
 /** A tool whose arguments are a zod object. */
@@ -134,7 +130,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
     scope: "skills:write",
     async run(raw, { services, principal }) {
       const args = EnableArgs.parse(raw);
-      const current = await services.registry.getFresh(args.skillId);
+      const current = await services.skills.byId(args.skillId);
       if (!current || !visibleTo(principal, current))
         throw new NotFoundError(`Skill ${args.skillId} not found`, "skill_not_found");
       if (principal.kind === "key" && current.apiKeyId !== principal.apiKeyId)
@@ -157,10 +153,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
     async run(raw, { services, principal }) {
       const args = ExecuteArgs.parse(raw);
       const apiKeyId = actingKey(principal, args.apiKeyId);
-      const { name, constraint } = parseSkillRef(args.skillName);
-      const skill = (await services.registry.snapshot()).resolve(name, constraint, apiKeyId);
-      if (!skill) throw new NotFoundError(`Skill ${args.skillName} not found`, "skill_not_found");
-      const execution = await services.executor.execute(skill, args.input, {
+      const execution = await services.executions.run(args.skillName, args.input, {
         apiKeyId,
         sessionId: args.sessionId ?? null,
       });
@@ -175,17 +168,19 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
     args: ExecutionsArgs,
     readOnly: true,
     scope: "read",
-    async run(raw, { services, principal, approvalTtlMs }) {
+    async run(raw, { services, principal }) {
       const args = ExecutionsArgs.parse(raw);
       const apiKeyId =
         principal.kind === "key" ? actingKey(principal, args.apiKeyId) : args.apiKeyId;
-      await services.executor.store.expireApprovals(approvalTtlMs);
-      const filter = { status: args.status, skill: args.skill, sessionId: args.sessionId };
-      const [data, total] = await Promise.all([
-        services.executor.listExecutions(apiKeyId, args.limit, 0, filter),
-        services.executor.countExecutions(apiKeyId, filter),
-      ]);
-      return { ...pageOf(data, total, 1, args.limit) };
+      const page = await services.executions.list({
+        apiKeyId,
+        status: args.status,
+        skill: args.skill,
+        sessionId: args.sessionId,
+        page: 1,
+        limit: args.limit,
+      });
+      return { ...page };
     },
   },
 ];

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
-import type { ModelCallOutcome } from "../skills/model-call.js";
+import type { ModelCallOutcome } from "../services/tools.js";
 
 /** Longest text rendering of a result, in characters (the structured content is never cut). */
 export const MAX_TEXT_CHARS = 100_000;

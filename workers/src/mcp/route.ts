@@ -14,7 +14,6 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
-import { authenticate } from "../auth/middleware.js";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
 import type { ManagementTool } from "./management-tools.js";
@@ -24,12 +23,8 @@ import { createMcpServer } from "./server.js";
 export interface McpRouteOptions {
   /** Prefix of the management tool names (`MCP_TOOL_PREFIX`). */
   toolPrefix: string;
-  /** `APPROVAL_TTL_MS`: pending approvals older than this are expired on history reads. */
-  approvalTtlMs: number;
   /** The management tools and any extra tools (names without the prefix). */
   tools: readonly ManagementTool[];
-  /** The management token (`MGMT_TOKEN`); undefined → only API keys are accepted. */
-  mgmtToken: string | undefined;
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -56,9 +51,7 @@ export function mcpRoutes(opts: McpRouteOptions) {
   app.post("/", async (c) => {
     const services = c.get("services");
     const token = bearer(c.req.header("authorization"));
-    const principal = token
-      ? await authenticate(token, opts.mgmtToken, services.apiKeys)
-      : undefined;
+    const principal = token ? await services.keys.authenticate(token) : undefined;
     if (!principal)
       throw new UnauthorizedError(
         token
@@ -68,7 +61,6 @@ export function mcpRoutes(opts: McpRouteOptions) {
     const server = createMcpServer({
       services,
       principal,
-      approvalTtlMs: opts.approvalTtlMs,
       toolPrefix: opts.toolPrefix,
       tools: opts.tools,
     });

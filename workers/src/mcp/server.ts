@@ -5,9 +5,9 @@
  * Tools, in `tools/list` order:
  * 1. the management tools (`<prefix>skills_list`, ...; management-tools.ts) and any extra tools
  *    the app adds (the Agent Skills catalog tools);
- * 2. the caller's skills (skills/caller-tools.ts), named and described as injection emits them,
+ * 2. the caller's skills (skills/interception/caller-tools.ts, via the tools service), named and described as injection emits them,
  *    with the portable input schema. A call runs with interception's executor policies
- *    (skills/model-call.ts): `manual` → an error result saying an explicit execution is needed,
+ *    (skills/interception/model-call.ts): `manual` → an error result saying an explicit execution is needed,
  *    `hybrid` → a pending-approval result with the execution id.
  * Key scopes (docs/api.md#scopes): a management tool needs the scope it names, a skill tool
  * `execute`. An API key lacking it gets an error result `missing_scope` (nothing runs) and does not
@@ -28,8 +28,6 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
-import { callerTools, resolveCallerTool } from "../skills/caller-tools.js";
-import { runModelCall } from "../skills/model-call.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
 
@@ -138,11 +136,8 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
 
   server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
-    const snapshot = await services.registry.snapshot();
     const skillTools = mayRunSkills
-      ? callerTools(snapshot, apiKeyId, services.unavailableBuiltins).list.filter(
-          (t) => !byName.has(t.name),
-        )
+      ? (await services.tools.callerTools(apiKeyId)).list.filter((t) => !byName.has(t.name))
       : [];
     const total = fixedTools.length + skillTools.length;
     const tools: Tool[] = [];
@@ -174,16 +169,9 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     if (managed) return runManagementTool(managed, args, opts);
     // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
     if (!mayRunSkills) return errorResult(missingScope("execute"));
-    const snapshot = await services.registry.snapshot();
-    const listed = callerTools(snapshot, apiKeyId, services.unavailableBuiltins).byName.get(name);
-    const skill =
-      listed?.skill ?? resolveCallerTool(snapshot, apiKeyId, name, services.builtinAliases);
+    const skill = await services.tools.resolveTool(apiKeyId, name);
     if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const outcome = await runModelCall(skill, args, {
-      executor: services.executor,
-      ctx: { apiKeyId, sessionId: null },
-      policyFloors: services.policyFloors,
-    });
+    const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });
     return skillCallResult(`${skill.name}@${skill.version}`, outcome);
   });
 

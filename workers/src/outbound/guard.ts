@@ -154,6 +154,7 @@ export async function guardOutboundUrl(
     if (opts.signal?.aborted) throw err;
     throw new ExecutionFailure(`Could not resolve ${hostname}: ${(err as Error).message}`, {
       code: "dns_failed",
+      cause: err,
     });
   }
   if (resolved.length === 0) {

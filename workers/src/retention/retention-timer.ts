@@ -3,8 +3,14 @@
  * Runs a retention pass shortly after start and then every {@link RETENTION_INTERVAL_MS}, one pass
  * at a time, yielding to the event loop between batches so executions keep being served.
  */
-import type { Db } from "../db/client.js";
-import { applyRetention, type DeleteOutcome } from "./execution-retention.js";
+import type { DeleteOptions, DeleteOutcome } from "./execution-retention.js";
+
+/** One retention pass at `now` (ms since the epoch): the executions service's `applyRetention`. */
+export type RetentionPass = (
+  retentionDays: number,
+  now: number,
+  opts: DeleteOptions,
+) => Promise<DeleteOutcome>;
 
 /** Time between retention passes on Node, in ms (10 minutes). */
 export const RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -21,11 +27,12 @@ export interface RetentionTimer {
 
 /**
  * Starts the timer. With `retentionDays` 0 no pass ever deletes anything and no timer is armed.
+ * @param pass runs one retention pass (the executions service's `applyRetention`).
  * @param onError called with a failed pass's error (the timer keeps going).
  * @param clock ms since the epoch (default `Date.now`).
  */
 export function startRetentionTimer(
-  db: Db,
+  pass: RetentionPass,
   retentionDays: number,
   onError: (err: Error) => void,
   clock: () => number = Date.now,
@@ -34,7 +41,7 @@ export function startRetentionTimer(
   let stopped = false;
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
   const runNow = (): Promise<DeleteOutcome> => {
-    running ??= applyRetention(db, retentionDays, clock(), { pause }).finally(() => {
+    running ??= pass(retentionDays, clock(), { pause }).finally(() => {
       running = null;
     });
     return running;

@@ -5,8 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { SCOPES } from "../auth/scopes.js";
-import { SettingsService } from "../settings/settings-service.js";
-import { pageOf } from "../skills/skill-service.js";
+import { CATALOG_IDS } from "../services/catalogs.js";
 import { createRouter } from "./context.js";
 import {
   errorResponses,
@@ -55,7 +54,7 @@ const CreateKeyBody = z
 const SettingsSchema = z
   .object({
     skillsEnabled: z.boolean(),
-    activeProvider: z.enum(["skillsmp", "skillssh"]),
+    activeProvider: z.enum(CATALOG_IDS),
     skillsmpApiKeySet: z.boolean(),
   })
   .openapi("Settings");
@@ -63,7 +62,7 @@ const SettingsSchema = z
 const SettingsBody = z
   .object({
     skillsEnabled: z.boolean().optional(),
-    activeProvider: z.enum(["skillsmp", "skillssh"]).optional(),
+    activeProvider: z.enum(CATALOG_IDS).optional(),
     skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
   })
   .strict()
@@ -169,29 +168,28 @@ export function adminRoutes() {
     const body = c.req.valid("json");
     const created = await c
       .get("services")
-      .apiKeys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null, body.scopes);
+      .keys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null, body.scopes);
     return c.json(created, 201);
   });
   app.openapi(listKeysRoute, async (c) => {
     const { page, limit } = c.req.valid("query");
-    const { data, total } = await c.get("services").apiKeys.list(limit, (page - 1) * limit);
-    return c.json(pageOf(data, total, page, limit), 200);
+    return c.json(await c.get("services").keys.list(page, limit), 200);
   });
   app.openapi(getKeyRoute, async (c) => {
-    const apiKey = await c.get("services").apiKeys.get(c.req.valid("param").id);
+    const apiKey = await c.get("services").keys.get(c.req.valid("param").id);
     return c.json({ apiKey }, 200);
   });
   app.openapi(revokeKeyRoute, async (c) => {
-    const apiKey = await c.get("services").apiKeys.revoke(c.req.valid("param").id);
+    const apiKey = await c.get("services").keys.revoke(c.req.valid("param").id);
     return c.json({ apiKey }, 200);
   });
   app.openapi(getSettingsRoute, async (c) => {
-    const settings = SettingsService.toPublic(await c.get("services").settings.get());
+    const settings = await c.get("services").settings.getPublic();
     return c.json({ settings }, 200);
   });
   app.openapi(putSettingsRoute, async (c) => {
-    const updated = await c.get("services").settings.update(c.req.valid("json"));
-    return c.json({ settings: SettingsService.toPublic(updated) }, 200);
+    const settings = await c.get("services").settings.change(c.req.valid("json"));
+    return c.json({ settings }, 200);
   });
   return app;
 }

@@ -6,14 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
-import { parseRepoRef } from "../catalogs/github-raw.js";
-import { installCatalogSkill } from "../catalogs/install.js";
-import { SKILLSMP_MAX_LIMIT, SkillsMpClient } from "../catalogs/skillsmp.js";
-import { SKILLSSH_MAX_LIMIT, SkillsShClient } from "../catalogs/skillssh.js";
-import type { SkillLocation } from "../catalogs/types.js";
-import { globalFetch } from "../catalogs/upstream.js";
-import { ConflictError, InvalidInputError } from "../errors.js";
-import type { Services } from "../services.js";
+import { CATALOG_IDS, MAX_CATALOG_LIMIT } from "../services/catalogs.js";
 import { createRouter, principalOf } from "./context.js";
 import {
   errorResponses,
@@ -41,7 +34,7 @@ const CatalogSkillSchema = z
 
 const CatalogPageSchema = z
   .object({
-    provider: z.enum(["skillsmp", "skillssh"]),
+    provider: z.enum(CATALOG_IDS),
     query: z.string(),
     data: z.array(CatalogSkillSchema),
     total: z.number().int().nullable(),
@@ -115,7 +108,7 @@ const marketplaceRoute = createRoute({
     query: z.object({
       q: z.string().max(500).default(""),
       page: z.coerce.number().int().min(1).default(1),
-      limit: limitParam(SKILLSMP_MAX_LIMIT, 20),
+      limit: limitParam(MAX_CATALOG_LIMIT, 20),
       sortBy: z.enum(["stars", "recent"]).optional(),
     }),
   },
@@ -135,7 +128,7 @@ const skillsShRoute = createRoute({
   request: {
     query: z.object({
       q: z.string().max(500).default(""),
-      limit: limitParam(SKILLSSH_MAX_LIMIT, 20),
+      limit: limitParam(MAX_CATALOG_LIMIT, 20),
     }),
   },
   responses: {
@@ -172,107 +165,32 @@ const skillsShInstallRoute = createRoute({
   responses: installResponses,
 });
 
-function fetchOf(services: Services): typeof fetch {
-  return services.deps.fetch ?? globalFetch;
-}
-
-async function requireActive(services: Services, provider: "skillsmp" | "skillssh"): Promise<void> {
-  const active = (await services.settings.get()).activeProvider;
-  if (active !== provider) {
-    throw new ConflictError(
-      `Installs from ${provider} need the active provider setting to be ${provider} (it is ${active})`,
-      "provider_not_active",
-    );
-  }
-}
-
-function badLocation(message: string): InvalidInputError {
-  return new InvalidInputError(message, [{ field: "source", message }]);
-}
-
-/** SkillsMP install body → location: `githubUrl` (with ref and path) or `source` + `skillId`. */
-function marketplaceLocation(body: z.infer<typeof MarketplaceInstallBody>): SkillLocation {
-  const repo = parseRepoRef(body.githubUrl ?? body.source ?? "");
-  if (!repo) throw badLocation("githubUrl (a github.com URL) or source (owner/repo) is required");
-  const path = body.path ?? repo.path;
-  const folder = path
-    ?.replace(/\/?SKILL\.md$/i, "")
-    .split("/")
-    .filter(Boolean)
-    .pop();
-  const skillId = body.skillId ?? folder;
-  if (!skillId) throw badLocation("skillId is required when the URL names no skill folder");
-  return { owner: repo.owner, repo: repo.repo, skillId, ref: body.ref ?? repo.ref, path };
-}
-
-/** skills.sh install body → location: `source` + `skillId`, or `id` = `owner/repo/skillId`. */
-function skillsShLocation(body: z.infer<typeof SkillsShInstallBody>): SkillLocation {
-  const parts = body.id?.split("/").filter(Boolean) ?? [];
-  const repo = parseRepoRef(body.source ?? (parts.length >= 3 ? `${parts[0]}/${parts[1]}` : ""));
-  const skillId = body.skillId ?? (parts.length >= 3 ? parts[parts.length - 1] : undefined);
-  if (!repo || !skillId)
-    throw badLocation("source (owner/repo) and skillId, or id (owner/repo/skillId), are required");
-  return { owner: repo.owner, repo: repo.repo, skillId };
-}
-
 /** Builds the catalog route group; mount it before `/api/skills/{id}`. */
 export function catalogsRoutes() {
   const app = createRouter();
 
   app.openapi(marketplaceRoute, async (c) => {
-    const services = c.get("services");
     const q = c.req.valid("query");
-    const key =
-      (await services.settings.get()).skillsmpApiKey ?? services.deps.config.SKILLSMP_API_KEY;
-    const client = new SkillsMpClient(
-      services.deps.config.SKILLSMP_BASE_URL,
-      key,
-      fetchOf(services),
-    );
-    return c.json(
-      await client.search({ q: q.q, page: q.page, limit: q.limit, sortBy: q.sortBy }),
-      200,
-    );
+    const page = await c.get("services").catalogs.search("skillsmp", q);
+    return c.json(page, 200);
   });
 
   app.openapi(skillsShRoute, async (c) => {
-    const services = c.get("services");
     const q = c.req.valid("query");
-    const client = new SkillsShClient(services.deps.config.SKILLSSH_BASE_URL, fetchOf(services));
-    return c.json(await client.search(q.q, q.limit), 200);
+    const page = await c.get("services").catalogs.search("skillssh", { ...q, page: 1 });
+    return c.json(page, 200);
   });
 
-  const install = async (
-    services: Services,
-    provider: "skillsmp" | "skillssh",
-    location: SkillLocation,
-    owner: string | null,
-  ) =>
-    installCatalogSkill(
-      {
-        db: services.deps.db,
-        skills: services.skills,
-        registry: services.registry,
-        fetch: fetchOf(services),
-        githubRawBaseUrl: services.deps.config.GITHUB_RAW_BASE_URL,
-      },
-      { provider, location, apiKeyId: owner },
-    );
-
   app.openapi(marketplaceInstallRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const owner = actingKey(principalOf(c), body.apiKeyId);
-    await requireActive(services, "skillsmp");
-    return c.json(await install(services, "skillsmp", marketplaceLocation(body), owner), 201);
+    const { apiKeyId, ...ref } = c.req.valid("json");
+    const owner = actingKey(principalOf(c), apiKeyId);
+    return c.json(await c.get("services").catalogs.install("skillsmp", ref, owner), 201);
   });
 
   app.openapi(skillsShInstallRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const owner = actingKey(principalOf(c), body.apiKeyId);
-    await requireActive(services, "skillssh");
-    return c.json(await install(services, "skillssh", skillsShLocation(body), owner), 201);
+    const { apiKeyId, ...ref } = c.req.valid("json");
+    const owner = actingKey(principalOf(c), apiKeyId);
+    return c.json(await c.get("services").catalogs.install("skillssh", ref, owner), 201);
   });
 
   return app;

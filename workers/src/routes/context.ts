@@ -1,15 +1,16 @@
 /**
- * Hono environment shared by every route group: the authenticated principal and the services.
+ * Hono environment shared by every route group: the authenticated principal and the services
+ * (the application layer; routes call nothing below it).
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal.js";
 import { InvalidInputError } from "../errors.js";
-import type { Services } from "../services.js";
+import type { FrontDoorServices } from "../services/index.js";
 
 /** Variables set by the app's middleware. */
 export interface AppEnv {
   Variables: {
-    services: Services;
+    services: FrontDoorServices;
     /** Undefined only on routes that allow anonymous access (`/api/health`). */
     principal: Principal | undefined;
   };

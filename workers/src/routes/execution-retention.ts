@@ -5,7 +5,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { InvalidInputError } from "../errors.js";
-import { deleteFinishedExecutions } from "../retention/execution-retention.js";
 import { createRouter } from "./context.js";
 import { errorResponses, jsonResponse, MANAGEMENT_ONLY, TAGS } from "./schemas.js";
 
@@ -47,8 +46,7 @@ export function executionRetentionRoutes() {
       const message = "name at least one of before, after, skill, apiKeyId";
       throw new InvalidInputError(`Invalid query: ${message}`, [{ field: "query", message }]);
     }
-    const { deleted } = await deleteFinishedExecutions(
-      c.get("services").deps.db,
+    const { deleted } = await c.get("services").executions.deleteFinished(
       {
         before: q.before ? Date.parse(q.before) : undefined,
         after: q.after ? Date.parse(q.after) : undefined,

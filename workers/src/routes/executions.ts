@@ -4,12 +4,7 @@
  * executions (another key's id answers 404); management sees all, or one key's with `?apiKeyId=`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { actingKey, canAccessOwned, type Principal } from "../auth/principal.js";
-import { BusyError, NotFoundError, UpstreamError } from "../errors.js";
-import type { Services } from "../services.js";
-import { pageOf } from "../skills/skill-service.js";
-import type { Execution, Skill } from "../skills/types.js";
-import { parseSkillRef } from "../skills/versions.js";
+import { actingKey } from "../auth/principal.js";
 import { createRouter, principalOf } from "./context.js";
 import {
   ApprovalSchema,
@@ -121,128 +116,44 @@ const rejectRoute = createRoute({
   },
 });
 
-/** Loads an execution the principal may see. @throws NotFoundError otherwise (no existence leak). */
-async function visibleExecution(
-  services: Services,
-  principal: Principal,
-  id: string,
-): Promise<Execution> {
-  const execution = await services.executor.getExecution(id);
-  if (!execution || !canAccessOwned(principal, execution.apiKeyId)) {
-    throw new NotFoundError(`Execution ${id} not found`, "execution_not_found");
-  }
-  return execution;
-}
-
-/**
- * Resolves `name`, `name@version` or `name@<constraint>` for a caller.
- * @throws NotFoundError `skill_not_found`.
- */
-export async function resolveSkillRef(
-  services: Services,
-  ref: string,
-  apiKeyId: string | null,
-): Promise<Skill> {
-  const { name, constraint } = parseSkillRef(ref);
-  const skill = (await services.registry.snapshot()).resolve(name, constraint, apiKeyId);
-  if (!skill) throw new NotFoundError(`Skill ${ref} not found`, "skill_not_found");
-  return skill;
-}
-
-/**
- * The answer for a terminal execution (README "Errors"): the execution itself, unless the program
- * never ran because a service it needs failed — an unreachable sandbox host is a 503
- * `sandbox_unavailable`, a saturated one a 429 `sandbox_busy` with `Retry-After` — each with the
- * recorded execution in `details`.
- * @throws UpstreamError 503; BusyError 429.
- */
-function answerFor(services: Services, execution: Execution): Execution {
-  if (execution.status !== "error") return execution;
-  if (execution.errorCode === "sandbox_unavailable") {
-    throw new UpstreamError(
-      execution.errorMessage ?? "The sandbox host is unavailable",
-      "sandbox_unavailable",
-      503,
-      { execution },
-    );
-  }
-  if (execution.errorCode === "sandbox_busy") {
-    throw new BusyError(
-      execution.errorMessage ?? "The sandbox host is busy; the program did not run",
-      "sandbox_busy",
-      services.executor.retryAfterS(execution) ?? 1,
-      { execution },
-    );
-  }
-  return execution;
-}
-
 /** Builds the execution route group. */
 export function executionsRoutes() {
   const app = createRouter();
 
   app.openapi(listRoute, async (c) => {
-    const services = c.get("services");
     const principal = principalOf(c);
-    const q = c.req.valid("query");
-    const apiKeyId = principal.kind === "key" ? actingKey(principal, q.apiKeyId) : q.apiKeyId;
-    await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
-    const filter = {
-      status: q.status,
-      skill: q.skill,
-      sessionId: q.sessionId,
-      approval: q.approval,
-    };
-    const [data, total] = await Promise.all([
-      services.executor.listExecutions(apiKeyId, q.limit, (q.page - 1) * q.limit, filter),
-      services.executor.countExecutions(apiKeyId, filter),
-    ]);
-    return c.json(pageOf(data, total, q.page, q.limit), 200);
+    const { apiKeyId: requested, ...q } = c.req.valid("query");
+    const apiKeyId = principal.kind === "key" ? actingKey(principal, requested) : requested;
+    const page = await c.get("services").executions.list({ ...q, apiKeyId });
+    return c.json(page, 200);
   });
 
   app.openapi(getRoute, async (c) => {
-    const execution = await visibleExecution(
-      c.get("services"),
-      principalOf(c),
-      c.req.valid("param").id,
-    );
+    const { id } = c.req.valid("param");
+    const execution = await c.get("services").executions.get(principalOf(c), id);
     return c.json({ execution }, 200);
   });
 
   app.openapi(executeRoute, async (c) => {
-    const services = c.get("services");
     const body = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const skill = await resolveSkillRef(services, body.skillName, apiKeyId);
-    const execution = await services.executor.execute(skill, body.input, {
+    const execution = await c.get("services").executions.execute(body.skillName, body.input, {
       apiKeyId,
       sessionId: body.sessionId ?? null,
     });
-    return c.json({ execution: answerFor(services, execution) }, 200);
+    return c.json({ execution }, 200);
   });
 
   app.openapi(approveRoute, async (c) => {
-    const services = c.get("services");
-    await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
-    const pending = await visibleExecution(services, principalOf(c), c.req.valid("param").id);
-    const skill =
-      (await services.registry.snapshot()).getById(pending.skillId) ??
-      (await services.registry.getFresh(pending.skillId));
-    if (!skill)
-      throw new NotFoundError(
-        `Skill of execution ${pending.id} no longer exists`,
-        "skill_not_found",
-      );
-    const execution = await services.executor.approve(pending, skill);
-    return c.json({ execution: answerFor(services, execution) }, 200);
+    const { id } = c.req.valid("param");
+    const execution = await c.get("services").executions.approve(principalOf(c), id);
+    return c.json({ execution }, 200);
   });
 
   app.openapi(rejectRoute, async (c) => {
-    const services = c.get("services");
-    await services.executor.store.expireApprovals(services.deps.config.APPROVAL_TTL_MS);
-    const pending = await visibleExecution(services, principalOf(c), c.req.valid("param").id);
+    const { id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as z.infer<typeof decideBody>;
-    const execution = await services.executor.reject(pending, body.reason);
+    const execution = await c.get("services").executions.reject(principalOf(c), id, body.reason);
     return c.json({ execution }, 200);
   });
 

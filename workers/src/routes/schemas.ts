@@ -3,6 +3,7 @@
  * document at `/openapi.json`.
  */
 import { z } from "@hono/zod-openapi";
+import { CATALOG_IDS } from "../services/catalogs.js";
 
 /** Error envelope `{ error: { code, message, details? } }`. */
 export const ErrorSchema = z
@@ -39,9 +40,9 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
-export const SkillModeSchema = z.enum(["on", "off", "auto"]);
-export const SkillPolicySchema = z.enum(["auto", "manual", "hybrid"]);
-export const SourceSchema = z.enum(["builtin", "local", "skillsmp", "skillssh"]);
+export const InjectionModeSchema = z.enum(["on", "off", "auto"]);
+export const ExecutionPolicySchema = z.enum(["auto", "manual", "hybrid"]);
+export const SourceSchema = z.enum(["builtin", "local", ...CATALOG_IDS]);
 export const ExecutionStatusSchema = z.enum(["pending", "running", "success", "error", "timeout"]);
 export const ApprovalSchema = z.enum(["none", "required", "approved", "rejected", "expired"]);
 const JsonObject = z.record(z.string(), z.unknown());
@@ -57,8 +58,8 @@ export const SkillSchema = z
     handlerCode: z.string(),
     instructions: z.string().nullable(),
     enabled: z.boolean(),
-    mode: SkillModeSchema,
-    policy: SkillPolicySchema,
+    mode: InjectionModeSchema,
+    policy: ExecutionPolicySchema,
     sourceProvider: SourceSchema,
     sourceRef: z.string().nullable(),
     tags: z.array(z.string()),
@@ -133,9 +134,6 @@ export function jsonBody<T extends z.ZodTypeAny>(schema: T, description?: string
 export function jsonResponse<T extends z.ZodTypeAny>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
-
-/** Management-only `?apiKeyId=` (a key may name only itself). */
-export const ApiKeyIdQuery = z.object({ apiKeyId: z.string().min(1).optional() });
 
 /** A path `{id}` parameter. */
 export const IdParam = z.object({

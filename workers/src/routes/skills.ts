@@ -4,21 +4,20 @@
  * (`GET /api/skills/{id}`) the skills it can see.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { canAccessOwned, requireManagement } from "../auth/principal.js";
-import { NotFoundError } from "../errors.js";
-import { skillJson } from "../skills/mappers.js";
+import { requireManagement } from "../auth/principal.js";
+import type { Skill } from "../skills/types.js";
 import { type AppEnv, createRouter, principalOf } from "./context.js";
 import {
+  ExecutionPolicySchema,
   errorResponses,
   IdParam,
+  InjectionModeSchema,
   jsonBody,
   jsonResponse,
   KEY_OR_MANAGEMENT,
   MANAGEMENT_ONLY,
   PaginationQuery,
   pageSchema,
-  SkillModeSchema,
-  SkillPolicySchema,
   SkillSchema,
   SourceSchema,
   TAGS,
@@ -36,8 +35,8 @@ export const InstallBody = z
     description: z.string().max(4096).default(""),
     schema: SchemaBody.default({}),
     handlerCode: z.string().min(1).openapi({ example: "echo-handler" }),
-    mode: SkillModeSchema.optional(),
-    policy: SkillPolicySchema.optional(),
+    mode: InjectionModeSchema.optional(),
+    policy: ExecutionPolicySchema.optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
     apiKeyId: z.string().min(1).nullable().optional(),
@@ -48,8 +47,8 @@ export const InstallBody = z
 const UpdateBody = z
   .object({
     enabled: z.boolean().optional(),
-    mode: SkillModeSchema.optional(),
-    policy: SkillPolicySchema.optional(),
+    mode: InjectionModeSchema.optional(),
+    policy: ExecutionPolicySchema.optional(),
     description: z.string().max(4096).optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
@@ -70,7 +69,7 @@ const listRoute = createRoute({
   request: {
     query: PaginationQuery.extend({
       q: z.string().optional(),
-      mode: SkillModeSchema.optional(),
+      mode: InjectionModeSchema.optional(),
       source: SourceSchema.optional(),
       apiKeyId: z.string().optional().openapi({ description: "only skills owned by this key" }),
     }),
@@ -144,13 +143,28 @@ const invalidateRoute = createRoute({
   },
 });
 
+const skillJsonCache = new WeakMap<Skill, string>();
+
+/**
+ * JSON text of a skill, memoised per (immutable) skill object: snapshot skills are serialised
+ * once per registry load, which keeps large list pages cheap.
+ */
+function skillJson(skill: Skill): string {
+  let json = skillJsonCache.get(skill);
+  if (json === undefined) {
+    json = JSON.stringify(skill);
+    skillJsonCache.set(skill, json);
+  }
+  return json;
+}
+
 /** Builds the `/api/skills` route group. */
 export function skillsRoutes() {
   const app = createRouter();
 
   app.openapi(invalidateRoute, async (c) => {
     requireManagement(c.get("principal"));
-    await c.get("services").registry.invalidateCache();
+    await c.get("services").skills.invalidateCache();
     await c.get("services").settings.invalidate();
     return c.json({ invalidated: true as const }, 200);
   });
@@ -181,12 +195,8 @@ export function skillsRoutes() {
   });
 
   app.openapi(getRoute, async (c) => {
-    const principal = principalOf(c);
     const { id } = c.req.valid("param");
-    const skill = await c.get("services").registry.getFresh(id);
-    if (!skill || (skill.apiKeyId !== null && !canAccessOwned(principal, skill.apiKeyId))) {
-      throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
-    }
+    const skill = await c.get("services").skills.get(id, principalOf(c));
     return c.json({ skill }, 200);
   });
 
@@ -199,7 +209,7 @@ export function skillsRoutes() {
 
   app.openapi(deleteRoute, async (c) => {
     requireManagement(c.get("principal"));
-    await c.get("services").registry.unregisterById(c.req.valid("param").id);
+    await c.get("services").skills.remove(c.req.valid("param").id);
     return c.body(null, 204);
   });
 

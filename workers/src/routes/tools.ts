@@ -9,22 +9,20 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
-import { PROVIDER_FORMATS } from "../providers/index.js";
-import type { ProviderFormat } from "../providers/types.js";
-import { injectSkills } from "../skills/injection.js";
-import { interceptToolCalls } from "../skills/interception.js";
+import { WIRE_FORMATS } from "../formats/index.js";
+import type { WireFormat } from "../formats/types.js";
 import { createRouter, principalOf } from "./context.js";
 import {
   errorResponses,
+  InjectionModeSchema,
   jsonBody,
   jsonResponse,
   KEY_OR_MANAGEMENT,
-  SkillModeSchema,
   TAGS,
 } from "./schemas.js";
 
 const FormatSchema = z
-  .enum(PROVIDER_FORMATS)
+  .enum(WIRE_FORMATS)
   .openapi({ description: "Wire format of the request / response" });
 const JsonObject = z.record(z.string(), z.unknown());
 const NameList = z.array(z.string().min(1).max(200)).max(200);
@@ -35,13 +33,13 @@ const ActingKey = z
   .openapi({ description: "management only: act for this key" });
 
 /** Where each format keeps what injection and interception read (a minimal shape check). */
-const REQUEST_FIELD: Record<ProviderFormat, string> = {
+const REQUEST_FIELD: Record<WireFormat, string> = {
   "openai-chat": "messages",
   "openai-responses": "input",
   anthropic: "messages",
   gemini: "contents",
 };
-const RESPONSE_FIELDS: Record<ProviderFormat, string[]> = {
+const RESPONSE_FIELDS: Record<WireFormat, string[]> = {
   "openai-chat": ["choices"],
   "openai-responses": ["output"],
   anthropic: ["content"],
@@ -90,7 +88,7 @@ const InjectedItem = z.object({
   name: z.string(),
   version: z.string(),
   toolName: z.string(),
-  mode: SkillModeSchema,
+  mode: InjectionModeSchema,
   score: z.number().int().nullable(),
 });
 const InjectResult = z
@@ -192,43 +190,15 @@ export function toolsRoutes() {
   const app = createRouter();
 
   app.openapi(injectRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const [snapshot, settings] = await Promise.all([
-      services.registry.snapshot(),
-      services.settings.get(),
-    ]);
-    const result = injectSkills({
-      format: body.format,
-      request: body.request,
-      snapshot,
-      apiKeyId,
-      backgroundReason: body.backgroundReason ?? null,
-      include: body.include,
-      exclude: [...(body.exclude ?? []), ...services.unavailableBuiltins],
-      skillsEnabled: settings.skillsEnabled,
-      policyFloors: services.policyFloors,
-    });
-    return c.json(result, 200);
+    const { apiKeyId: requested, ...body } = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), requested);
+    return c.json(await c.get("services").tools.inject(body, apiKeyId), 200);
   });
 
   app.openapi(interceptRoute, async (c) => {
-    const services = c.get("services");
-    const body = c.req.valid("json");
-    const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const result = await interceptToolCalls({
-      format: body.format,
-      response: body.response,
-      snapshot: await services.registry.snapshot(),
-      apiKeyId,
-      sessionId: body.sessionId ?? null,
-      injected: body.injected,
-      customSkillExecutionEnabled: body.customSkillExecutionEnabled,
-      builtinAliases: services.builtinAliases,
-      policyFloors: services.policyFloors,
-      executor: services.executor,
-    });
+    const { apiKeyId: requested, ...body } = c.req.valid("json");
+    const apiKeyId = actingKey(principalOf(c), requested);
+    const result = await c.get("services").tools.intercept(body, apiKeyId);
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
   });
 

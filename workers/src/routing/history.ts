@@ -4,9 +4,6 @@
  * latency, and the per provider/model statistics over a recent window that the routing
  * recommendation reads. A key sees only its own history.
  */
-import { and, desc, eq, gte, isNull } from "drizzle-orm";
-import type { Db } from "../db/client.js";
-import { upstreamCalls } from "../db/schema.js";
 
 /** Error classes of a failed upstream call. */
 export const ERROR_CLASSES = [
@@ -41,58 +38,13 @@ export interface RecordedCall extends UpstreamCall {
 /** Most calls read for one recommendation (the newest within the window). */
 export const MAX_CALLS_READ = 10_000;
 
-/** Reads and writes the upstream call history. */
-export class RoutingHistory {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
+/** Reads and writes the upstream call history; implemented in `db/repositories/upstream-calls.ts`. */
+export interface RoutingHistoryRepository {
   /** Records calls of `apiKeyId` (null = management). @returns the ids written. */
-  async record(apiKeyId: string | null, calls: readonly UpstreamCall[]): Promise<string[]> {
-    if (calls.length === 0) return [];
-    const now = this.clock();
-    const rows = calls.map((c) => ({
-      id: crypto.randomUUID(),
-      apiKeyId,
-      provider: c.provider,
-      model: c.model,
-      status: c.status,
-      errorClass: c.status === "error" ? (c.errorClass ?? "other") : null,
-      latencyMs: Math.max(0, Math.round(c.latencyMs)),
-      task: c.task ?? null,
-      createdAt: now,
-    }));
-    await this.db.insert(upstreamCalls).values(rows);
-    return rows.map((r) => r.id);
-  }
-
+  record(apiKeyId: string | null, calls: readonly UpstreamCall[]): Promise<string[]>;
   /**
    * The calls of `apiKeyId` in the last `windowMs`, oldest first (the newest
    * {@link MAX_CALLS_READ} when there are more).
    */
-  async recent(apiKeyId: string | null, windowMs: number): Promise<RecordedCall[]> {
-    const since = this.clock() - windowMs;
-    const rows = await this.db
-      .select()
-      .from(upstreamCalls)
-      .where(
-        and(
-          apiKeyId === null ? isNull(upstreamCalls.apiKeyId) : eq(upstreamCalls.apiKeyId, apiKeyId),
-          gte(upstreamCalls.createdAt, since),
-        ),
-      )
-      .orderBy(desc(upstreamCalls.createdAt))
-      .limit(MAX_CALLS_READ);
-    return rows.reverse().map((r) => ({
-      id: r.id,
-      provider: r.provider,
-      model: r.model,
-      status: r.status,
-      errorClass: (r.errorClass as ErrorClass | null) ?? null,
-      latencyMs: r.latencyMs,
-      task: r.task,
-      createdAt: r.createdAt,
-    }));
-  }
+  recent(apiKeyId: string | null, windowMs: number): Promise<RecordedCall[]>;
 }

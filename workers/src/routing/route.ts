@@ -18,7 +18,7 @@ import {
   TAGS,
 } from "../routes/schemas.js";
 import { ERROR_CLASSES } from "./history.js";
-import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, recommendRoute } from "./recommend.js";
+import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS } from "./recommend.js";
 
 const Call = z
   .object({
@@ -111,17 +111,17 @@ export function routingRoutes() {
   app.openapi(recordRoute, async (c) => {
     const body = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), body.apiKeyId);
-    const ids = await c.get("services").routingHistory.record(apiKeyId, body.calls);
+    const ids = await c.get("services").routing.record(apiKeyId, body.calls);
     return c.json({ recorded: ids.length, ids }, 201);
   });
 
   app.openapi(recommendRouteDef, async (c) => {
     const q = c.req.valid("query");
     const apiKeyId = actingKey(principalOf(c), q.apiKeyId);
-    const calls = await c
+    const recommendation = await c
       .get("services")
-      .routingHistory.recent(apiKeyId, q.windowHours * 3_600_000);
-    return c.json(recommendRoute(q.task, calls, q.windowHours), 200);
+      .routing.recommend(apiKeyId, q.task, q.windowHours);
+    return c.json(recommendation, 200);
   });
 
   return app;

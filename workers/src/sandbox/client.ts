@@ -4,7 +4,9 @@
  * by an AbortSignal, so a silent host never hangs a handler.
  */
 import {
+  isSandboxErrorCode,
   MAX_SANDBOX_TIMEOUT_MS,
+  SANDBOX_ERROR_CODES,
   type SandboxHealth,
   type SandboxRunRequest,
   type SandboxRunResult,
@@ -18,7 +20,8 @@ import { createMultiHostClient } from "./multi-host.js";
 /**
  * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
  * `sandbox_unavailable` (retryable) when the host cannot be reached or does not answer in time,
- * `sandbox_busy` (retryable) on 429, the host's error code otherwise.
+ * `sandbox_busy` (retryable) on 429, the host's error code otherwise (unchanged, with the
+ * retryable flag of the error registry).
  */
 export interface SandboxClient {
   /** Runs one program; `signal` aborts the HTTP call (the caller also calls `kill(runId)`). */
@@ -58,11 +61,12 @@ export type SandboxFailureCode =
   | "sandbox_error"
   | "aborted";
 
-function unavailable(message: string, notStarted = false): ExecutionFailure {
+function unavailable(message: string, notStarted = false, cause?: unknown): ExecutionFailure {
   return new ExecutionFailure(message, {
     code: "sandbox_unavailable",
     retryable: true,
     notStarted,
+    cause,
   });
 }
 
@@ -96,7 +100,13 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return Math.max(1, Math.ceil((at - now) / 1000));
 }
 
-/** Maps a non-2xx answer of the host to an ExecutionFailure (429/502/503/504 retryable). */
+/**
+ * Maps a non-2xx answer of the host to an ExecutionFailure: 429 → `sandbox_busy` (retryable, with
+ * the host's Retry-After), 401 → `sandbox_auth_failed` (the API's signature was refused), a code
+ * of the host's registry → that code as is, with the registry's retryable flag (e.g. 503
+ * `docker_unavailable`, `shutting_down`, `image_unavailable`); without one, 502/503/504 →
+ * `sandbox_unavailable` (retryable) and anything else → `sandbox_error`.
+ */
 function hostFailure(status: number, body: unknown, retryAfter: string | null): ExecutionFailure {
   const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   const code = typeof err?.code === "string" ? err.code : "";
@@ -115,8 +125,14 @@ function hostFailure(status: number, body: unknown, retryAfter: string | null): 
       { code: "sandbox_auth_failed" },
     );
   }
-  if (status === 503 && code === "image_unavailable") {
-    return new ExecutionFailure(detail, { code: "image_unavailable" });
+  if (isSandboxErrorCode(code)) {
+    const { retryable } = SANDBOX_ERROR_CODES[code];
+    const message =
+      status === 503 ? `Sandbox host unavailable: ${detail}` : `Sandbox host error: ${detail}`;
+    return new ExecutionFailure(code === "image_unavailable" ? detail : message, {
+      code,
+      retryable,
+    });
   }
   if (status === 502 || status === 503 || status === 504) {
     return unavailable(`Sandbox host unavailable: ${detail}`);
@@ -191,6 +207,7 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
       throw unavailable(
         `Sandbox host unreachable at ${new URL(base).origin}: ${reason}`,
         neverConnected(err),
+        err,
       );
     }
     if (!res.ok) throw hostFailure(res.status, parsed, res.headers.get("retry-after"));

@@ -2,15 +2,28 @@
  * Core domain types of the skills registry and executor (docs/registry.md, docs/execution.md).
  * Shared by every layer; this module has no runtime code.
  */
+import type { CatalogId } from "../catalogs/types.js";
 
-/** Injection mode (docs/policies.md): `on` always injected, `off` never, `auto` scored. */
-export type SkillMode = "on" | "off" | "auto";
+/**
+ * Injection mode of a skill (API field `mode`; docs/policies.md#mode-and-policy): whether the
+ * skill is offered to a model — `on` always injected, `off` never (and not executable), `auto`
+ * injected when its score for the request is high enough. Not to be confused with
+ * {@link ExecutionPolicy}, whose `auto` means "runs without a person".
+ */
+export type InjectionMode = "on" | "off" | "auto";
 
-/** Executor policy (docs/policies.md): who may trigger a skill. */
-export type SkillPolicy = "auto" | "manual" | "hybrid";
+/**
+ * Executor policy of a skill (API field `policy`; docs/policies.md#mode-and-policy): who may
+ * trigger a run — `auto` a model's call runs at once, `hybrid` a model's call waits for a
+ * person's approval, `manual` only an explicit execution runs it.
+ */
+export type ExecutionPolicy = "auto" | "manual" | "hybrid";
 
-/** Where a skill came from (`?source=` of `GET /api/skills`). */
-export type SourceProvider = "builtin" | "local" | "skillsmp" | "skillssh";
+/**
+ * Where a skill came from (API field `sourceProvider`, `?source=` of `GET /api/skills`): a
+ * builtin, a local install, or the catalog it was installed from.
+ */
+export type SkillOrigin = "builtin" | "local" | CatalogId;
 
 /** Terminal and non-terminal execution states (docs/execution.md#lifecycle). */
 export type ExecutionStatus = "pending" | "running" | "success" | "error" | "timeout";
@@ -38,14 +51,17 @@ export interface Skill {
   version: string;
   description: string;
   schema: SkillSchema;
-  /** Name of a handler registered with the executor (never source code). */
+  /**
+   * The handler name: a handler registered with the executor (never source code). The API calls
+   * it `handlerCode` for compatibility.
+   */
   handlerCode: string;
   /** SKILL.md body of a catalog (instruction) skill; null for handler-backed skills. */
   instructions: string | null;
   enabled: boolean;
-  mode: SkillMode;
-  policy: SkillPolicy;
-  sourceProvider: SourceProvider;
+  mode: InjectionMode;
+  policy: ExecutionPolicy;
+  sourceProvider: SkillOrigin;
   /** Catalog reference (e.g. `owner/repo/skill-id`) for catalog installs; null otherwise. */
   sourceRef: string | null;
   tags: string[];

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import { base64ToBytes, bytesToBase64, utf8DecodeStrict, utf8Encode } from "./bytes.js";
-import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+import type { BuiltinDefinition, BuiltinDeps, BuiltinHandlerFactory } from "./types.js";
 import { validateWorkspacePath } from "./workspace-path.js";
-import { WorkspaceStore, workspaceIdFor } from "./workspace-store.js";
+import { workspaceIdFor } from "./workspace-repository.js";
 
 const encodingSchema = z.enum(["utf8", "base64"]);
 
@@ -107,13 +107,13 @@ function parseInput<T>(schema: z.ZodType<T>, input: unknown, tool: string): T {
 }
 
 /**
- * Builds the `file_read` and `file_write` handlers over `deps.db`, capped by
+ * Builds the `file_read` and `file_write` handlers over `deps.workspaces`, capped by
  * `deps.config.SKILLS_MAX_FILE_BYTES`. The workspace is derived from `ctx.apiKeyId` only.
  * Handler errors are ExecutionFailure with codes `invalid_input`, `invalid_path`,
  * `file_not_found`, `file_exists`, `file_too_large`, `not_utf8`, `invalid_base64`.
  */
-export const createFileHandlers: BuiltinHandlerFactory = (deps) => {
-  const store = new WorkspaceStore(deps.db, deps.clock);
+export const createFileHandlers: BuiltinHandlerFactory<BuiltinDeps> = (deps) => {
+  const store = deps.workspaces;
   const maxBytes = deps.config.SKILLS_MAX_FILE_BYTES;
 
   const fileRead: SkillHandler = async (input, ctx: HandlerContext): Promise<FileReadResult> => {

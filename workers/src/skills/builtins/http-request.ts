@@ -253,7 +253,7 @@ export const createHttpRequestHandlers: BuiltinHandlerFactory = (deps) => {
       const code = (err as { code?: string }).code ?? cause;
       throw new ExecutionFailure(
         `http_request failed: ${(err as Error).message}${code ? ` (${code})` : ""}`,
-        { code: "http_failed" },
+        { code: "http_failed", cause: err },
       );
     }
   };

@@ -3,14 +3,13 @@
  * handler factories registered with the executor. Policies (docs/registry.md#builtins): file I/O,
  * http and search `auto`; `eval_code` `hybrid`; `execute_command` `manual`.
  */
-import type { AppDeps } from "../../deps.js";
 import type { SkillHandler } from "../types.js";
 import { exampleHandlers } from "./echo.js";
 import { createFileHandlers, fileDefinitions } from "./files.js";
 import { createHttpRequestHandlers, httpRequestDefinitions } from "./http-request.js";
 import { createInstructionHandlers } from "./instructions.js";
 import { createSandboxHandlers, sandboxDefinitions } from "./sandbox.js";
-import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+import type { BuiltinDefinition, BuiltinDeps, BuiltinHandlerFactory } from "./types.js";
 import { createWebSearchHandlers, webSearchDefinitions } from "./web-search.js";
 
 /** Every builtin declaration, in registry order. */
@@ -21,7 +20,7 @@ export const BUILTIN_DEFINITIONS: readonly BuiltinDefinition[] = [
   ...sandboxDefinitions,
 ];
 
-const FACTORIES: readonly BuiltinHandlerFactory[] = [
+const FACTORIES: readonly BuiltinHandlerFactory<BuiltinDeps>[] = [
   createFileHandlers,
   createHttpRequestHandlers,
   createWebSearchHandlers,
@@ -33,7 +32,7 @@ const FACTORIES: readonly BuiltinHandlerFactory[] = [
  * Builds every builtin handler, the catalog instruction handler and the example handlers
  * (`echo-handler`) for `deps`, keyed by handler name.
  */
-export function createBuiltinHandlers(deps: AppDeps): Record<string, SkillHandler> {
+export function createBuiltinHandlers(deps: BuiltinDeps): Record<string, SkillHandler> {
   const handlers: Record<string, SkillHandler> = { ...exampleHandlers };
   for (const factory of FACTORIES) Object.assign(handlers, factory(deps));
   return handlers;

@@ -9,11 +9,10 @@ import {
 } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
 import type { Config } from "../../config.js";
-import type { AppDeps } from "../../deps.js";
 import { ExecutionFailure } from "../../errors.js";
-import type { HandlerTiming } from "../executor.js";
+import type { HandlerTiming } from "../execution/executor.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
-import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+import type { BuiltinDefinition, BuiltinEnv, BuiltinHandlerFactory } from "./types.js";
 
 /**
  * Time the executor waits past a run's deadline for the host to report a run it stopped at the
@@ -181,7 +180,7 @@ export function outcomeOf(result: SandboxRunResult, timeoutMs: number): SandboxR
 
 /** Runs a request on the host, killing the run through the host when the execution aborts. */
 async function runOnHost(
-  deps: AppDeps,
+  deps: BuiltinEnv,
   req: SandboxRunRequest,
   ctx: HandlerContext,
 ): Promise<SandboxRunResult> {

@@ -6,8 +6,21 @@
  */
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
-import type { HandlerTiming } from "../executor.js";
-import type { JsonSchema, SkillHandler, SkillMode, SkillPolicy } from "../types.js";
+import type { HandlerTiming } from "../execution/executor.js";
+import type { ExecutionPolicy, InjectionMode, JsonSchema, SkillHandler } from "../types.js";
+import type { WorkspaceRepository } from "./workspace-repository.js";
+
+/**
+ * What builtins get from the app: its dependencies (configuration, cache, clock, sandbox client,
+ * operator fetch, outbound connector, runtime) without the database handle.
+ */
+export type BuiltinEnv = Omit<AppDeps, "db">;
+
+/** {@link BuiltinEnv} plus the storage the builtins use (built by the services from the database). */
+export interface BuiltinDeps extends BuiltinEnv {
+  /** Workspace files of `file_read` / `file_write`. */
+  workspaces: WorkspaceRepository;
+}
 
 /** Declaration of one builtin skill. */
 export interface BuiltinDefinition {
@@ -18,9 +31,9 @@ export interface BuiltinDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   /** Default executor policy (docs/policies.md). */
-  policy: SkillPolicy;
+  policy: ExecutionPolicy;
   /** Default injection mode; builtins take part in scoring as `auto`. */
-  mode: SkillMode;
+  mode: InjectionMode;
   /** Whether the builtin is enabled on a fresh install. */
   enabled?: boolean;
   /** Descriptive tags that feed AUTO scoring (docs/scoring.md). */
@@ -38,8 +51,13 @@ export interface BuiltinDefinition {
    * no sandbox host): it is then never injected, so a model is not offered a tool that can only
    * fail. Absent: always available.
    */
-  available?: (deps: AppDeps) => boolean;
+  available?: (deps: BuiltinEnv) => boolean;
 }
 
-/** Builds the handlers of a builtin module, keyed by builtin name. */
-export type BuiltinHandlerFactory = (deps: AppDeps) => Record<string, SkillHandler>;
+/**
+ * Builds the handlers of a builtin module, keyed by builtin name, from what the module needs
+ * (`D`: {@link BuiltinEnv}, or {@link BuiltinDeps} for modules that use storage).
+ */
+export type BuiltinHandlerFactory<D extends BuiltinEnv = BuiltinEnv> = (
+  deps: D,
+) => Record<string, SkillHandler>;

@@ -8,11 +8,7 @@ import { sha256Hex } from "../../auth/crypto.js";
 import type { Cache } from "../../cache/types.js";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
-import {
-  createSearchProvider,
-  type SearchProvider,
-  type SearchResult,
-} from "./search-providers.js";
+import { createSearchBackend, type SearchBackend, type SearchResult } from "./search-backends.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
 /** Default number of results per call. */
@@ -29,6 +25,7 @@ export const webSearchInput = z.object({
 /** Result of `web_search`. */
 export interface WebSearchResult {
   query: string;
+  /** Name of the search backend that answered (`searxng` or `brave`); the field name is the API's. */
   provider: string;
   results: SearchResult[];
   /** True when the results came from the cache. */
@@ -58,53 +55,53 @@ export const webSearchDefinitions: BuiltinDefinition[] = [
     mode: "auto",
     tags: ["search", "web", "internet", "lookup", "news"],
     aliases: ["omniroute_web_search"],
-    available: (deps) => typeof createSearchProvider(deps.config) !== "string",
+    available: (deps) => typeof createSearchBackend(deps.config) !== "string",
   },
 ];
 
 /**
- * Cache key of one search: provider, limit and a hash of the normalised query (trimmed, single
+ * Cache key of one search: search backend, limit and a hash of the normalised query (trimmed, single
  * spaces, lower case), so the key stays short (KV keys are at most 512 bytes).
  */
 export async function searchCacheKey(
-  provider: string,
+  backend: string,
   query: string,
   limit: number,
 ): Promise<string> {
   const normalised = query.trim().replace(/\s+/g, " ").toLowerCase();
-  return `web_search:v1:${provider}:${limit}:${await sha256Hex(normalised)}`;
+  return `web_search:v1:${backend}:${limit}:${await sha256Hex(normalised)}`;
 }
 
 /**
  * Runs one search through the cache.
  * @returns results and whether they were cached.
- * @throws ExecutionFailure from the provider (`search_*` codes).
+ * @throws ExecutionFailure from the search backend (`search_*` codes).
  */
 export async function cachedSearch(
-  provider: SearchProvider,
+  backend: SearchBackend,
   cache: Cache,
   ttlSeconds: number,
   query: string,
   limit: number,
   signal?: AbortSignal,
 ): Promise<{ results: SearchResult[]; cached: boolean }> {
-  const key = await searchCacheKey(provider.name, query, limit);
+  const key = await searchCacheKey(backend.name, query, limit);
   const hit = await cache.get<SearchResult[]>(key);
   if (hit) return { results: hit, cached: true };
-  const results = await provider.search(query.trim(), limit, signal);
+  const results = await backend.search(query.trim(), limit, signal);
   await cache.put(key, results, ttlSeconds);
   return { results, cached: false };
 }
 
 /**
- * Builds the `web_search` handler (also registered as `omniroute_web_search`). The provider comes
- * from `WEB_SEARCH_PROVIDER` and is called with `deps.fetch` (operator upstream, not guarded).
- * Errors (ExecutionFailure): `invalid_input`, `search_not_configured`, and the provider's
+ * Builds the `web_search` handler (also registered as `omniroute_web_search`). The search backend
+ * comes from `WEB_SEARCH_PROVIDER` and is called with `deps.fetch` (operator upstream, not guarded).
+ * Errors (ExecutionFailure): `invalid_input`, `search_not_configured`, and the backend's
  * `search_unavailable`, `search_rate_limited` (both retryable), `search_auth_failed`,
  * `search_failed`, `search_invalid_response`.
  */
 export const createWebSearchHandlers: BuiltinHandlerFactory = (deps) => {
-  const provider = createSearchProvider(deps.config, deps.fetch);
+  const backend = createSearchBackend(deps.config, deps.fetch);
   const ttl = deps.config.WEB_SEARCH_CACHE_TTL_S;
 
   const handler: SkillHandler = async (input, ctx: HandlerContext): Promise<WebSearchResult> => {
@@ -113,19 +110,19 @@ export const createWebSearchHandlers: BuiltinHandlerFactory = (deps) => {
       const where = parsed.error.issues.map((i) => i.path.join(".") || "input").join(", ");
       throw new ExecutionFailure(`Invalid web_search input: ${where}`, { code: "invalid_input" });
     }
-    if (typeof provider === "string") {
-      throw new ExecutionFailure(provider, { code: "search_not_configured" });
+    if (typeof backend === "string") {
+      throw new ExecutionFailure(backend, { code: "search_not_configured" });
     }
     const { query, limit } = parsed.data;
     const { results, cached } = await cachedSearch(
-      provider,
+      backend,
       deps.cache,
       ttl,
       query,
       limit,
       ctx.signal,
     );
-    return { query, provider: provider.name, results, cached };
+    return { query, provider: backend.name, results, cached };
   };
 
   return { web_search: handler, omniroute_web_search: handler };

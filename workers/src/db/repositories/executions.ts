@@ -1,0 +1,286 @@
+/**
+ * The `skill_executions` table behind the executor's {@link ExecutionRepository} (drizzle over
+ * libSQL; docs/execution.md#lifecycle).
+ */
+import { and, count, desc, eq, gte, inArray, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import {
+  DEFAULT_STORED_SIZE_LIMITS,
+  type ExecutionDeleteFilter,
+  type ExecutionEnd,
+  type ExecutionFilter,
+  type ExecutionRepository,
+  FINISHED_STATUSES,
+  type StoredSizeLimits,
+} from "../../skills/execution/execution-repository.js";
+import { storedJson } from "../../skills/execution/stored-json.js";
+import type { ApprovalState, Execution, Skill } from "../../skills/types.js";
+import type { Db } from "../client.js";
+import { skillExecutions } from "../schema.js";
+import { executionFromRow } from "./mappers.js";
+
+/** Drizzle implementation of {@link ExecutionRepository}. */
+export class DrizzleExecutionRepository implements ExecutionRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number,
+    readonly limits: StoredSizeLimits = DEFAULT_STORED_SIZE_LIMITS,
+  ) {}
+
+  /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
+  inputFits(input: unknown): boolean {
+    return !storedJson(input, this.limits.maxInputBytes).truncated;
+  }
+
+  /**
+   * Inserts a `pending` row; an input over the cap is stored as a prefix with `input_truncated`.
+   * @returns the new execution, with the complete `input`.
+   */
+  async create(
+    skill: Skill,
+    input: unknown,
+    ctx: { apiKeyId: string | null; sessionId: string | null },
+    opts: { approval?: ApprovalState; timeoutMs: number },
+  ): Promise<Execution> {
+    const now = this.clock();
+    const stored = storedJson(input, this.limits.maxInputBytes);
+    const [row] = await this.db
+      .insert(skillExecutions)
+      .values({
+        id: crypto.randomUUID(),
+        skillId: skill.id,
+        skillName: skill.name,
+        version: skill.version,
+        apiKeyId: ctx.apiKeyId,
+        sessionId: ctx.sessionId,
+        status: "pending",
+        approval: opts.approval ?? "none",
+        input: stored.text,
+        inputTruncated: stored.truncated,
+        attempts: 0,
+        timeoutMs: opts.timeoutMs,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return { ...executionFromRow(row!), input: input ?? null, inputTruncated: false };
+  }
+
+  /** Marks a row `running` (with its start time and time budget). */
+  async markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void> {
+    const now = this.clock();
+    await this.db
+      .update(skillExecutions)
+      .set({
+        status: "running",
+        startedAt: now,
+        updatedAt: now,
+        timeoutMs,
+        ...(approval ? { approval } : {}),
+      })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /** Records the attempt count while running. */
+  async setAttempts(id: string, attempts: number): Promise<void> {
+    await this.db
+      .update(skillExecutions)
+      .set({ attempts, updatedAt: this.clock() })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /**
+   * Writes the terminal state; an output over the cap is stored as a prefix with
+   * `output_truncated`.
+   * @returns the final execution, with the complete `output`.
+   */
+  async finish(id: string, end: ExecutionEnd): Promise<Execution> {
+    const now = this.clock();
+    const stored =
+      end.output === undefined ? null : storedJson(end.output, this.limits.maxOutputBytes);
+    const [row] = await this.db
+      .update(skillExecutions)
+      .set({
+        status: end.status,
+        output: stored?.text ?? null,
+        outputTruncated: stored?.truncated ?? false,
+        errorMessage: end.errorMessage ?? null,
+        errorCode: end.errorCode ?? null,
+        durationMs: end.durationMs,
+        attempts: end.attempts,
+        finishedAt: now,
+        updatedAt: now,
+        ...(end.approval ? { approval: end.approval } : {}),
+      })
+      .where(eq(skillExecutions.id, id))
+      .returning();
+    const execution = executionFromRow(row!);
+    return end.output === undefined
+      ? execution
+      : { ...execution, output: end.output, outputTruncated: false };
+  }
+
+  /**
+   * Moves a row awaiting approval to a new approval state, only if it is still awaiting.
+   * @returns true when this call won the transition (approvals race safely).
+   */
+  async claimApproval(id: string, to: "approved" | "rejected" | "expired"): Promise<boolean> {
+    const res = await this.db
+      .update(skillExecutions)
+      .set({ approval: to, updatedAt: this.clock() })
+      .where(
+        and(
+          eq(skillExecutions.id, id),
+          eq(skillExecutions.status, "pending"),
+          eq(skillExecutions.approval, "required"),
+        ),
+      )
+      .returning({ id: skillExecutions.id });
+    return res.length === 1;
+  }
+
+  /** One execution by id, or undefined. */
+  async get(id: string): Promise<Execution | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(skillExecutions)
+      .where(eq(skillExecutions.id, id))
+      .limit(1);
+    return row ? executionFromRow(row) : undefined;
+  }
+
+  /** A page of executions, newest first. */
+  async list(filter: ExecutionFilter, limit: number, offset: number): Promise<Execution[]> {
+    const rows = await this.db
+      .select()
+      .from(skillExecutions)
+      .where(this.where(filter))
+      .orderBy(desc(skillExecutions.createdAt), desc(skillExecutions.id))
+      .limit(limit)
+      .offset(offset);
+    return rows.map(executionFromRow);
+  }
+
+  /** Number of executions matching `filter`. */
+  async count(filter: ExecutionFilter): Promise<number> {
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(skillExecutions)
+      .where(this.where(filter));
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Ends rows a crash left behind (docs/execution.md#crash-recovery): `running`, and `pending` not
+   * awaiting approval, as `error` "interrupted". With `staleAfterMs`, only rows whose budget
+   * (timeout_ms, default `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last
+   * touched (Worker cron).
+   * @returns the number of rows ended.
+   */
+  async recoverInterrupted(opts: {
+    staleAfterMs?: number;
+    defaultTimeoutMs: number;
+  }): Promise<number> {
+    const now = this.clock();
+    const conds: SQL[] = [
+      or(
+        eq(skillExecutions.status, "running"),
+        and(eq(skillExecutions.status, "pending"), ne(skillExecutions.approval, "required")),
+      )!,
+    ];
+    if (opts.staleAfterMs !== undefined) {
+      conds.push(
+        lt(
+          sql`${skillExecutions.updatedAt} + coalesce(${skillExecutions.timeoutMs}, ${opts.defaultTimeoutMs}) + ${opts.staleAfterMs}`,
+          now,
+        ),
+      );
+    }
+    const rows = await this.db
+      .update(skillExecutions)
+      .set({
+        status: "error",
+        errorMessage: "interrupted: the execution was still running when its process stopped",
+        errorCode: "interrupted",
+        finishedAt: now,
+        updatedAt: now,
+        durationMs: sql`case when ${skillExecutions.startedAt} is null then null else ${now} - ${skillExecutions.startedAt} end`,
+      })
+      .where(and(...conds))
+      .returning({ id: skillExecutions.id });
+    return rows.length;
+  }
+
+  /** Ends approvals older than `ttlMs` as `error` (approval `expired`). @returns the number ended. */
+  async expireApprovals(ttlMs: number): Promise<number> {
+    const now = this.clock();
+    const rows = await this.db
+      .update(skillExecutions)
+      .set({
+        status: "error",
+        approval: "expired",
+        errorMessage: "approval expired: nobody approved the execution in time",
+        errorCode: "approval_expired",
+        finishedAt: now,
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(skillExecutions.status, "pending"),
+          eq(skillExecutions.approval, "required"),
+          lt(skillExecutions.createdAt, now - ttlMs),
+        ),
+      )
+      .returning({ id: skillExecutions.id });
+    return rows.length;
+  }
+
+  private where(filter: ExecutionFilter): SQL | undefined {
+    const conds: SQL[] = [];
+    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
+    else if (filter.apiKeyId !== undefined)
+      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
+    if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
+    if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
+    if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));
+    if (filter.skill) {
+      const at = filter.skill.indexOf("@");
+      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
+      else {
+        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
+        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
+      }
+    }
+    return conds.length ? and(...conds) : undefined;
+  }
+
+  /** See {@link ExecutionRepository.deleteFinishedBatch}. */
+  async deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number> {
+    const finished = inArray(skillExecutions.status, [...FINISHED_STATUSES]);
+    const conds: SQL[] = [finished];
+    if (filter.before !== undefined) conds.push(lt(skillExecutions.createdAt, filter.before));
+    if (filter.after !== undefined) conds.push(gte(skillExecutions.createdAt, filter.after));
+    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
+    else if (filter.apiKeyId !== undefined)
+      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
+    if (filter.skill) {
+      const at = filter.skill.indexOf("@");
+      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
+      else {
+        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
+        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
+      }
+    }
+    const chosen = this.db
+      .select({ id: skillExecutions.id })
+      .from(skillExecutions)
+      .where(and(...conds))
+      .orderBy(skillExecutions.createdAt)
+      .limit(batchSize);
+    // The status is checked again on delete: a row chosen above cannot be a running one.
+    const rows = await this.db
+      .delete(skillExecutions)
+      .where(and(inArray(skillExecutions.id, chosen), finished))
+      .returning({ id: skillExecutions.id });
+    return rows.length;
+  }
+}

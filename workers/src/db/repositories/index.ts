@@ -1,0 +1,54 @@
+/**
+ * Every repository over one drizzle database: the only code besides `db/` that knows the
+ * database exists is the composition in `services/index.ts`, which builds these once per app.
+ */
+import { sql } from "drizzle-orm";
+import type { DatabaseProbe } from "../../services/health.js";
+import type { StoredSizeLimits } from "../../skills/execution/execution-repository.js";
+import type { Db } from "../client.js";
+import { DrizzleAgentTaskRepository } from "./a2a-tasks.js";
+import { DrizzleApiKeyRepository } from "./api-keys.js";
+import { DrizzleExecutionRepository } from "./executions.js";
+import { DrizzleSettingsRepository } from "./settings.js";
+import { DrizzleSkillRepository } from "./skills.js";
+import { DrizzleRoutingHistoryRepository } from "./upstream-calls.js";
+import { DrizzleWorkspaceRepository } from "./workspace-files.js";
+
+/** The repositories of one database. */
+export interface Repositories {
+  skills: DrizzleSkillRepository;
+  executions: DrizzleExecutionRepository;
+  apiKeys: DrizzleApiKeyRepository;
+  settings: DrizzleSettingsRepository;
+  workspaces: DrizzleWorkspaceRepository;
+  agentTasks: DrizzleAgentTaskRepository;
+  routingHistory: DrizzleRoutingHistoryRepository;
+  /** `select 1`, for health checks. */
+  database: DatabaseProbe;
+}
+
+/**
+ * Builds the repositories of `db`.
+ * @param clock ms since the epoch, for the timestamps repositories write themselves.
+ * @param storedSizeLimits caps of the input and output an execution row keeps (bytes).
+ */
+export function createRepositories(
+  db: Db,
+  clock: () => number,
+  storedSizeLimits?: StoredSizeLimits,
+): Repositories {
+  return {
+    skills: new DrizzleSkillRepository(db),
+    executions: new DrizzleExecutionRepository(db, clock, storedSizeLimits),
+    apiKeys: new DrizzleApiKeyRepository(db),
+    settings: new DrizzleSettingsRepository(db),
+    workspaces: new DrizzleWorkspaceRepository(db, clock),
+    agentTasks: new DrizzleAgentTaskRepository(db, clock),
+    routingHistory: new DrizzleRoutingHistoryRepository(db, clock),
+    database: {
+      async ping() {
+        await db.run(sql`select 1`);
+      },
+    },
+  };
+}

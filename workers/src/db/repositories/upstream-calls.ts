@@ -1,0 +1,70 @@
+/**
+ * The `upstream_calls` table behind {@link RoutingHistoryRepository} (drizzle over libSQL;
+ * docs/a2a.md#memory-aware-routing). A key sees only its own history.
+ */
+import { and, desc, eq, gte, isNull } from "drizzle-orm";
+import {
+  type ErrorClass,
+  MAX_CALLS_READ,
+  type RecordedCall,
+  type RoutingHistoryRepository,
+  type UpstreamCall,
+} from "../../routing/history.js";
+import type { Db } from "../client.js";
+import { upstreamCalls } from "../schema.js";
+
+/** Drizzle implementation of {@link RoutingHistoryRepository}. */
+export class DrizzleRoutingHistoryRepository implements RoutingHistoryRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Records calls of `apiKeyId` (null = management). @returns the ids written. */
+  async record(apiKeyId: string | null, calls: readonly UpstreamCall[]): Promise<string[]> {
+    if (calls.length === 0) return [];
+    const now = this.clock();
+    const rows = calls.map((c) => ({
+      id: crypto.randomUUID(),
+      apiKeyId,
+      provider: c.provider,
+      model: c.model,
+      status: c.status,
+      errorClass: c.status === "error" ? (c.errorClass ?? "other") : null,
+      latencyMs: Math.max(0, Math.round(c.latencyMs)),
+      task: c.task ?? null,
+      createdAt: now,
+    }));
+    await this.db.insert(upstreamCalls).values(rows);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The calls of `apiKeyId` in the last `windowMs`, oldest first (the newest
+   * {@link MAX_CALLS_READ} when there are more).
+   */
+  async recent(apiKeyId: string | null, windowMs: number): Promise<RecordedCall[]> {
+    const since = this.clock() - windowMs;
+    const rows = await this.db
+      .select()
+      .from(upstreamCalls)
+      .where(
+        and(
+          apiKeyId === null ? isNull(upstreamCalls.apiKeyId) : eq(upstreamCalls.apiKeyId, apiKeyId),
+          gte(upstreamCalls.createdAt, since),
+        ),
+      )
+      .orderBy(desc(upstreamCalls.createdAt))
+      .limit(MAX_CALLS_READ);
+    return rows.reverse().map((r) => ({
+      id: r.id,
+      provider: r.provider,
+      model: r.model,
+      status: r.status,
+      errorClass: (r.errorClass as ErrorClass | null) ?? null,
+      latencyMs: r.latencyMs,
+      task: r.task,
+      createdAt: r.createdAt,
+    }));
+  }
+}

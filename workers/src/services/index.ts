@@ -1,0 +1,151 @@
+/**
+ * The application layer (docs/architecture.md#layers): builds the services of one app instance
+ * from its dependencies. Every front door (REST routes, and the proxy, MCP, A2A and dashboard)
+ * calls these services and nothing below them; this module is where the database, the cache and
+ * the outside clients are wired to the domain (repositories, registry, executor, builtins).
+ */
+
+import { globalFetch } from "../catalogs/upstream.js";
+import { createRepositories } from "../db/repositories/index.js";
+import type { AppDeps } from "../deps.js";
+import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/index.js";
+import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
+import { Executor } from "../skills/execution/executor.js";
+import { policyFloorsFor } from "../skills/interception/policy-floor.js";
+import { SkillRegistry } from "../skills/registry/registry.js";
+import { CatalogsService } from "./catalogs.js";
+import { ExecutionsService } from "./executions.js";
+import { HealthService } from "./health.js";
+import { ApiKeyService } from "./keys.js";
+import { RoutingService } from "./routing.js";
+import { SettingsService } from "./settings.js";
+import { SkillsService } from "./skills.js";
+import { AgentTasksService } from "./tasks.js";
+import { ToolsService } from "./tools.js";
+
+/** The services every front door calls. */
+export interface FrontDoorServices {
+  skills: SkillsService;
+  executions: ExecutionsService;
+  catalogs: CatalogsService;
+  tools: ToolsService;
+  settings: SettingsService;
+  keys: ApiKeyService;
+  health: HealthService;
+  /** A2A tasks, scoped to the key that created them (docs/a2a.md#tasks). */
+  tasks: AgentTasksService;
+  /** Upstream call history and routing recommendations (docs/a2a.md#memory-aware-routing). */
+  routing: RoutingService;
+}
+
+/**
+ * The services plus the domain singletons of this app instance (one registry, one executor per
+ * process), which entry points and tests reach for handler registration and cache control.
+ * Front doors get {@link FrontDoorServices} only.
+ */
+export interface Services extends FrontDoorServices {
+  registry: SkillRegistry;
+  executor: Executor;
+}
+
+/** Options for tests and benchmarks. */
+export interface ServiceOptions {
+  /** Retry backoff base in ms (default 1000; docs/execution.md#retries). */
+  retryBackoffMs?: number;
+  /** Builtins to seed (default: the product's). */
+  builtins?: readonly BuiltinDefinition[];
+}
+
+/**
+ * What builtin handlers are built from: the app's dependencies without the database, plus the
+ * repositories the builtins use (workspace files).
+ */
+export function builtinDeps(deps: AppDeps): BuiltinDeps {
+  const workspaces = createRepositories(deps.db, deps.clock ?? Date.now).workspaces;
+  return { ...envOf(deps), workspaces };
+}
+
+/** The app's dependencies without the database handle. */
+function envOf(deps: AppDeps): BuiltinEnv {
+  const { db: _db, ...env } = deps;
+  return env;
+}
+
+/** Creates the services for `deps`. */
+export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Services {
+  const clock = deps.clock ?? Date.now;
+  const builtins = opts.builtins ?? BUILTIN_DEFINITIONS;
+  const repos = createRepositories(deps.db, clock, {
+    maxInputBytes: deps.config.SKILLS_MAX_STORED_INPUT_BYTES,
+    maxOutputBytes: deps.config.SKILLS_MAX_STORED_OUTPUT_BYTES,
+  });
+  const settings = new SettingsService(repos.settings, deps.cache, clock);
+  const keys = new ApiKeyService(repos.apiKeys, deps.cache, deps.config.MGMT_TOKEN, clock);
+  const registry = new SkillRegistry({
+    repository: repos.skills,
+    cache: deps.cache,
+    builtins,
+    clock,
+  });
+  const executor = new Executor({
+    store: repos.executions,
+    isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
+    clock,
+    retryBackoffMs: opts.retryBackoffMs,
+    metrics: deps.metrics,
+  });
+  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
+  const env = envOf(deps);
+  const handlers = createBuiltinHandlers({ ...env, workspaces: repos.workspaces });
+  for (const [name, handler] of Object.entries(handlers)) {
+    executor.registerHandler(name, handler, timings.get(name)?.(deps.config));
+  }
+  const skills = new SkillsService(
+    registry,
+    (name) => executor.hasHandler(name),
+    (id) => keys.exists(id),
+    clock,
+  );
+  const fetchImpl = deps.fetch ?? globalFetch;
+  return {
+    registry,
+    executor,
+    skills,
+    settings,
+    keys,
+    executions: new ExecutionsService(
+      executor,
+      repos.executions,
+      skills,
+      deps.config.APPROVAL_TTL_MS,
+    ),
+    catalogs: new CatalogsService({
+      env: { config: deps.config, fetch: fetchImpl, settings: () => settings.get() },
+      settings,
+      skills,
+      registry,
+      githubRawBaseUrl: deps.config.GITHUB_RAW_BASE_URL,
+    }),
+    tools: new ToolsService({
+      registry,
+      settings,
+      executor,
+      unavailableBuiltins: builtins
+        .filter((b) => b.available && !b.available(env))
+        .map((b) => b.name),
+      builtinAliases: new Map(
+        builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
+      ),
+      policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
+    }),
+    tasks: new AgentTasksService(repos.agentTasks),
+    routing: new RoutingService(repos.routingHistory),
+    health: new HealthService({
+      database: repos.database,
+      registry,
+      executor,
+      sandbox: deps.sandbox,
+      runtime: deps.runtime,
+    }),
+  };
+}

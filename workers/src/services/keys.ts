@@ -1,0 +1,221 @@
+/**
+ * API keys and the management token (docs/api.md#authentication): keys are created by
+ * management, shown once, stored only as a SHA-256 hash, and look like `sg_<43 base64url chars>`
+ * (256 bits of randomness). A bearer token is either the management token (compared in constant
+ * time; when none is configured, management calls are refused — fail closed) or an API key.
+ */
+
+import { randomToken, sha256Hex, timingSafeEqualHex } from "../auth/crypto.js";
+import type { Principal } from "../auth/principal.js";
+import { normalizeScopes, parseStoredScopes, type Scope } from "../auth/scopes.js";
+import type { Cache } from "../cache/types.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { type Page, pageOf } from "./page.js";
+
+/** A stored key (never the key itself). Times in ms since the epoch. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the key. */
+  keyHash: string;
+  /** First characters of the key, for operators to recognise it. */
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** The key's scopes as stored: a JSON array of scope names (docs/api.md#scopes). */
+  scopes: string;
+}
+
+/** Storage of API keys (the drizzle implementation is in `db/repositories/api-keys.ts`). */
+export interface ApiKeyRepository {
+  insert(record: ApiKeyRecord): Promise<ApiKeyRecord>;
+  /** Every key, newest first. */
+  /** A page of keys, newest first, and the total number of keys. */
+  list(limit: number, offset: number): Promise<{ rows: ApiKeyRecord[]; total: number }>;
+  get(id: string): Promise<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** True when `id` names a key that is not revoked. */
+  isUnrevoked(id: string): Promise<boolean>;
+  /** Sets `revokedAt` unless the key is already revoked. @returns the revoked key, else undefined. */
+  revoke(id: string, at: number): Promise<ApiKeyRecord | undefined>;
+  /** Sets `lastUsedAt`. */
+  touch(id: string, at: number): Promise<void>;
+}
+
+/** Public view of a key (never the key itself nor its hash). */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  /** What the key may do (docs/api.md#scopes). */
+  scopes: Scope[];
+}
+
+/** An authenticated key: its id, name and scopes. */
+export interface AuthenticatedKey {
+  id: string;
+  name: string;
+  scopes: Scope[];
+}
+
+const KEY_PREFIX = "sg_";
+/** Cached lookups by hash live this long (s); revocation is immediate on the revoking instance. */
+const LOOKUP_TTL_S = 60;
+/** `last_used_at` is written at most once per this many ms per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function toInfo(row: ApiKeyRecord): ApiKeyInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: new Date(row.createdAt).toISOString(),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
+    expiresAt: isoOrNull(row.expiresAt),
+    revokedAt: isoOrNull(row.revokedAt),
+    scopes: parseStoredScopes(row.scopes),
+  };
+}
+
+/** Creates, lists, revokes and authenticates API keys; recognises the management token. */
+export class ApiKeyService {
+  private mgmtDigest: Promise<string> | undefined;
+
+  /**
+   * @param repository where keys are stored.
+   * @param cache lookups by hash (60 s).
+   * @param mgmtToken the configured management token; undefined refuses management calls.
+   * @param clock ms clock.
+   */
+  constructor(
+    private readonly repository: ApiKeyRepository,
+    private readonly cache: Cache,
+    private readonly mgmtToken: string | undefined,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Creates a key. @param expiresAt optional expiry, ms since the epoch; it must lie in the
+   * future (a key that is born expired could never authenticate).
+   * @param scopes what the key may do; undefined = every scope (an empty list is allowed: a key
+   *   that can only be listed and revoked).
+   * @returns the key (shown only here) and its public view.
+   * @throws InvalidInputError `invalid_input` (field `expiresAt`) when the expiry is not in the future.
+   */
+  async create(
+    name: string,
+    expiresAt: number | null,
+    scopes?: readonly Scope[],
+  ): Promise<{ key: string; apiKey: ApiKeyInfo }> {
+    const now = this.clock();
+    if (expiresAt !== null && !(expiresAt > now)) {
+      const message = "expiresAt must be in the future";
+      throw new InvalidInputError(`Invalid body: expiresAt (${message})`, [
+        { field: "expiresAt", message },
+      ]);
+    }
+    const key = KEY_PREFIX + randomToken(32);
+    const row = await this.repository.insert({
+      id: crypto.randomUUID(),
+      name,
+      keyHash: await sha256Hex(key),
+      prefix: key.slice(0, 10),
+      createdAt: now,
+      lastUsedAt: null,
+      expiresAt,
+      revokedAt: null,
+      scopes: JSON.stringify(normalizeScopes(scopes)),
+    });
+    return { key, apiKey: toInfo(row) };
+  }
+
+  /**
+   * A page of keys, newest first (revoked ones included, marked).
+   * @param page page number from 1; @param limit keys per page.
+   */
+  async list(page: number, limit: number): Promise<Page<ApiKeyInfo>> {
+    const { rows, total } = await this.repository.list(limit, (page - 1) * limit);
+    return pageOf(rows.map(toInfo), total, page, limit);
+  }
+
+  /** One key's public view. @throws NotFoundError `api_key_not_found` for an unknown id. */
+  async get(id: string): Promise<ApiKeyInfo> {
+    const row = await this.repository.get(id);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    return toInfo(row);
+  }
+
+  /** True when `id` names an existing key that is not revoked. */
+  exists(id: string): Promise<boolean> {
+    return this.repository.isUnrevoked(id);
+  }
+
+  /**
+   * Revokes a key (it stops authenticating at once on this instance, within 60 s everywhere).
+   * Revocation happens once: its time is never overwritten.
+   * @returns the revoked key's public view, `revokedAt` set to now.
+   * @throws NotFoundError `api_key_not_found` for an unknown id; ConflictError `already_revoked`
+   *   (details: the key as it stands, with its original `revokedAt`) when it was revoked before.
+   */
+  async revoke(id: string): Promise<ApiKeyInfo> {
+    const row = await this.repository.revoke(id, this.clock());
+    if (!row) {
+      const existing = await this.repository.get(id);
+      if (!existing) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+      const apiKey = toInfo(existing);
+      throw new ConflictError(
+        `API key ${id} was already revoked at ${apiKey.revokedAt}`,
+        "already_revoked",
+        { apiKey },
+      );
+    }
+    await this.cache.delete(`apikey:${row.keyHash}`);
+    return toInfo(row);
+  }
+
+  /**
+   * Resolves the caller of a bearer token, or undefined when it matches nothing. The token is
+   * hashed once: its SHA-256 is compared in constant time with the management token's, then used
+   * to look the API key up by hash.
+   */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    const hash = await sha256Hex(token);
+    if (this.mgmtToken) {
+      this.mgmtDigest ??= sha256Hex(this.mgmtToken);
+      if (timingSafeEqualHex(hash, await this.mgmtDigest)) return { kind: "management" };
+    }
+    if (!token.startsWith(KEY_PREFIX)) return undefined;
+    const key = await this.authenticateHash(hash);
+    return key ? { kind: "key", apiKeyId: key.id, name: key.name, scopes: key.scopes } : undefined;
+  }
+
+  /**
+   * Authenticates an API key given the SHA-256 (hex) of the presented key. @returns the key's id,
+   * name and scopes, or null when unknown, revoked or expired.
+   */
+  private async authenticateHash(hash: string): Promise<AuthenticatedKey | null> {
+    const cacheKey = `apikey:${hash}`;
+    let row = await this.cache.get<ApiKeyRecord | null>(cacheKey);
+    if (row === undefined) {
+      row = (await this.repository.findByHash(hash)) ?? null;
+      await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
+    }
+    const now = this.clock();
+    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now))
+      return null;
+    if (row.lastUsedAt === null || now - row.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      row.lastUsedAt = now;
+      await this.repository.touch(row.id, now);
+      await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
+    }
+    return { id: row.id, name: row.name, scopes: parseStoredScopes(row.scopes) };
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Product settings (docs/configuration.md#settings-stored-not-configured; `GET/PUT /api/settings`),
+ * stored one JSON value per key and read through the KV-style cache (invalidated on write).
+ */
+import type { Cache } from "../cache/types.js";
+import type { CatalogId } from "../catalogs/types.js";
+
+/** Settings with their types. */
+export interface Settings {
+  /** Master switch: false blocks every execution (docs/policies.md#the-master-switch). */
+  skillsEnabled: boolean;
+  /**
+   * The catalog installs come from (docs/catalogs.md#installing); the API calls it
+   * `activeProvider`.
+   */
+  activeCatalog: CatalogId;
+  /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
+  skillsmpApiKey: string | null;
+}
+
+/** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
+export interface SettingsRepository {
+  /** Every stored key and its JSON text. */
+  all(): Promise<Record<string, string>>;
+  /** Writes (inserts or replaces) the given keys. @param at ms since the epoch. */
+  put(values: Record<string, string>, at: number): Promise<void>;
+}
+
+/** Defaults of a fresh install. */
+export const DEFAULT_SETTINGS: Settings = {
+  skillsEnabled: true,
+  activeCatalog: "skillsmp",
+  skillsmpApiKey: null,
+};
+
+/** Stored key of each setting (the stored names are the API's). */
+const STORED_KEY: Record<keyof Settings, string> = {
+  skillsEnabled: "skillsEnabled",
+  activeCatalog: "activeProvider",
+  skillsmpApiKey: "skillsmpApiKey",
+};
+
+const CACHE_KEY = "settings:v2";
+const CACHE_TTL_S = 60;
+
+/** Settings as the API shows them: secrets replaced by a flag. */
+export interface PublicSettings {
+  skillsEnabled: boolean;
+  activeProvider: CatalogId;
+  skillsmpApiKeySet: boolean;
+}
+
+/** A change as the API takes it (`PUT /api/settings`). */
+export interface SettingsChange {
+  skillsEnabled?: boolean;
+  activeProvider?: CatalogId;
+  skillsmpApiKey?: string | null;
+}
+
+/** Reads and writes settings. */
+export class SettingsService {
+  private memo: { value: Settings; expiresAt: number } | null = null;
+
+  constructor(
+    private readonly repository: SettingsRepository,
+    private readonly cache: Cache,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Current settings (defaults for unset keys). Cached for 60 s; writes invalidate. */
+  async get(): Promise<Settings> {
+    const now = this.clock();
+    if (this.memo && this.memo.expiresAt > now) return this.memo.value;
+    let value = await this.cache.get<Settings>(CACHE_KEY);
+    if (!value) {
+      const stored = await this.repository.all();
+      const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+      for (const [name, key] of Object.entries(STORED_KEY)) {
+        const text = stored[key];
+        if (text === undefined) continue;
+        try {
+          merged[name] = JSON.parse(text);
+        } catch {
+          // A hand-edited, unparsable value falls back to the default.
+        }
+      }
+      value = merged as unknown as Settings;
+      await this.cache.put(CACHE_KEY, value, CACHE_TTL_S);
+    }
+    this.memo = { value, expiresAt: now + 5_000 };
+    return value;
+  }
+
+  /** Writes the given settings. @returns the new settings. */
+  async update(patch: Partial<Settings>): Promise<Settings> {
+    const values: Record<string, string> = {};
+    for (const [name, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      values[STORED_KEY[name as keyof Settings]] = JSON.stringify(value);
+    }
+    await this.repository.put(values, this.clock());
+    await this.invalidate();
+    return this.get();
+  }
+
+  /** The API view of the settings. */
+  async getPublic(): Promise<PublicSettings> {
+    return toPublic(await this.get());
+  }
+
+  /** Applies a change as the API names it. @returns the API view of the new settings. */
+  async change(change: SettingsChange): Promise<PublicSettings> {
+    const { activeProvider, ...rest } = change;
+    return toPublic(await this.update({ ...rest, activeCatalog: activeProvider }));
+  }
+
+  /** Drops cached settings (after a write, or after editing the table by hand). */
+  async invalidate(): Promise<void> {
+    this.memo = null;
+    await this.cache.delete(CACHE_KEY);
+  }
+}
+
+/** The API view of `s`. */
+function toPublic(s: Settings): PublicSettings {
+  return {
+    skillsEnabled: s.skillsEnabled,
+    activeProvider: s.activeCatalog,
+    skillsmpApiKeySet: !!s.skillsmpApiKey,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Storage of executions, as the executor needs it (docs/execution.md#lifecycle): every lifecycle
+ * step is a write, so that an execution's state survives a crash and can be recovered. The
+ * drizzle implementation is in `workers/src/db/repositories/executions.ts`.
+ */
+import type { ApprovalState, CallerContext, Execution, ExecutionStatus, Skill } from "../types.js";
+
+/** Filters of execution listings. */
+export interface ExecutionFilter {
+  /** Restrict to one key; null = rows without a key (management runs); undefined = all keys. */
+  apiKeyId?: string | null;
+  status?: ExecutionStatus;
+  /** `name` or `name@version`. */
+  skill?: string;
+  sessionId?: string;
+  approval?: ApprovalState;
+}
+
+/** Fields written when an execution ends. */
+export interface ExecutionEnd {
+  status: "success" | "error" | "timeout";
+  output?: unknown;
+  errorMessage?: string | null;
+  errorCode?: string | null;
+  durationMs: number;
+  attempts: number;
+  approval?: ApprovalState;
+}
+
+/** Caps of what a history row keeps, in UTF-8 bytes of JSON text. */
+export interface StoredSizeLimits {
+  maxInputBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Defaults of {@link StoredSizeLimits} (256 KiB each), as the configuration's. */
+export const DEFAULT_STORED_SIZE_LIMITS: StoredSizeLimits = {
+  maxInputBytes: 262_144,
+  maxOutputBytes: 262_144,
+};
+
+/**
+ * Reads and writes executions. Times are ms. The input and output kept in a row are capped in
+ * bytes (see stored-json.ts); the values returned by `create` and `finish` are the complete ones
+ * the caller handed in, so the immediate answer is never cut.
+ */
+export interface ExecutionRepository {
+  /** The caps of what a row keeps. */
+  readonly limits: StoredSizeLimits;
+  /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
+  inputFits(input: unknown): boolean;
+  /**
+   * Inserts a `pending` row with the time budget it will run with; an input over the cap is
+   * stored as a prefix with `input_truncated`. @returns the new execution, with the complete input.
+   */
+  create(
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    opts: { approval?: ApprovalState; timeoutMs: number },
+  ): Promise<Execution>;
+  /** Marks a row `running` (with its start time and time budget). */
+  markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void>;
+  /** Records the attempt count while running. */
+  setAttempts(id: string, attempts: number): Promise<void>;
+  /**
+   * Writes the terminal state; an output over the cap is stored as a prefix with
+   * `output_truncated`. @returns the final execution, with the complete `output`.
+   */
+  finish(id: string, end: ExecutionEnd): Promise<Execution>;
+  /**
+   * Moves a row awaiting approval to a new approval state, only if it is still awaiting.
+   * @returns true when this call won the transition (approvals race safely).
+   */
+  claimApproval(id: string, to: "approved" | "rejected" | "expired"): Promise<boolean>;
+  /** One execution by id, or undefined. */
+  get(id: string): Promise<Execution | undefined>;
+  /** A page of executions, newest first. */
+  list(filter: ExecutionFilter, limit: number, offset: number): Promise<Execution[]>;
+  /** Number of executions matching `filter`. */
+  count(filter: ExecutionFilter): Promise<number>;
+  /**
+   * Ends rows a crash left behind (docs/execution.md#crash-recovery): `running`, and `pending` not
+   * awaiting approval, as `error` "interrupted". With `staleAfterMs`, only rows whose budget
+   * (their time limit, default `defaultTimeoutMs`) plus `staleAfterMs` has passed since they
+   * were last touched. @returns the number of rows ended.
+   */
+  recoverInterrupted(opts: { staleAfterMs?: number; defaultTimeoutMs: number }): Promise<number>;
+  /** Ends approvals older than `ttlMs` as `error` (approval `expired`). @returns the number ended. */
+  expireApprovals(ttlMs: number): Promise<number>;
+  /**
+   * Deletes at most `batchSize` finished executions (`success`, `error`, `timeout`) matching
+   * `filter`, oldest first, in one statement; `pending` and `running` rows are never deleted
+   * (docs/execution.md#retention). @returns the number of rows deleted.
+   */
+  deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number>;
+}
+
+/** Statuses of finished executions; only these are ever deleted. */
+export const FINISHED_STATUSES = ["success", "error", "timeout"] as const;
+
+/** Which finished executions to delete (every field narrows). */
+export interface ExecutionDeleteFilter {
+  /** Only executions created strictly before this time (ms since the epoch). */
+  before?: number;
+  /** Only executions created at or after this time (ms since the epoch). */
+  after?: number;
+  /** `name` or `name@version`. */
+  skill?: string;
+  /** Only this key's executions; null = executions without a key (management runs). */
+  apiKeyId?: string | null;
+}

@@ -1,0 +1,367 @@
+/**
+ * The executor (README "Time limits" and "Errors"): runs a skill's registered handler with a
+ * time limit and retries, writing each lifecycle step (`pending` → `running` → `success` |
+ * `error` | `timeout`) to `skill_executions`. One executor per process; handlers are registered
+ * by name (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is
+ * never evaluated.
+ *
+ * The executor owns an execution's deadline (README "Time limits"): the limit is what the call
+ * or the skill asked for (or the handler's default), the deadline is the start plus the limit,
+ * every attempt and retry fits inside it, and a timeout's message states the limit. A handler
+ * that talks to another service registers a grace (`HandlerTiming.graceMs`): the time the
+ * executor still waits past the deadline for that service to report a run it stopped itself.
+ * The grace is internal and never shown.
+ */
+import {
+  ConflictError,
+  DisabledError,
+  ExecutionFailure,
+  InvalidInputError,
+  NotFoundError,
+} from "../../errors.js";
+import type { Metrics } from "../../metrics/types.js";
+import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
+import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
+import type { ExecutionRepository } from "./execution-repository.js";
+import { validateSkillInput } from "./input-validation.js";
+
+/** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RETRIES = 3;
+/** Backoff of 1 s × attempt between retries (docs/execution.md#retries). */
+export const DEFAULT_RETRY_BACKOFF_MS = 1_000;
+
+/** Options of {@link Executor}. */
+export interface ExecutorOptions {
+  /** Where executions are recorded. */
+  store: ExecutionRepository;
+  /** Reads the master switch (`skillsEnabled` setting). */
+  isSkillsEnabled: () => Promise<boolean>;
+  clock?: () => number;
+  /** Base of the linear retry backoff in ms (default 1000). */
+  retryBackoffMs?: number;
+  /** Receives each execution that reaches a terminal status here (run or rejected). */
+  metrics?: Pick<Metrics, "countExecution">;
+}
+
+/** How the executor times the runs of one handler. Units: ms. */
+export interface HandlerTiming {
+  /**
+   * The limit a call asks for in its input (e.g. `eval_code`'s `timeoutMs`), or undefined when
+   * it asks for none.
+   */
+  limitFromInput?: (input: unknown) => number | undefined;
+  /** Limit when neither the call nor the skill sets one. Default: the executor's (30 000). */
+  defaultLimitMs?: number;
+  /** Largest limit the handler honours (e.g. 60 000 for sandbox runs). */
+  maxLimitMs?: number;
+  /**
+   * Time the executor waits past the deadline for the handler to report a run its service
+   * stopped at the limit (container start and removal, the HTTP round trip). Default 0.
+   */
+  graceMs?: number;
+}
+
+/** Runs skills and records their executions. */
+export class Executor {
+  private readonly handlers = new Map<string, SkillHandler>();
+  private readonly timings = new Map<string, HandlerTiming>();
+  /** Retry-After hints of executions that ended because a service was saturated (not stored). */
+  private readonly retryHints = new WeakMap<Execution, number>();
+  private readonly timeoutMs = DEFAULT_TIMEOUT_MS;
+  private readonly maxRetries = DEFAULT_MAX_RETRIES;
+  private readonly retryBackoffMs: number;
+  private readonly clock: () => number;
+  /** Where executions are recorded. */
+  readonly store: ExecutionRepository;
+  private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
+
+  constructor(opts: ExecutorOptions) {
+    this.store = opts.store;
+    this.metrics = opts.metrics;
+    this.isSkillsEnabled = opts.isSkillsEnabled;
+    this.clock = opts.clock ?? Date.now;
+    this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
+  }
+
+  /**
+   * Registers (or replaces) the handler `name`. `timing` says how its runs are timed (see
+   * {@link HandlerTiming}); without it the skill's `timeoutMs` or the executor default applies.
+   */
+  registerHandler(name: string, fn: SkillHandler, timing?: HandlerTiming): void {
+    this.handlers.set(name, fn);
+    if (timing) this.timings.set(name, timing);
+    else this.timings.delete(name);
+  }
+
+  /** True when a handler `name` is registered. */
+  hasHandler(name: string): boolean {
+    return this.handlers.has(name);
+  }
+
+  /** Names of the registered handlers. */
+  handlerNames(): string[] {
+    return [...this.handlers.keys()].sort();
+  }
+
+  /**
+   * The time limit of one execution of `skill` with `input`, in ms: the call's own ask (from its
+   * input, when the handler reads one), capped by the skill's `timeoutMs`; else the skill's
+   * `timeoutMs`; else the handler's default; else the executor's; never above the handler's
+   * maximum.
+   */
+  limitFor(skill: Skill, input: unknown): number {
+    const timing = this.timings.get(skill.handlerCode);
+    const asked = timing?.limitFromInput?.(input);
+    const own = skill.timeoutMs ?? undefined;
+    let limit =
+      asked !== undefined && asked > 0
+        ? Math.min(asked, own ?? asked)
+        : (own ?? timing?.defaultLimitMs ?? this.timeoutMs);
+    if (timing?.maxLimitMs !== undefined) limit = Math.min(limit, timing.maxLimitMs);
+    return Math.max(1, Math.floor(limit));
+  }
+
+  /**
+   * The terminal execution as answered to its caller: the complete input the run used, not the
+   * prefix a history row may keep of it (the row's `inputTruncated` stays visible on later reads).
+   * The retry hint of the execution (see {@link retryAfterS}) carries over to the answer.
+   */
+  private withInput(input: unknown, execution: Execution): Execution {
+    const answer = { ...execution, input: input ?? null, inputTruncated: false };
+    const hint = this.retryHints.get(execution);
+    if (hint !== undefined) this.retryHints.set(answer, hint);
+    return answer;
+  }
+
+  /**
+   * Seconds to wait before trying again, for an execution that ended because a service it needs
+   * was saturated (`errorCode` `sandbox_busy`): the service's own hint when it sent one, else
+   * undefined. Known only to the process that ran the execution (not stored).
+   */
+  retryAfterS(execution: Execution): number | undefined {
+    return this.retryHints.get(execution);
+  }
+
+  /**
+   * Checks that `skill` may run now with `input`, before anything is written.
+   * @throws DisabledError `skills_disabled` (503, master switch) or `skill_disabled` (409, mode off);
+   *   NotFoundError `handler_not_found` when no handler is registered; InvalidInputError for bad input.
+   */
+  private async preflight(skill: Skill, input: unknown): Promise<void> {
+    if (!(await this.isSkillsEnabled())) {
+      throw new DisabledError(
+        "Skills execution is disabled (skillsEnabled = false)",
+        "skills_disabled",
+      );
+    }
+    if (skill.mode === "off" || !skill.enabled) {
+      throw new DisabledError(
+        `Skill ${skill.name}@${skill.version} is disabled (mode "off")`,
+        "skill_disabled",
+      );
+    }
+    if (!this.handlers.has(skill.handlerCode)) {
+      throw new NotFoundError(
+        `No handler "${skill.handlerCode}" is registered for ${skill.name}@${skill.version}`,
+        "handler_not_found",
+      );
+    }
+    validateSkillInput(skill, input);
+  }
+
+  /**
+   * Runs `skill` now and returns the terminal execution (docs/execution.md#outcomes: `success`,
+   * `error` with `errorMessage` and the program's output, or `timeout` with partial output).
+   * @throws see {@link preflight}; nothing is written when it throws.
+   */
+  async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
+    await this.preflight(skill, input);
+    const limit = this.limitFor(skill, input);
+    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+    return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
+  }
+
+  /**
+   * Creates an execution that waits for an operator's approval (policy `hybrid`;
+   * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
+   * run reads it from there.
+   * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
+   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`.
+   */
+  async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
+    await this.preflight(skill, input);
+    if (!this.store.inputFits(input)) {
+      const maxBytes = this.store.limits.maxInputBytes;
+      throw new InvalidInputError(
+        `Input is longer than ${maxBytes} bytes of JSON: an execution awaiting approval keeps its whole input, at most SKILLS_MAX_STORED_INPUT_BYTES`,
+        { maxBytes },
+        "input_too_large",
+      );
+    }
+    return this.store.create(skill, input, ctx, {
+      approval: "required",
+      timeoutMs: this.limitFor(skill, input),
+    });
+  }
+
+  /**
+   * Approves a pending execution and runs it. Returns the terminal execution.
+   * @throws DisabledError when the skill is now off; ConflictError `not_awaiting_approval` when it is no longer pending.
+   */
+  async approve(execution: Execution, skill: Skill): Promise<Execution> {
+    await this.preflight(skill, execution.input);
+    if (!(await this.store.claimApproval(execution.id, "approved"))) {
+      throw new ConflictError(
+        `Execution ${execution.id} is not awaiting approval`,
+        "not_awaiting_approval",
+      );
+    }
+    const limit = this.limitFor(skill, execution.input);
+    const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
+    return this.withInput(
+      execution.input,
+      await this.run(execution.id, skill, execution.input, ctx, limit),
+    );
+  }
+
+  /** Rejects a pending execution: it ends as `error` "rejected". */
+  async reject(execution: Execution, reason?: string): Promise<Execution> {
+    if (!(await this.store.claimApproval(execution.id, "rejected"))) {
+      throw new ConflictError(
+        `Execution ${execution.id} is not awaiting approval`,
+        "not_awaiting_approval",
+      );
+    }
+    const rejected = await this.store.finish(execution.id, {
+      status: "error",
+      errorMessage: reason ? `rejected: ${reason}` : "rejected",
+      errorCode: "rejected",
+      durationMs: 0,
+      attempts: 0,
+    });
+    return this.counted(rejected, null);
+  }
+
+  /** Reports a terminal execution to the metrics backend. @returns it unchanged. */
+  private counted(
+    execution: Execution,
+    durationMs: number | null = execution.durationMs,
+  ): Execution {
+    if (
+      execution.status === "success" ||
+      execution.status === "error" ||
+      execution.status === "timeout"
+    ) {
+      this.metrics?.countExecution({
+        skill: execution.skillName,
+        status: execution.status,
+        errorCode: execution.errorCode,
+        durationMs,
+      });
+    }
+    return execution;
+  }
+
+  /** Runs a created row to its terminal status and reports it to the metrics. */
+  private async run(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    limit: number,
+  ): Promise<Execution> {
+    return this.counted(await this.runAttempts(id, skill, input, ctx, limit));
+  }
+
+  /**
+   * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
+   * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
+   * Retry-After when longer) ends before the deadline. Never throws for handler failures.
+   */
+  private async runAttempts(
+    id: string,
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    limit: number,
+  ): Promise<Execution> {
+    const handler = this.handlers.get(skill.handlerCode)!;
+    const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
+    await this.store.markRunning(id, limit);
+    const started = this.clock();
+    const deadline = started + limit;
+    const timedOut = `Skill execution timed out after ${limit} ms`;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new ExecutionFailure(timedOut, { status: "timeout" })),
+      limit + grace,
+    );
+    let attempt = 0;
+    try {
+      for (;;) {
+        attempt++;
+        if (attempt > 1) await this.store.setAttempts(id, attempt);
+        const outcome = await runAttempt(handler, input, {
+          ...ctx,
+          signal: controller.signal,
+          skill,
+          attempt,
+          timeoutMs: Math.max(1, deadline - this.clock()),
+        });
+        const durationMs = this.clock() - started;
+        if (outcome.ok) {
+          return await this.store.finish(id, {
+            status: "success",
+            output: outcome.output,
+            durationMs,
+            attempts: attempt,
+          });
+        }
+        const failure = outcome.failure;
+        if (controller.signal.aborted || failure.status === "timeout") {
+          return await this.store.finish(id, {
+            status: "timeout",
+            output: failure.output,
+            errorMessage: timedOut,
+            errorCode: "timeout",
+            durationMs,
+            attempts: attempt,
+          });
+        }
+        const backoff = Math.max(this.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
+        if (failure.retryable && attempt < this.maxRetries && this.clock() + backoff < deadline) {
+          await sleepUnlessAborted(backoff, controller.signal);
+          if (!controller.signal.aborted) continue;
+        }
+        const end = await this.store.finish(id, {
+          status: controller.signal.aborted ? "timeout" : "error",
+          output: failure.output,
+          errorMessage: controller.signal.aborted ? timedOut : failure.message,
+          errorCode: controller.signal.aborted ? "timeout" : failure.code,
+          durationMs: this.clock() - started,
+          attempts: attempt,
+        });
+        if (!controller.signal.aborted && failure.retryAfterS !== undefined)
+          this.retryHints.set(end, failure.retryAfterS);
+        return end;
+      }
+    } catch (err) {
+      // A storage failure mid-run: still try to leave a terminal row behind.
+      await this.store
+        .finish(id, {
+          status: "error",
+          errorMessage: `internal error: ${(err as Error).message}`,
+          errorCode: "internal_error",
+          durationMs: this.clock() - started,
+          attempts: attempt,
+        })
+        .catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * `injectSkills` (docs/injection.md): chooses the skills for one provider request and
+ * returns the request with them added as tools in the request's own format.
+ *
+ * Selection, for a caller key over a registry snapshot:
+ * - visibility: global skills and the key's own; the key's own shadows a global `name@version`;
+ * - per name only the competing version counts: the highest active (enabled, mode not `off`)
+ *   version visible to the key;
+ * - mode `on` → always (not counted in the 5); `off` → never; policy `manual`, or a handler whose
+ *   floor is `manual` (policy-floor.ts) → never (the model cannot call it); mode `auto` → `scoreAutoSkill` >= 3, at most 5, highest first, ties by
+ *   installCount desc then name asc;
+ * - `include` entries (`name`, `name@version`, `name@<constraint>` or an emitted tool name,
+ *   resolved by the registry's tool resolver) are added as well, whatever
+ *   their score (this is how two versions go side by side); `exclude` entries are never injected;
+ * - the client's own tools win name clashes, with the emitted name or the skill's bare name (so
+ *   a call to the bare name stays the client's at interception); the master switch off or the
+ *   request's own "no tools" choice → nothing is injected and the request is returned as is.
+ */
+import { getFormatAdapter } from "../../formats/index.js";
+import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../formats/types.js";
+import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
+import { isActive, type SkillSource } from "../registry/tool-resolver.js";
+import type { InjectionMode, JsonSchema, Skill } from "../types.js";
+import { getInjectionIndex } from "./injection-index.js";
+import { adaptSchema } from "./schema-adapt.js";
+import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";
+
+/** Input of {@link injectSkills}. */
+export interface InjectOptions {
+  format: WireFormat;
+  /** The provider request as the client would send it (parsed JSON). */
+  request: JsonObject;
+  /** Registry snapshot: every skill of every owner, and its generation. */
+  snapshot: SkillSource;
+  /** The calling key; null = management acting globally (global skills only). */
+  apiKeyId: string | null;
+  backgroundReason?: string | null;
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** Master switch (`skillsEnabled`); false → nothing injected. Default true. */
+  skillsEnabled?: boolean;
+  /** Policy floors by handler name; default the product's (policy-floor.ts). */
+  policyFloors?: PolicyFloors;
+}
+
+/** One injected tool (`injected[]`); `score` is null for `on` skills. */
+export interface InjectedTool {
+  name: string;
+  version: string;
+  toolName: string;
+  mode: InjectionMode;
+  score: number | null;
+}
+
+/** Output of {@link injectSkills}. */
+export interface InjectResult {
+  request: JsonObject;
+  injected: InjectedTool[];
+}
+
+const adapted = new WeakMap<Skill, Partial<Record<SchemaDialect, JsonSchema | null>>>();
+
+/** A skill's parameters in a dialect, memoised per skill object. */
+function parametersFor(skill: Skill, dialect: SchemaDialect): JsonSchema | null {
+  let entry = adapted.get(skill);
+  if (!entry) {
+    entry = {};
+    adapted.set(skill, entry);
+  }
+  if (!(dialect in entry)) entry[dialect] = adaptSchema(skill.schema.input, dialect);
+  return entry[dialect] ?? null;
+}
+
+/** The tool description a skill is emitted with (its description, or `name version`). */
+export function toolDescription(skill: Skill): string {
+  return skill.description || `${skill.name} ${skill.version}`;
+}
+
+/**
+ * Injects skills into `opts.request` (see the module docs for the rules).
+ * @returns the new request (the input is not mutated) and the injected tools, in tool order.
+ */
+export function injectSkills(opts: InjectOptions): InjectResult {
+  const adapter = getFormatAdapter(opts.format);
+  if (opts.skillsEnabled === false || adapter.toolsDisabled(opts.request)) {
+    return { request: opts.request, injected: [] };
+  }
+  const index = getInjectionIndex(opts.snapshot);
+  const { resolver } = index;
+  const clientNames = adapter.clientToolNames(opts.request);
+  const exclude = new Set(opts.exclude ?? []);
+  const chosen = new Map<string, { skill: Skill; score: number | null }>();
+  const usable = (s: Skill) => {
+    if (chosen.has(s.id)) return false;
+    if (modelPolicy(s, opts.policyFloors) === "manual") return false;
+    if (clientNames.size === 0 && exclude.size === 0) return true;
+    const toolName = resolver.toolName(s);
+    return (
+      !clientNames.has(toolName) &&
+      !clientNames.has(s.name) &&
+      !exclude.has(s.name) &&
+      !exclude.has(`${s.name}@${s.version}`) &&
+      !exclude.has(toolName)
+    );
+  };
+  const ctx = buildScoringContext({
+    text: adapter.contextText(opts.request),
+    provider: adapter.provider,
+    backgroundReason: opts.backgroundReason ?? null,
+  });
+
+  const onSkills = index
+    .onSkills(opts.apiKeyId)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const s of onSkills) if (usable(s)) chosen.set(s.id, { skill: s, score: null });
+  for (const entry of opts.include ?? []) {
+    const s = resolver.resolveName(entry, opts.apiKeyId);
+    if (!s || !isActive(s) || !usable(s)) continue;
+    chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreAutoSkill(s, ctx) });
+  }
+  for (const { skill, score } of index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)) {
+    chosen.set(skill.id, { skill, score });
+  }
+
+  const specs: ToolSpec[] = [];
+  const injected: InjectedTool[] = [];
+  for (const { skill, score } of chosen.values()) {
+    const toolName = resolver.toolName(skill);
+    specs.push({
+      name: toolName,
+      description: toolDescription(skill),
+      parameters: parametersFor(skill, adapter.schemaDialect),
+    });
+    injected.push({ name: skill.name, version: skill.version, toolName, mode: skill.mode, score });
+  }
+  return { request: adapter.addTools(opts.request, specs), injected };
+}
