@@ -3,7 +3,8 @@
  * beside its reference figure measured side by side: registry and REST listing,
  * injection and interception, builtins, sandbox end to end and custom skills (both
  * need Docker and the local images), the gateway proxy's added time per round and to first byte,
- * dashboard pages with 1,000 skills and 100,000 executions, MCP
+ * dashboard pages with 1,000 skills and 100,000 executions, retention (a 100,000-row delete
+ * beside running executions), MCP
  * `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments:
  * `npm run bench -- registry sandbox`.
  */
@@ -14,6 +15,7 @@ import { runInjectionBench } from "./injection.js";
 import { runMcpBench } from "./mcp.js";
 import { runProxyBench } from "./proxy.js";
 import { runRegistryBench } from "./registry.js";
+import { runRetentionBench } from "./retention.js";
 import { runSandboxBench } from "./sandbox.js";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -24,6 +26,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   proxy: () => runProxyBench(),
   dashboard: () => runDashboardBench(),
   custom: () => runCustomBench(),
+  retention: () => runRetentionBench(),
   mcp: () => runMcpBench(),
 };
 

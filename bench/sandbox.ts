@@ -15,6 +15,7 @@ import { createOptions } from "../sandbox-host/src/container.js";
 import { containerSpec, planRun } from "../sandbox-host/src/plan.js";
 import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.js";
 import { createSandboxClient, type SandboxClient } from "../workers/src/sandbox/client.js";
+import { createMultiHostClient } from "../workers/src/sandbox/multi-host.js";
 import { type BenchApi, startBenchApi } from "./api.js";
 import { fmt, interleave, median, row } from "./stats.js";
 
@@ -47,7 +48,14 @@ export interface SandboxBenchResult {
   };
   /** Share of pool-on runs a pre-started container served (0..1). */
   poolHitRate: number;
-  executionsPerSecond: { poolOff: number; poolOn: number; apiPoolOff: number; apiPoolOn: number };
+  executionsPerSecond: {
+    poolOff: number;
+    poolOn: number;
+    apiPoolOff: number;
+    apiPoolOn: number;
+    /** Through the API over two pool-on hosts on the same engine, twice the callers. */
+    apiTwoHosts: number;
+  };
   rounds: number;
 }
 
@@ -138,12 +146,16 @@ async function waitForPool(host: SandboxHost, image: string, size: number): Prom
   }
 }
 
-/** Executions per second of `total` calls of `run` issued by {@link CONCURRENCY} concurrent callers. */
-async function throughput(run: () => Promise<void>, total: number): Promise<number> {
+/** Executions per second of `total` calls of `run` issued by `callers` concurrent callers. */
+async function throughput(
+  run: () => Promise<void>,
+  total: number,
+  callers = CONCURRENCY,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: callers }, async () => {
       while (next < total) {
         next++;
         await run();
@@ -167,6 +179,16 @@ export async function runSandboxBench(
   const on = await startHost("on", { SANDBOX_POOL_SIZE: String(CONCURRENCY) });
   const apiOff = await startBenchApi({}, { sandbox: off.client });
   const apiOn = await startBenchApi({}, { sandbox: on.client });
+  const on2 = await startHost("on2", { SANDBOX_POOL_SIZE: String(CONCURRENCY) });
+  const apiTwo = await startBenchApi(
+    {},
+    {
+      sandbox: createMultiHostClient([
+        { url: on.host.url, client: on.client },
+        { url: on2.host.url, client: on2.client },
+      ]),
+    },
+  );
   try {
     const image = on.config.images.python;
     const args = dockerRunArgs(off.config);
@@ -202,6 +224,9 @@ export async function runSandboxBench(
     const apiOffRate = await throughput(() => apiRun(apiOff), concurrentRuns);
     await waitForPool(on.host, image, CONCURRENCY);
     const apiOnRate = await throughput(() => apiRun(apiOn), concurrentRuns);
+    await waitForPool(on.host, image, CONCURRENCY);
+    await waitForPool(on2.host, image, CONCURRENCY);
+    const apiTwoRate = await throughput(() => apiRun(apiTwo), concurrentRuns * 2, CONCURRENCY * 2);
     const result: SandboxBenchResult = {
       medianMs: {
         bareDockerRun: bare,
@@ -222,6 +247,7 @@ export async function runSandboxBench(
         poolOn: onRate,
         apiPoolOff: apiOffRate,
         apiPoolOn: apiOnRate,
+        apiTwoHosts: apiTwoRate,
       },
       rounds,
     };
@@ -249,13 +275,19 @@ export async function runSandboxBench(
     row("targets", "API pool off ≤ 1.15x", "API pool on ≤ 0.5x");
     row(`throughput via API, ${CONCURRENCY} callers, pool off`, `${apiOffRate.toFixed(1)} exec/s`);
     row(`throughput via API, ${CONCURRENCY} callers, pool on`, `${apiOnRate.toFixed(1)} exec/s`);
+    row(
+      `throughput via API, two hosts, ${CONCURRENCY * 2} callers`,
+      `${apiTwoRate.toFixed(1)} exec/s`,
+      "same engine",
+    );
     row(`throughput, ${CONCURRENCY} concurrent callers, pool off`, `${offRate.toFixed(1)} exec/s`);
     row(`throughput, ${CONCURRENCY} concurrent callers, pool on`, `${onRate.toFixed(1)} exec/s`);
     return result;
   } finally {
     apiOff.close();
     apiOn.close();
-    await Promise.all([off.host.close(), on.host.close()]);
+    apiTwo.close();
+    await Promise.all([off.host.close(), on.host.close(), on2.host.close()]);
   }
 }
 

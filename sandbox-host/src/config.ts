@@ -72,6 +72,11 @@ export const hostEnvSchema = z.object({
   SANDBOX_MAX_BODY_BYTES: int(1_048_576, 1024, 16 * 1_048_576),
   /** Interval of the leftover-container sweep in ms. */
   SANDBOX_SWEEP_INTERVAL_MS: int(60_000, 1000, 3_600_000),
+  /**
+   * Instance names (comma-separated) of hosts that no longer exist: their leftover containers are
+   * removed by this host's sweeps too. This host's own name is ignored here.
+   */
+  SANDBOX_SWEEP_INSTANCES: list(),
   /** Time allowed to pull a missing allowlisted image, in ms. */
   SANDBOX_PULL_TIMEOUT_MS: int(120_000, 1000, 3_600_000),
   /** Variable names a run may pass into its container. */
@@ -115,6 +120,8 @@ export interface HostConfig {
   killGraceMs: number;
   maxBodyBytes: number;
   sweepIntervalMs: number;
+  /** Other instance names whose containers the sweeps remove (hosts that no longer exist). */
+  sweepInstances: string[];
   pullTimeoutMs: number;
   envAllowlist: Set<string>;
   user: string;
@@ -193,6 +200,9 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     killGraceMs: env.SANDBOX_KILL_GRACE_MS,
     maxBodyBytes: env.SANDBOX_MAX_BODY_BYTES,
     sweepIntervalMs: env.SANDBOX_SWEEP_INTERVAL_MS,
+    sweepInstances: [...new Set(env.SANDBOX_SWEEP_INSTANCES)].filter(
+      (name) => name !== env.SANDBOX_INSTANCE,
+    ),
     pullTimeoutMs: env.SANDBOX_PULL_TIMEOUT_MS,
     envAllowlist: new Set(env.SANDBOX_ENV_ALLOWLIST),
     user: env.SANDBOX_USER,

@@ -2,7 +2,8 @@
  * Entry of the sandbox host (`npm run start:sandbox`): configuration from the environment
  * (config.ts; refuses to start without `SANDBOX_SECRET`), then {@link startSandboxHost} with
  * Prometheus metrics (served at `/metrics` when `METRICS_TOKEN` is set).
- * SIGTERM / SIGINT kill every run and remove every container before the process exits.
+ * SIGTERM, SIGINT, SIGHUP and a crash (uncaught exception or rejection) kill every run and remove
+ * every container, warm pool included, before the process exits.
  */
 import { HostConfigError, parseHostConfig } from "./config.js";
 import { createPrometheusHostMetrics } from "./prometheus.js";
@@ -36,6 +37,17 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGHUP", () => stop("SIGHUP"));
+  // A crash still removes this host's containers (runs and warm pool) before exiting.
+  const crash = (err: unknown) => {
+    process.stderr.write(`[sandbox-host] fatal: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exitCode = 1;
+    if (stopping) return;
+    stopping = true;
+    host.close().finally(() => process.exit(1));
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
 }
 
 main().catch((err) => {

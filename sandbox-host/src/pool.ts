@@ -22,7 +22,7 @@ const REFILL_PARALLELISM = 2;
 /** Ready pre-started containers per language. */
 export class WarmPool {
   private readonly ready = new Map<SandboxLanguage, SandboxContainer[]>();
-  private readonly filling = new Set<SandboxLanguage>();
+  private readonly filling = new Map<SandboxLanguage, Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private closed = false;
 
@@ -71,19 +71,31 @@ export class WarmPool {
     return out;
   }
 
-  /** Stops refilling and removes every ready container. */
+  /**
+   * Stops refilling and removes every ready container, waiting for containers still being created
+   * (they are removed as soon as they exist), so none outlives the host.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
+    await Promise.all(this.filling.values());
     const all = [...this.ready.values()].flat();
     for (const list of this.ready.values()) list.length = 0;
     await Promise.all(all.map((c) => this.discard(c)));
   }
 
-  private async refill(language: SandboxLanguage): Promise<void> {
-    if (this.closed || this.config.poolSize === 0 || this.filling.has(language)) return;
-    this.filling.add(language);
+  private refill(language: SandboxLanguage): Promise<void> {
+    if (this.closed || this.config.poolSize === 0) return Promise.resolve();
+    let filling = this.filling.get(language);
+    if (!filling) {
+      filling = this.fill(language).finally(() => this.filling.delete(language));
+      this.filling.set(language, filling);
+    }
+    return filling;
+  }
+
+  private async fill(language: SandboxLanguage): Promise<void> {
     const list = this.ready.get(language)!;
     try {
       while (!this.closed && list.length < this.config.poolSize) {
@@ -100,6 +112,7 @@ export class WarmPool {
         if (failed) throw failed.reason;
       }
     } catch (err) {
+      if (this.closed) return;
       this.log(
         `warm pool: cannot pre-start a ${language} container (${(err as Error).message}); retrying`,
       );
@@ -109,8 +122,6 @@ export class WarmPool {
       }, RETRY_MS);
       timer.unref();
       this.retryTimers.add(timer);
-    } finally {
-      this.filling.delete(language);
     }
   }
 

@@ -150,6 +150,9 @@ export class Runner {
     const { docker, config, owned } = this.deps;
     const list = await docker.listByLabel(LABEL_SANDBOX, config.instance);
     const stale = list.filter((c) => !owned.has(c.labels[LABEL_SLOT] ?? ""));
+    // Hosts named in SANDBOX_SWEEP_INSTANCES no longer exist: every container of theirs is left over.
+    for (const other of config.sweepInstances)
+      stale.push(...(await docker.listByLabel(LABEL_SANDBOX, other)));
     await Promise.all(stale.map((c) => docker.remove(c.id).catch(() => {})));
     return stale.length;
   }

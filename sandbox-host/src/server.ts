@@ -217,6 +217,7 @@ export async function startSandboxHost(
       maxQueue: limiter.maxQueue,
       pool: pool.sizes(),
       images: { ...config.images },
+      instance: config.instance,
     };
   };
 

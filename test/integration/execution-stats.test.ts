@@ -3,6 +3,7 @@
  * nearest-rank median / p95 durations, error rates, and the key scope.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SCOPES } from "../../workers/src/auth/scopes.js";
 import { skillExecutions, skills } from "../../workers/src/db/schema.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
@@ -75,7 +76,7 @@ describe("execution chart aggregates", () => {
     ]);
 
     const mine = await t.services.operator.charts(
-      { kind: "key", apiKeyId: key.id, name: "stats" },
+      { kind: "key", apiKeyId: key.id, name: "stats", scopes: SCOPES },
       now,
     );
     expect(mine.perSkill.map((s) => s.skillName)).toEqual(["alpha"]);

@@ -67,4 +67,35 @@ describe("scheduled handler", () => {
     expect(rows.rows[0]!.error_code).toBe("interrupted");
     expect(Number(rows.rows[0]!.finished_at)).toBeGreaterThanOrEqual(now);
   });
+
+  it("deletes finished executions older than EXECUTION_RETENTION_DAYS, never running ones", async () => {
+    const installed = await call("POST", "/api/skills/install", {
+      body: installBody("cron-retention", { timeoutMs: 1_000 }),
+    });
+    expect(installed.status).toBe(201);
+    const skillId: string = installed.body.skill.id;
+    const db = directDb();
+    const now = Date.now();
+    const insert = (id: string, status: string, createdAt: number) =>
+      db.execute({
+        sql: `insert into skill_executions
+                (id, skill_id, skill_name, version, status, approval, input, attempts, timeout_ms, created_at, updated_at)
+              values (?, ?, 'cron-retention', '1.0.0', ?, 'none', '{}', 1, 1000, ?, ?)`,
+        args: [id, skillId, status, createdAt, now],
+      });
+    const old = crypto.randomUUID();
+    const young = crypto.randomUUID();
+    const oldPending = crypto.randomUUID();
+    await insert(old, "success", now - 31 * 86_400_000);
+    await insert(young, "success", now - 29 * 86_400_000);
+    await insert(oldPending, "pending", now - 31 * 86_400_000);
+
+    await exports.default.scheduled({ cron: "* * * * *", scheduledTime: now });
+
+    const left = await db.execute({
+      sql: "select id from skill_executions where skill_id = ?",
+      args: [skillId],
+    });
+    expect(left.rows.map((r) => String(r.id)).sort()).toEqual([young, oldPending].sort());
+  });
 });

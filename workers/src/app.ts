@@ -13,7 +13,7 @@ import { a2aRoutes } from "./a2a/route.js";
 import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from "./a2a/skills.js";
 import { AgentSkillsCatalog } from "./agent-skills/catalog.js";
 import { agentSkillsRoutes } from "./agent-skills/route.js";
-import { requireAuth } from "./auth/middleware.js";
+import { requireAuth, requireRouteScope } from "./auth/middleware.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import type { AppDeps } from "./deps.js";
 import { AppError, type ErrorCode } from "./errors.js";
@@ -28,6 +28,7 @@ import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
 import { corsMiddleware } from "./routes/cors.js";
+import { executionRetentionRoutes } from "./routes/execution-retention.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServersRoutes } from "./routes/mcp-servers.js";
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     if (c.req.path === "/api/health") return next();
     return requireAuth()(c, next);
   });
+  app.use("/api/*", requireRouteScope());
   app.use("/api/*", requestLimits(deps.config));
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
@@ -103,6 +105,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
+  app.route("/", executionRetentionRoutes());
   app.route("/", executionsRoutes());
   app.route("/", catalogsRoutes());
   app.route("/", toolsRoutes());

@@ -54,6 +54,13 @@ export const configSchema = z.object({
   SANDBOX_URL: optionalString,
   /** Shared HMAC secret for the sandbox host (docs/sandbox.md#signing). */
   SANDBOX_SECRET: optionalString,
+  /**
+   * Several sandbox hosts: comma-separated base URLs (docs/sandbox.md#several-hosts); when set it
+   * replaces `SANDBOX_URL`.
+   */
+  SANDBOX_URLS: list,
+  /** Per-host secrets, comma-separated in the order of `SANDBOX_URLS`; empty = `SANDBOX_SECRET` for all. */
+  SANDBOX_SECRETS: list,
   /** Key id sent with signed requests, so the host can accept two secrets during rotation. */
   SANDBOX_KEY_ID: z.string().default("k1"),
   SKILLS_MAX_FILE_BYTES: int(1_048_576, 1),
@@ -110,6 +117,11 @@ export const configSchema = z.object({
   SKILLS_HTTP_HANDLER_ALLOWLIST: list,
   /** Largest answer of an HTTP handler, in bytes (1 MiB); a longer one fails the execution. */
   SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES: int(1_048_576, 1),
+  /**
+   * Finished executions older than this many days are deleted by the Worker's cron and the Node
+   * timer (docs/execution.md#retention); 0 keeps everything.
+   */
+  EXECUTION_RETENTION_DAYS: int(30, 0, 36_500),
   /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
   MAX_BODY_BYTES: int(1_048_576, 1024),
   /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */

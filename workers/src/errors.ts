@@ -70,8 +70,8 @@ export class UnauthorizedError extends AppError {
 
 /** 403: authenticated, but not allowed to act on this resource or key. */
 export class ForbiddenError extends AppError {
-  constructor(message: string, code: CodeWithStatus<403> = "forbidden") {
-    super(code, message);
+  constructor(message: string, code: CodeWithStatus<403> = "forbidden", details?: unknown) {
+    super(code, message, { details });
   }
 }
 
@@ -127,6 +127,11 @@ export class ExecutionFailure extends Error {
   readonly output: unknown;
   readonly retryable: boolean;
   readonly retryAfterS: number | undefined;
+  /**
+   * True only when the work certainly did not start (the sandbox host refused the connection or
+   * answered 429): the same run may then be sent to another host without running it twice.
+   */
+  readonly notStarted: boolean;
   constructor(
     message: string,
     opts: {
@@ -135,6 +140,7 @@ export class ExecutionFailure extends Error {
       output?: unknown;
       retryable?: boolean;
       retryAfterS?: number;
+      notStarted?: boolean;
       cause?: unknown;
     } = {},
   ) {
@@ -145,6 +151,7 @@ export class ExecutionFailure extends Error {
     this.output = opts.output;
     this.retryable = opts.retryable ?? false;
     this.retryAfterS = opts.retryAfterS;
+    this.notStarted = opts.notStarted ?? false;
   }
 }
 

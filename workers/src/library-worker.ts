@@ -57,9 +57,11 @@ export function createSkillgateWorker(options: SkillgateOptions = {}): Skillgate
     },
     async scheduled(_controller, env, ctx) {
       prepared(env);
-      const work = runCron(env).then(({ recovered, expired }) => {
-        if (recovered || expired)
-          console.log(`[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired`);
+      const work = runCron(env).then(({ recovered, expired, deleted }) => {
+        if (recovered || expired || deleted)
+          console.log(
+            `[skillgate] cron: ${recovered} interrupted, ${expired} approvals expired, ${deleted} old executions deleted`,
+          );
       });
       ctx.waitUntil(work);
       await work;

@@ -14,6 +14,7 @@ import { createApp } from "./app.js";
 import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
 import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
+import { startRetentionTimer } from "./retention/retention-timer.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
@@ -69,6 +70,11 @@ export async function startApiServer(
     });
   }, 60_000);
   sweep.unref();
+  const retention = startRetentionTimer(
+    (days, now, opts) => services.executions.applyRetention(days, now, opts),
+    deps.config.EXECUTION_RETENTION_DAYS,
+    (err) => console.error("[skillgate] execution retention failed:", err.message),
+  );
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>
       resolve(s),
@@ -84,6 +90,7 @@ export async function startApiServer(
     url,
     close: async () => {
       clearInterval(sweep);
+      await retention.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       client.close();
     },

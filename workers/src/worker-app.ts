@@ -41,6 +41,12 @@ export interface ExecutionContextLike {
  */
 export const CRON_STALE_GRACE_MS = 60_000;
 
+/**
+ * Most delete statements of one cron run (250 rows each): a run stays well inside the Workers
+ * limits, and what is left goes on the next run.
+ */
+export const CRON_RETENTION_MAX_BATCHES = 200;
+
 let built: { env: WorkerEnv; app: BuiltApp } | null = null;
 
 /**
@@ -71,13 +77,22 @@ export function appFor(env: WorkerEnv): BuiltApp {
 
 /**
  * One cron run: finishes executions left `running` past their timeout plus
- * {@link CRON_STALE_GRACE_MS} as interrupted, and expires approvals older than `APPROVAL_TTL_MS`.
+ * {@link CRON_STALE_GRACE_MS} as interrupted, expires approvals older than `APPROVAL_TTL_MS`, and
+ * deletes finished executions older than `EXECUTION_RETENTION_DAYS` (at most
+ * {@link CRON_RETENTION_MAX_BATCHES} batches per run).
  * @returns how many executions were finished and how many approvals expired.
  * @throws Error when the Worker is misconfigured (see {@link appFor}) or the database fails.
  */
-export async function runCron(env: WorkerEnv): Promise<{ recovered: number; expired: number }> {
+export async function runCron(
+  env: WorkerEnv,
+): Promise<{ recovered: number; expired: number; deleted: number }> {
   const { services } = appFor(env);
   const recovered = await services.executions.recoverInterrupted(CRON_STALE_GRACE_MS);
   const expired = await services.executions.expireApprovals();
-  return { recovered, expired };
+  const { deleted } = await services.executions.applyRetention(
+    parseConfig(env).EXECUTION_RETENTION_DAYS,
+    Date.now(),
+    { maxBatches: CRON_RETENTION_MAX_BATCHES },
+  );
+  return { recovered, expired, deleted };
 }

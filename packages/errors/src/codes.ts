@@ -46,6 +46,11 @@ export const ERROR_CODES = {
     retryable: false,
     message: "An API key cannot act for another key",
   },
+  missing_scope: {
+    status: 403,
+    retryable: false,
+    message: "This API key lacks the scope this call needs",
+  },
   management_required: {
     status: 403,
     retryable: false,

@@ -93,6 +93,7 @@ export const sandboxHealthSchema = z.object({
   maxQueue: z.number().int().nonnegative(),
   pool: z.record(z.string(), z.number().int().nonnegative()),
   images: z.object({ node: z.string(), python: z.string(), shell: z.string() }),
+  instance: z.string().optional(),
 }) satisfies z.ZodType<SandboxHealth>;
 
 /** Schema of `POST /v1/kill/{runId}`'s answer. */

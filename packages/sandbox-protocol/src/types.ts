@@ -80,6 +80,8 @@ export type SandboxHealth = {
   /** Ready pooled containers per image. */
   pool: Record<string, number>;
   images: Record<SandboxLanguage, string>;
+  /** The host's container label (`SANDBOX_INSTANCE`); absent from hosts of older versions. */
+  instance?: string;
 };
 
 /** Answer of `POST /v1/kill/{runId}`: false when the run is unknown or already finished. */

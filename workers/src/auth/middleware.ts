@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
+import { requireScope, scopeForRoute } from "./scopes.js";
 
 function bearer(header: string | undefined): string | undefined {
   const m = header?.match(/^Bearer\s+(.+)$/i);
@@ -29,6 +30,20 @@ export function requireAuth(optional = false): MiddlewareHandler<AppEnv> {
     const principal = await c.get("services").keys.authenticate(token);
     if (!principal) throw new UnauthorizedError("Invalid, revoked or expired credentials");
     c.set("principal", principal);
+    return next();
+  };
+}
+
+/**
+ * Enforces the scope each route declares (docs/api.md#scopes, table in `auth/scopes.ts`): an API key
+ * without it gets 403 `missing_scope` naming the scope. Runs after {@link requireAuth}; anonymous
+ * requests and routes that declare no scope pass through to their own checks.
+ */
+export function requireRouteScope(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get("principal");
+    const scope = scopeForRoute(c.req.method, c.req.path);
+    if (principal && scope) requireScope(principal, scope);
     return next();
   };
 }

@@ -3,9 +3,12 @@
  * can never act for another key; management may act for a key by naming its `apiKeyId`.
  */
 import { ForbiddenError, UnauthorizedError } from "../errors.js";
+import type { Scope } from "./scopes.js";
 
-/** The authenticated caller. */
-export type Principal = { kind: "management" } | { kind: "key"; apiKeyId: string; name: string };
+/** The authenticated caller. A key carries its scopes (docs/api.md#scopes); management has all. */
+export type Principal =
+  | { kind: "management" }
+  | { kind: "key"; apiKeyId: string; name: string; scopes: readonly Scope[] };
 
 /**
  * The key a request acts for.

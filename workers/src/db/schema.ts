@@ -19,6 +19,10 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer("last_used_at"),
     expiresAt: integer("expires_at"),
     revokedAt: integer("revoked_at"),
+    /** JSON array of scope names (docs/api.md#scopes); keys created before scopes hold all. */
+    scopes: text("scopes")
+      .notNull()
+      .default('["inject","execute","read","skills:write","catalog:install"]'),
   },
   (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
 );

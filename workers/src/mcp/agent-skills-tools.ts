@@ -31,6 +31,7 @@ export function agentSkillsTools(catalog: AgentSkillsCatalog): ManagementTool[] 
         "Lists the SKILL.md entries that explain Skillgate's own REST API and how to connect to it (name, description, category api | cli | config). Read one with the agent_skills_get tool.",
       args: ListArgs,
       readOnly: true,
+      scope: "read",
       async run(raw) {
         const args = ListArgs.parse(raw);
         const all = catalog.list(args.category);
@@ -47,6 +48,7 @@ export function agentSkillsTools(catalog: AgentSkillsCatalog): ManagementTool[] 
         "Returns one SKILL.md entry of Skillgate's Agent Skills catalog: endpoints, parameters, examples and error codes of a route group, or how to connect a client.",
       args: GetArgs,
       readOnly: true,
+      scope: "read",
       async run(raw) {
         const { name } = GetArgs.parse(raw);
         const entry = catalog.get(name);

@@ -4,10 +4,14 @@
  * configured prefix (`MCP_TOOL_PREFIX`, default `skillgate_`). Each validates its arguments with
  * zod (the same schema gives the tool's `inputSchema`) and calls the services; the caller's scope
  * is the REST API's (docs/api.md#acting-for-a-key): an API key lists, toggles, runs and reads only
- * what it owns or can see; the management token sees everything and may act for a key.
+ * what it owns or can see; the management token sees everything and may act for a key. Each tool
+ * names the key scope it needs (docs/api.md#scopes), as the REST route doing the same does:
+ * listing skills and reading executions `read`, executing `execute`, enabling or disabling
+ * `skills:write` (editing a skill).
  */
 import { z } from "zod";
 import { actingKey, type Principal } from "../auth/principal.js";
+import type { Scope } from "../auth/scopes.js";
 import { ForbiddenError, NotFoundError } from "../errors.js";
 import type { FrontDoorServices } from "../services/index.js";
 import type { Skill } from "../skills/types.js";
@@ -27,6 +31,11 @@ export interface ManagementTool {
   args: z.ZodObject;
   /** MCP annotation `readOnlyHint`. */
   readOnly: boolean;
+  /**
+   * The key scope a call needs (docs/api.md#scopes); an API key without it is refused with
+   * `missing_scope` and does not see the tool in `tools/list`. Undefined: any authenticated caller.
+   */
+  scope?: Scope;
   /** Runs the tool with validated arguments. @throws AppError for failures (rendered as isError). */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>>;
 }
@@ -97,6 +106,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
       "Lists the registered skills you can see (global ones and your key's own), name ascending, highest version first. Filters: name substring, enabled, owner key (management). Paginated: page, limit.",
     args: ListArgs,
     readOnly: true,
+    scope: "read",
     async run(raw, { services, principal }) {
       const args = ListArgs.parse(raw);
       const page = await services.skills.list({
@@ -117,6 +127,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
       "Enables or disables a skill by id. Disabling sets mode off: the skill is then never injected and cannot run. An API key may toggle only the skills it owns; global skills need the management token.",
     args: EnableArgs,
     readOnly: false,
+    scope: "skills:write",
     async run(raw, { services, principal }) {
       const args = EnableArgs.parse(raw);
       const current = await services.skills.byId(args.skillId);
@@ -138,6 +149,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
       "Runs a registered skill now, as an explicit execution (no approval needed, whatever its executor policy) and returns the finished execution: status success, error (with errorMessage and the program's output) or timeout.",
     args: ExecuteArgs,
     readOnly: false,
+    scope: "execute",
     async run(raw, { services, principal }) {
       const args = ExecuteArgs.parse(raw);
       const apiKeyId = actingKey(principal, args.apiKeyId);
@@ -155,6 +167,7 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
       "Execution history, newest first: your key's own executions (management: all, or one key's with apiKeyId). Success rows carry durationMs and output, failures errorMessage and errorCode. limit defaults to 50, at most 100.",
     args: ExecutionsArgs,
     readOnly: true,
+    scope: "read",
     async run(raw, { services, principal }) {
       const args = ExecutionsArgs.parse(raw);
       const apiKeyId =

@@ -9,6 +9,9 @@
  *    with the portable input schema. A call runs with interception's executor policies
  *    (skills/interception/model-call.ts): `manual` → an error result saying an explicit execution is needed,
  *    `hybrid` → a pending-approval result with the execution id.
+ * Key scopes (docs/api.md#scopes): a management tool needs the scope it names, a skill tool
+ * `execute`. An API key lacking it gets an error result `missing_scope` (nothing runs) and does not
+ * see the tool in `tools/list`; the management token holds every scope.
  * The list is read from the registry snapshot of the request, so it follows registry changes
  * without a restart; it is paginated with an opaque cursor ({@link TOOLS_PAGE_SIZE} a page).
  */
@@ -23,6 +26,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
+import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
@@ -75,13 +79,17 @@ function describeTool(prefix: string, t: ManagementTool): Tool {
   };
 }
 
-/** Runs a management tool, turning validation and service errors into error results. */
+/**
+ * Runs a management tool after checking the caller's scope, turning scope, validation and service
+ * errors into error results.
+ */
 async function runManagementTool(
   tool: ManagementTool,
   args: Record<string, unknown>,
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   try {
+    if (tool.scope) requireScope(ctx.principal, tool.scope);
     return okResult(await tool.run(args, ctx));
   } catch (err) {
     if (err instanceof z.ZodError) {
@@ -121,13 +129,16 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   const { services, principal, toolPrefix } = opts;
   const apiKeyId = principal.kind === "key" ? principal.apiKeyId : null;
   const byName = new Map(opts.tools.map((t) => [`${toolPrefix}${t.name}`, t]));
-  const fixedTools = opts.tools.map((t) => toolOf(toolPrefix, t));
+  const fixedTools = opts.tools
+    .filter((t) => !t.scope || hasScope(principal, t.scope))
+    .map((t) => toolOf(toolPrefix, t));
+  const mayRunSkills = hasScope(principal, "execute");
 
   server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
-    const skillTools = (await services.tools.callerTools(apiKeyId)).list.filter(
-      (t) => !byName.has(t.name),
-    );
+    const skillTools = mayRunSkills
+      ? (await services.tools.callerTools(apiKeyId)).list.filter((t) => !byName.has(t.name))
+      : [];
     const total = fixedTools.length + skillTools.length;
     const tools: Tool[] = [];
     for (let i = start; i < Math.min(total, start + TOOLS_PAGE_SIZE); i++) {
@@ -156,6 +167,8 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     const args = request.params.arguments ?? {};
     const managed = byName.get(name);
     if (managed) return runManagementTool(managed, args, opts);
+    // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
+    if (!mayRunSkills) return errorResult(missingScope("execute"));
     const skill = await services.tools.resolveTool(apiKeyId, name);
     if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });

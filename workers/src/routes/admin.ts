@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
+import { SCOPES } from "../auth/scopes.js";
 import { CATALOG_IDS } from "../services/catalogs.js";
 import { createRouter } from "./context.js";
 import {
@@ -26,6 +27,9 @@ const ApiKeySchema = z
     lastUsedAt: z.string().nullable(),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
+    scopes: z.array(z.enum(SCOPES)).openapi({
+      description: "What the key may do (docs/api.md#scopes)",
+    }),
   })
   .openapi("ApiKey");
 
@@ -36,6 +40,14 @@ const CreateKeyBody = z
       .datetime({ offset: true })
       .optional()
       .openapi({ description: "ISO-8601 expiry, in the future" }),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .max(SCOPES.length * 2)
+      .optional()
+      .openapi({
+        description: `Scopes of the key; default all: ${SCOPES.join(", ")}`,
+        example: ["inject", "read"],
+      }),
   })
   .strict();
 
@@ -80,6 +92,19 @@ const listKeysRoute = createRoute({
   responses: {
     200: jsonResponse(pageSchema(ApiKeySchema, "ApiKeyPage"), "A page of keys"),
     ...errorResponses(400, 401, 403),
+  },
+});
+const getKeyRoute = createRoute({
+  method: "get",
+  path: "/api/keys/{id}",
+  operationId: "getApiKey",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Read one API key (never the key itself), with its scopes",
+  request: { params: IdParam },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+    ...errorResponses(401, 403, 404),
   },
 });
 const revokeKeyRoute = createRoute({
@@ -143,12 +168,16 @@ export function adminRoutes() {
     const body = c.req.valid("json");
     const created = await c
       .get("services")
-      .keys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null);
+      .keys.create(body.name, body.expiresAt ? Date.parse(body.expiresAt) : null, body.scopes);
     return c.json(created, 201);
   });
   app.openapi(listKeysRoute, async (c) => {
     const { page, limit } = c.req.valid("query");
     return c.json(await c.get("services").keys.list(page, limit), 200);
+  });
+  app.openapi(getKeyRoute, async (c) => {
+    const apiKey = await c.get("services").keys.get(c.req.valid("param").id);
+    return c.json({ apiKey }, 200);
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").keys.revoke(c.req.valid("param").id);

@@ -15,6 +15,7 @@ import {
 } from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
+import { createMultiHostClient } from "./multi-host.js";
 
 /**
  * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
@@ -52,8 +53,37 @@ export interface SandboxClientOptions {
   defaultRunTimeoutMs?: number;
 }
 
-function unavailable(message: string, cause?: unknown): ExecutionFailure {
-  return new ExecutionFailure(message, { code: "sandbox_unavailable", retryable: true, cause });
+/** Failure codes the client produces besides the host's own error codes. */
+export type SandboxFailureCode =
+  | "sandbox_unavailable"
+  | "sandbox_busy"
+  | "sandbox_auth_failed"
+  | "sandbox_error"
+  | "aborted";
+
+function unavailable(message: string, notStarted = false, cause?: unknown): ExecutionFailure {
+  return new ExecutionFailure(message, {
+    code: "sandbox_unavailable",
+    retryable: true,
+    notStarted,
+    cause,
+  });
+}
+
+/** Connection errors (Node's fetch) raised before a request reached the host. */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** True when a fetch error says the connection was never made (so nothing was sent). */
+function neverConnected(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === "string" && NOT_CONNECTED.has(cause.code);
 }
 
 /**
@@ -86,7 +116,7 @@ function hostFailure(status: number, body: unknown, retryAfter: string | null): 
     const hint = after === undefined ? "" : ` (retry after ${after} s)`;
     return new ExecutionFailure(
       `Sandbox host is busy: no slot was free and the program did not run${hint}`,
-      { code: "sandbox_busy", retryable: true, retryAfterS: after },
+      { code: "sandbox_busy", retryable: true, retryAfterS: after, notStarted: true },
     );
   }
   if (status === 401) {
@@ -174,7 +204,11 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
         throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
       if (timeout.aborted) throw unavailable(`Sandbox host did not answer within ${boundMs} ms`);
       const reason = err instanceof Error ? err.message : String(err);
-      throw unavailable(`Sandbox host unreachable at ${new URL(base).origin}: ${reason}`, err);
+      throw unavailable(
+        `Sandbox host unreachable at ${new URL(base).origin}: ${reason}`,
+        neverConnected(err),
+        err,
+      );
     }
     if (!res.ok) throw hostFailure(res.status, parsed, res.headers.get("retry-after"));
     return parsed;
@@ -201,20 +235,42 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
 }
 
 /**
- * Builds the client from the API configuration (`SANDBOX_URL`, `SANDBOX_SECRET`, `SANDBOX_KEY_ID`,
- * `SKILLS_SANDBOX_TIMEOUT_MS`). Output: undefined when the URL or the secret is missing (the
- * sandbox builtins then fail with `sandbox_unavailable`: fail closed).
+ * Builds the client from the API configuration (`SANDBOX_URLS` or `SANDBOX_URL`, `SANDBOX_SECRETS`
+ * or `SANDBOX_SECRET`, `SANDBOX_KEY_ID`, `SKILLS_SANDBOX_TIMEOUT_MS`; docs/configuration.md).
+ * Several URLs give a client that spreads runs over the hosts (multi-host.ts).
+ * Output: undefined when no URL or no secret is configured (the sandbox builtins then fail with
+ * `sandbox_unavailable`: fail closed).
+ * @throws Error when `SANDBOX_SECRETS` is set with a count other than the URLs' (a host must not
+ *   silently get another host's secret).
  */
 export function sandboxClientFromConfig(
   config: Config,
   fetchImpl?: typeof fetch,
 ): SandboxClient | undefined {
-  if (!config.SANDBOX_URL || !config.SANDBOX_SECRET) return undefined;
-  return createSandboxClient({
-    baseUrl: config.SANDBOX_URL,
-    secret: config.SANDBOX_SECRET,
-    keyId: config.SANDBOX_KEY_ID,
-    fetch: fetchImpl,
-    defaultRunTimeoutMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
-  });
+  const urls =
+    config.SANDBOX_URLS.length > 0
+      ? config.SANDBOX_URLS
+      : config.SANDBOX_URL
+        ? [config.SANDBOX_URL]
+        : [];
+  if (urls.length === 0) return undefined;
+  const perHost = config.SANDBOX_SECRETS;
+  if (perHost.length > 0 && perHost.length !== urls.length) {
+    throw new Error(
+      `SANDBOX_SECRETS has ${perHost.length} secret(s) for ${urls.length} sandbox host(s); give one per host, in order, or none (SANDBOX_SECRET for all)`,
+    );
+  }
+  if (perHost.length === 0 && !config.SANDBOX_SECRET) return undefined;
+  const clients = urls.map((url, i) => ({
+    url,
+    client: createSandboxClient({
+      baseUrl: url,
+      secret: perHost[i] ?? config.SANDBOX_SECRET!,
+      keyId: config.SANDBOX_KEY_ID,
+      fetch: fetchImpl,
+      defaultRunTimeoutMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
+    }),
+  }));
+  if (clients.length === 1 && config.SANDBOX_URLS.length === 0) return clients[0]!.client;
+  return createMultiHostClient(clients);
 }

@@ -9,6 +9,13 @@
 import { ERROR_CODES, isErrorCode } from "@skillgate/errors";
 import { canAccessOwned, type Principal } from "../auth/principal.js";
 import { AppError, NotFoundError } from "../errors.js";
+import {
+  applyRetention,
+  type DeleteOptions,
+  type DeleteOutcome,
+  deleteFinishedExecutions,
+  type ExecutionDeleteFilter,
+} from "../retention/execution-retention.js";
 import type {
   ExecutionFilter,
   ExecutionRepository,
@@ -112,6 +119,26 @@ export class ExecutionsService {
   /** Ends approvals older than `APPROVAL_TTL_MS` as `error` (`approval_expired`). @returns how many. */
   expireApprovals(): Promise<number> {
     return this.repository.expireApprovals(this.approvalTtlMs);
+  }
+
+  /**
+   * Deletes finished executions matching `filter` in bounded batches (docs/execution.md#retention).
+   * @returns how many rows went and whether `opts.maxBatches` left some.
+   */
+  deleteFinished(filter: ExecutionDeleteFilter, opts: DeleteOptions = {}): Promise<DeleteOutcome> {
+    return deleteFinishedExecutions(this.repository, filter, opts);
+  }
+
+  /**
+   * One retention pass: deletes finished executions older than `retentionDays` days at `now` (ms
+   * since the epoch); nothing when `retentionDays` is 0 (`EXECUTION_RETENTION_DAYS`).
+   */
+  applyRetention(
+    retentionDays: number,
+    now: number,
+    opts: DeleteOptions = {},
+  ): Promise<DeleteOutcome> {
+    return applyRetention(this.repository, retentionDays, now, opts);
   }
 
   /**

@@ -1,9 +1,10 @@
 /**
  * The health service (`GET /api/health`, docs/api.md): anonymous callers learn only whether the
  * API can reach its database; management also gets the runtime, the registry size, the
- * registered handlers and the sandbox host's state.
+ * registered handlers and the sandbox host's state (with several hosts, each host's).
  */
 import type { SandboxClient } from "../sandbox/client.js";
+import { isMultiHost } from "../sandbox/multi-host.js";
 import type { Executor } from "../skills/execution/executor.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 
@@ -57,7 +58,13 @@ export class HealthService {
     let sandboxOk = true;
     if (this.opts.sandbox) {
       try {
-        details.sandbox = { ...(await this.opts.sandbox.health()), ok: true };
+        const sandbox = this.opts.sandbox;
+        if (isMultiHost(sandbox)) {
+          // Several hosts (docs/sandbox.md#several-hosts): each with its state; up when any is.
+          const hosts = await sandbox.hosts();
+          sandboxOk = hosts.some((h) => h.state === "up");
+          details.sandbox = { ok: sandboxOk, hosts };
+        } else details.sandbox = { ...(await sandbox.health()), ok: true };
       } catch (err) {
         sandboxOk = false;
         details.sandbox = { ok: false, error: (err as Error).message };

@@ -7,6 +7,7 @@
 
 import { randomToken, sha256Hex, timingSafeEqualHex } from "../auth/crypto.js";
 import type { Principal } from "../auth/principal.js";
+import { normalizeScopes, parseStoredScopes, type Scope } from "../auth/scopes.js";
 import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { type Page, pageOf } from "./page.js";
@@ -23,6 +24,8 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The key's scopes as stored: a JSON array of scope names (docs/api.md#scopes). */
+  scopes: string;
 }
 
 /** Storage of API keys (the drizzle implementation is in `db/repositories/api-keys.ts`). */
@@ -50,6 +53,15 @@ export interface ApiKeyInfo {
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** What the key may do (docs/api.md#scopes). */
+  scopes: Scope[];
+}
+
+/** An authenticated key: its id, name and scopes. */
+export interface AuthenticatedKey {
+  id: string;
+  name: string;
+  scopes: Scope[];
 }
 
 const KEY_PREFIX = "sg_";
@@ -69,6 +81,7 @@ function toInfo(row: ApiKeyRecord): ApiKeyInfo {
     lastUsedAt: isoOrNull(row.lastUsedAt),
     expiresAt: isoOrNull(row.expiresAt),
     revokedAt: isoOrNull(row.revokedAt),
+    scopes: parseStoredScopes(row.scopes),
   };
 }
 
@@ -92,12 +105,15 @@ export class ApiKeyService {
   /**
    * Creates a key. @param expiresAt optional expiry, ms since the epoch; it must lie in the
    * future (a key that is born expired could never authenticate).
+   * @param scopes what the key may do; undefined = every scope (an empty list is allowed: a key
+   *   that can only be listed and revoked).
    * @returns the key (shown only here) and its public view.
    * @throws InvalidInputError `invalid_input` (field `expiresAt`) when the expiry is not in the future.
    */
   async create(
     name: string,
     expiresAt: number | null,
+    scopes?: readonly Scope[],
   ): Promise<{ key: string; apiKey: ApiKeyInfo }> {
     const now = this.clock();
     if (expiresAt !== null && !(expiresAt > now)) {
@@ -116,6 +132,7 @@ export class ApiKeyService {
       lastUsedAt: null,
       expiresAt,
       revokedAt: null,
+      scopes: JSON.stringify(normalizeScopes(scopes)),
     });
     return { key, apiKey: toInfo(row) };
   }
@@ -127,6 +144,13 @@ export class ApiKeyService {
   async list(page: number, limit: number): Promise<Page<ApiKeyInfo>> {
     const { rows, total } = await this.repository.list(limit, (page - 1) * limit);
     return pageOf(rows.map(toInfo), total, page, limit);
+  }
+
+  /** One key's public view. @throws NotFoundError `api_key_not_found` for an unknown id. */
+  async get(id: string): Promise<ApiKeyInfo> {
+    const row = await this.repository.get(id);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    return toInfo(row);
   }
 
   /** True when `id` names an existing key that is not revoked. */
@@ -170,14 +194,14 @@ export class ApiKeyService {
     }
     if (!token.startsWith(KEY_PREFIX)) return undefined;
     const key = await this.authenticateHash(hash);
-    return key ? { kind: "key", apiKeyId: key.id, name: key.name } : undefined;
+    return key ? { kind: "key", apiKeyId: key.id, name: key.name, scopes: key.scopes } : undefined;
   }
 
   /**
-   * Authenticates an API key given the SHA-256 (hex) of the presented key. @returns the key's id
-   * and name, or null when unknown, revoked or expired.
+   * Authenticates an API key given the SHA-256 (hex) of the presented key. @returns the key's id,
+   * name and scopes, or null when unknown, revoked or expired.
    */
-  private async authenticateHash(hash: string): Promise<{ id: string; name: string } | null> {
+  private async authenticateHash(hash: string): Promise<AuthenticatedKey | null> {
     const cacheKey = `apikey:${hash}`;
     let row = await this.cache.get<ApiKeyRecord | null>(cacheKey);
     if (row === undefined) {
@@ -192,6 +216,6 @@ export class ApiKeyService {
       await this.repository.touch(row.id, now);
       await this.cache.put(cacheKey, row, LOOKUP_TTL_S);
     }
-    return { id: row.id, name: row.name };
+    return { id: row.id, name: row.name, scopes: parseStoredScopes(row.scopes) };
   }
 }

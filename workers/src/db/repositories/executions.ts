@@ -2,12 +2,14 @@
  * The `skill_executions` table behind the executor's {@link ExecutionRepository} (drizzle over
  * libSQL; docs/execution.md#lifecycle).
  */
-import { and, count, desc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import {
   DEFAULT_STORED_SIZE_LIMITS,
+  type ExecutionDeleteFilter,
   type ExecutionEnd,
   type ExecutionFilter,
   type ExecutionRepository,
+  FINISHED_STATUSES,
   type StoredSizeLimits,
 } from "../../skills/execution/execution-repository.js";
 import type { ExecutionSummary } from "../../skills/execution/execution-stats.js";
@@ -264,5 +266,36 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       }
     }
     return conds.length ? and(...conds) : undefined;
+  }
+
+  /** See {@link ExecutionRepository.deleteFinishedBatch}. */
+  async deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number> {
+    const finished = inArray(skillExecutions.status, [...FINISHED_STATUSES]);
+    const conds: SQL[] = [finished];
+    if (filter.before !== undefined) conds.push(lt(skillExecutions.createdAt, filter.before));
+    if (filter.after !== undefined) conds.push(gte(skillExecutions.createdAt, filter.after));
+    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
+    else if (filter.apiKeyId !== undefined)
+      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
+    if (filter.skill) {
+      const at = filter.skill.indexOf("@");
+      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
+      else {
+        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
+        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
+      }
+    }
+    const chosen = this.db
+      .select({ id: skillExecutions.id })
+      .from(skillExecutions)
+      .where(and(...conds))
+      .orderBy(skillExecutions.createdAt)
+      .limit(batchSize);
+    // The status is checked again on delete: a row chosen above cannot be a running one.
+    const rows = await this.db
+      .delete(skillExecutions)
+      .where(and(inArray(skillExecutions.id, chosen), finished))
+      .returning({ id: skillExecutions.id });
+    return rows.length;
   }
 }

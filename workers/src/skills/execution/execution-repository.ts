@@ -106,4 +106,26 @@ export interface ExecutionRepository {
     hours?: number,
     limit?: number,
   ): Promise<ExecutionSummary>;
+
+  /**
+   * Deletes at most `batchSize` finished executions (`success`, `error`, `timeout`) matching
+   * `filter`, oldest first, in one statement; `pending` and `running` rows are never deleted
+   * (docs/execution.md#retention). @returns the number of rows deleted.
+   */
+  deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number>;
+}
+
+/** Statuses of finished executions; only these are ever deleted. */
+export const FINISHED_STATUSES = ["success", "error", "timeout"] as const;
+
+/** Which finished executions to delete (every field narrows). */
+export interface ExecutionDeleteFilter {
+  /** Only executions created strictly before this time (ms since the epoch). */
+  before?: number;
+  /** Only executions created at or after this time (ms since the epoch). */
+  after?: number;
+  /** `name` or `name@version`. */
+  skill?: string;
+  /** Only this key's executions; null = executions without a key (management runs). */
+  apiKeyId?: string | null;
 }
