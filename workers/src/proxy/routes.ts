@@ -9,6 +9,7 @@
  */
 import type { ErrorCode } from "@skillgate/errors";
 import { Hono } from "hono";
+import { hasScope } from "../auth/scopes.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
 import type { JsonObject, WireFormat } from "./domain.js";
@@ -112,6 +113,13 @@ async function handle(
     );
   const principal = await services.keys.authenticate(token);
   if (!principal) return fail(401, "Invalid, revoked or expired Skillgate API key", "unauthorized");
+  // The proxy injects skills and runs the calls it intercepts: the `inject` scope (docs/api.md).
+  if (!hasScope(principal, "inject"))
+    return fail(
+      403,
+      'This API key lacks the scope "inject" needed for the proxy endpoints',
+      "missing_scope",
+    );
   const body = await readBody(req, services.proxy.settings.maxBodyBytes);
   if (typeof body === "string")
     return fail(
