@@ -1,6 +1,7 @@
 /**
  * `GET /api/health` (docs/api.md#acting-for-a-key): no auth needed; anonymous callers get only
- * `{ status }`, the management token adds details (database, registry, sandbox host).
+ * `{ status }`, the management token adds details (database, registry, sandbox host; with several
+ * hosts, each host with its state, docs/sandbox.md#several-hosts).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "./context.js";
