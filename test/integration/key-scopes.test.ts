@@ -112,6 +112,12 @@ describe("API key scopes", () => {
       "PUT /api/settings",
       "POST /api/skills/cache/invalidate",
       "DELETE /api/skills/executions",
+      // Custom skills: HTTP-handler secrets and imported MCP servers are management-only.
+      "POST /api/skills/{id}/secret/rotate",
+      "GET /api/mcp-servers",
+      "POST /api/mcp-servers",
+      "POST /api/mcp-servers/{id}/refresh",
+      "DELETE /api/mcp-servers/{id}",
     ]);
     const doc = await t.api.get("/openapi.json");
     const registered = Object.entries(doc.body.paths as Record<string, object>).flatMap(
