@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ExecutionFailure } from "../../errors.js";
-import type { HandlerTiming } from "../execution/executor.js";
+import type { HandlerTiming } from "../execution/timing.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import type { BuiltinDefinition, BuiltinEnv, BuiltinHandlerFactory } from "./types.js";
 

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../../config.js";
 import type { AppDeps } from "../../deps.js";
-import type { HandlerTiming } from "../execution/executor.js";
+import type { HandlerTiming } from "../execution/timing.js";
 import type { ExecutionPolicy, InjectionMode, JsonSchema, SkillHandler } from "../types.js";
 import type { WorkspaceRepository } from "./workspace-repository.js";
 

@@ -24,6 +24,7 @@ import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js"
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
+import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -42,24 +43,6 @@ export interface ExecutorOptions {
   retryBackoffMs?: number;
   /** Receives each execution that reaches a terminal status here (run or rejected). */
   metrics?: Pick<Metrics, "countExecution">;
-}
-
-/** How the executor times the runs of one handler. Units: ms. */
-export interface HandlerTiming {
-  /**
-   * The limit a call asks for in its input (e.g. `eval_code`'s `timeoutMs`), or undefined when
-   * it asks for none.
-   */
-  limitFromInput?: (input: unknown) => number | undefined;
-  /** Limit when neither the call nor the skill sets one. Default: the executor's (30 000). */
-  defaultLimitMs?: number;
-  /** Largest limit the handler honours (e.g. 60 000 for sandbox runs). */
-  maxLimitMs?: number;
-  /**
-   * Time the executor waits past the deadline for the handler to report a run its service
-   * stopped at the limit (container start and removal, the HTTP round trip). Default 0.
-   */
-  graceMs?: number;
 }
 
 /** Runs skills and records their executions. */
@@ -112,15 +95,7 @@ export class Executor {
    * maximum.
    */
   limitFor(skill: Skill, input: unknown): number {
-    const timing = this.timings.get(skill.handlerCode);
-    const asked = timing?.limitFromInput?.(input);
-    const own = skill.timeoutMs ?? undefined;
-    let limit =
-      asked !== undefined && asked > 0
-        ? Math.min(asked, own ?? asked)
-        : (own ?? timing?.defaultLimitMs ?? this.timeoutMs);
-    if (timing?.maxLimitMs !== undefined) limit = Math.min(limit, timing.maxLimitMs);
-    return Math.max(1, Math.floor(limit));
+    return limitOf(this.timings.get(skill.handlerCode), skill, input, this.timeoutMs);
   }
 
   /**
