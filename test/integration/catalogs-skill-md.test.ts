@@ -22,8 +22,8 @@ beforeAll(async () => {
             { name: "404", description: "2024", version: "1.10" },
             "# Not found pages\n\nExplain what a 404 means.",
           ),
-          "skills/linked/SKILL.md": "../../shared/linked.md",
-          "shared/linked.md": skillMd(
+          "skills/linked/SKILL.md": "../../common/linked.md",
+          "common/linked.md": skillMd(
             { name: "linked", description: "Reached through a symbolic link" },
             "# Linked",
           ),
@@ -62,7 +62,7 @@ describe("catalog install: SKILL.md fields and links", () => {
     const res = await install("linked");
     expect(res.status).toBe(201);
     expect(res.body.skill).toMatchObject({ name: "linked", instructions: "# Linked" });
-    expect(res.body.skillMd.path).toBe("HEAD/shared/linked.md");
+    expect(res.body.skillMd.path).toBe("HEAD/common/linked.md");
   });
 
   it("refuses a link leaving the repository with 422 skill_md_link, and installs nothing", async () => {

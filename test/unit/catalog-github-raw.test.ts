@@ -207,7 +207,7 @@ describe("symbolic links served by GitHub raw", () => {
             "skills/odd/SKILL.md": "../we%ird/SKILL.md",
             "SKILL.md": "skills/common/seo.md",
           },
-          v2: { "tools/fmt/SKILL.md": "../../shared/fmt.md", "shared/fmt.md": md("fmt") },
+          v2: { "tools/fmt/SKILL.md": "../../common/fmt.md", "common/fmt.md": md("fmt") },
         },
       },
       "acme/seo": {
@@ -236,7 +236,7 @@ describe("symbolic links served by GitHub raw", () => {
     expect(found.via).toEqual(["HEAD/skills/seo/SKILL.md"]);
     expect(found.text).toContain("name: seo");
     const onRef = await at("fmt", { ref: "v2", path: "tools/fmt" });
-    expect([onRef.path, onRef.via]).toEqual(["v2/shared/fmt.md", ["v2/tools/fmt/SKILL.md"]]);
+    expect([onRef.path, onRef.via]).toEqual(["v2/common/fmt.md", ["v2/tools/fmt/SKILL.md"]]);
   });
 
   it("follows a chain of three links, and refuses a fourth and a loop", async () => {

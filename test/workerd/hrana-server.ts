@@ -4,7 +4,7 @@
  * production (`@libsql/client/web`; docs/architecture.md#runtimes). Node only (native module): never
  * import it from code that runs in workerd. Nothing in production uses it.
  *
- * Wire format (libsql docs `HTTP_V2_SPEC.md`, `HRANA_2_SPEC.md`, `HRANA_1_SPEC.md`):
+ * Wire format (libsql's published HTTP v2 and Hrana protocol documents):
  * `POST /v2/pipeline` with `{ baton?, requests }` answers `{ baton, base_url, results }`, one
  * `{ type: "ok", response }` or `{ type: "error", error: { message, code } }` per request.
  * Requests: `execute`, `batch` (conditions `ok`, `error`, `not`, `and`, `or`, `is_autocommit`),
