@@ -13,6 +13,7 @@ import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/i
 import { sandboxTiming } from "../skills/builtins/sandbox.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
 import { Executor } from "../skills/execution/executor.js";
+import { ExecutionLimiter } from "../skills/execution/limits.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
@@ -22,6 +23,7 @@ import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { LimitsService } from "./limits.js";
 import { McpServerService } from "./mcp-servers.js";
 import { OperatorService } from "./operator.js";
 import { ProxyService, type ProxySettings } from "./proxy.js";
@@ -50,6 +52,8 @@ export interface FrontDoorServices {
   operator: OperatorService;
   /** Imported MCP servers (docs/custom-skills.md#mcp-servers). */
   mcpServers: McpServerService;
+  /** Per-key execution limits and usage (docs/rate-limits.md). */
+  limits: LimitsService;
 }
 
 /**
@@ -60,6 +64,8 @@ export interface FrontDoorServices {
 export interface Services extends FrontDoorServices {
   registry: SkillRegistry;
   executor: Executor;
+  /** Enforces the per-key limits; `countAsSandbox(name)` adds an embedder's sandbox handler. */
+  limiter: ExecutionLimiter;
 }
 
 /** Options for tests and benchmarks. */
@@ -125,14 +131,23 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     clock,
   });
+  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
+  const limiter: ExecutionLimiter = new ExecutionLimiter({
+    limitsFor: (id) => limits.effective(id),
+    usage: repos.usage,
+    sandboxHandlers: sandboxHandlerNames(builtins),
+    platform: deps.executionRateLimiter,
+    clock,
+  });
+  const limits = new LimitsService(repos.limitOverrides, repos.usage, settings, () => limiter, clock);
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
+    admission: limiter,
   });
-  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   const env = envOf(deps);
   const handlers = createBuiltinHandlers({ ...env, workspaces: repos.workspaces });
   for (const [name, handler] of Object.entries(handlers)) {
@@ -171,6 +186,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   return {
     registry,
     executor,
+    limiter,
+    limits,
     skills,
     settings,
     keys,
@@ -215,6 +232,17 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       runtime: deps.runtime,
     }),
   };
+}
+
+/**
+ * Handlers whose runs use the sandbox host (docs/rate-limits.md): the builtins tagged `sandbox`
+ * (`eval_code`, `execute_command`) and code skills.
+ */
+function sandboxHandlerNames(builtins: readonly BuiltinDefinition[]): string[] {
+  return [
+    ...builtins.filter((b) => b.tags.includes("sandbox")).map((b) => b.name),
+    CODE_HANDLER_NAME,
+  ];
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
+import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -16,6 +17,8 @@ export interface Settings {
   activeCatalog: CatalogId;
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;
+  /** Limits of every key that does not override them (docs/rate-limits.md); null = no limit. */
+  defaultLimits: ExecutionLimits;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -31,6 +34,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsEnabled: true,
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
+  defaultLimits: NO_LIMITS,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -38,9 +42,10 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsEnabled: "skillsEnabled",
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
+  defaultLimits: "defaultLimits",
 };
 
-const CACHE_KEY = "settings:v2";
+const CACHE_KEY = "settings:v3";
 const CACHE_TTL_S = 60;
 
 /** Settings as the API shows them: secrets replaced by a flag. */
@@ -48,6 +53,7 @@ export interface PublicSettings {
   skillsEnabled: boolean;
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
+  defaultLimits: ExecutionLimits;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -55,6 +61,8 @@ export interface SettingsChange {
   skillsEnabled?: boolean;
   activeProvider?: CatalogId;
   skillsmpApiKey?: string | null;
+  /** Default limits to change; fields left out keep their value, null = no limit. */
+  defaultLimits?: Partial<ExecutionLimits>;
 }
 
 /** Reads and writes settings. */
@@ -110,8 +118,13 @@ export class SettingsService {
 
   /** Applies a change as the API names it. @returns the API view of the new settings. */
   async change(change: SettingsChange): Promise<PublicSettings> {
-    const { activeProvider, ...rest } = change;
-    return toPublic(await this.update({ ...rest, activeCatalog: activeProvider }));
+    const { activeProvider, defaultLimits, ...rest } = change;
+    const limits = defaultLimits
+      ? { ...NO_LIMITS, ...(await this.get()).defaultLimits, ...defaultLimits }
+      : undefined;
+    return toPublic(
+      await this.update({ ...rest, activeCatalog: activeProvider, defaultLimits: limits }),
+    );
   }
 
   /** Drops cached settings (after a write, or after editing the table by hand). */
@@ -127,5 +140,6 @@ function toPublic(s: Settings): PublicSettings {
     skillsEnabled: s.skillsEnabled,
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
+    defaultLimits: { ...NO_LIMITS, ...s.defaultLimits },
   };
 }

@@ -24,6 +24,7 @@ import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js"
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
+import type { AdmissionTicket, ExecutionAdmission } from "./limits.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -43,6 +44,8 @@ export interface ExecutorOptions {
   retryBackoffMs?: number;
   /** Receives each execution that reaches a terminal status here (run or rejected). */
   metrics?: Pick<Metrics, "countExecution">;
+  /** Per-key limits asked before an execution is written (docs/rate-limits.md); default none. */
+  admission?: ExecutionAdmission;
 }
 
 /** Runs skills and records their executions. */
@@ -59,9 +62,11 @@ export class Executor {
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
+  private readonly admission: ExecutionAdmission | undefined;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.admission = opts.admission;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
@@ -154,8 +159,27 @@ export class Executor {
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
-    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
-    return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
+    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: true, run: true });
+    try {
+      const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+      return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
+    } finally {
+      await ticket.settle();
+    }
+  }
+
+  /**
+   * Asks the per-key limits to admit an execution (docs/rate-limits.md).
+   * @throws AppError 429 `rate_limited` | `concurrency_limited` | `quota_exceeded`.
+   */
+  private admit(
+    skill: Skill,
+    ctx: CallerContext,
+    req: Parameters<ExecutionAdmission["admit"]>[2],
+  ): Promise<AdmissionTicket> {
+    return this.admission
+      ? this.admission.admit(skill, ctx, req)
+      : Promise.resolve({ settle: async () => {} });
   }
 
   /**
@@ -175,10 +199,10 @@ export class Executor {
         "input_too_large",
       );
     }
-    return this.store.create(skill, input, ctx, {
-      approval: "required",
-      timeoutMs: this.limitFor(skill, input),
-    });
+    const limit = this.limitFor(skill, input);
+    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: true, run: false });
+    await ticket.settle();
+    return this.store.create(skill, input, ctx, { approval: "required", timeoutMs: limit });
   }
 
   /**
@@ -187,18 +211,24 @@ export class Executor {
    */
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
-    if (!(await this.store.claimApproval(execution.id, "approved"))) {
-      throw new ConflictError(
-        `Execution ${execution.id} is not awaiting approval`,
-        "not_awaiting_approval",
-      );
-    }
     const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return this.withInput(
-      execution.input,
-      await this.run(execution.id, skill, execution.input, ctx, limit),
-    );
+    // The execution was counted when it was requested; its run still takes a sandbox slot and budget.
+    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: false, run: true });
+    try {
+      if (!(await this.store.claimApproval(execution.id, "approved"))) {
+        throw new ConflictError(
+          `Execution ${execution.id} is not awaiting approval`,
+          "not_awaiting_approval",
+        );
+      }
+      return this.withInput(
+        execution.input,
+        await this.run(execution.id, skill, execution.input, ctx, limit),
+      );
+    } finally {
+      await ticket.settle();
+    }
   }
 
   /** Rejects a pending execution: it ends as `error` "rejected". */
