@@ -6,9 +6,9 @@ import type { Cache } from "./cache/types.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import type { Metrics } from "./metrics/types.js";
-import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
 import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/client.js";
+import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
 
 /** Resolves a host name to IP addresses (for the outbound guard of http_request). */
 export type HostResolver = (hostname: string) => Promise<string[]>;

@@ -139,7 +139,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     platform: deps.executionRateLimiter,
     clock,
   });
-  const limits = new LimitsService(repos.limitOverrides, repos.usage, settings, () => limiter, clock);
+  const limits = new LimitsService(
+    repos.limitOverrides,
+    repos.usage,
+    settings,
+    () => limiter,
+    clock,
+  );
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,

@@ -150,7 +150,9 @@ function usageView(
     sandboxSecondsToday: used.sandboxMs / 1000,
     reservedSandboxSeconds: used.reservedMs / 1000,
     remainingSandboxSeconds:
-      budget === null ? null : Math.max(0, (budget * 1000 - used.sandboxMs - used.reservedMs) / 1000),
+      budget === null
+        ? null
+        : Math.max(0, (budget * 1000 - used.sandboxMs - used.reservedMs) / 1000),
     ...limiter.liveUsage(apiKeyId),
   };
 }

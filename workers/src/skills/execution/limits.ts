@@ -226,7 +226,10 @@ export class ExecutionLimiter implements ExecutionAdmission {
     limitMs: number,
   ): Promise<AppError> {
     const used = await this.opts.usage.usage(key, day);
-    const leftS = Math.max(0, Math.floor((budget * 1000 - used.sandboxMs - used.reservedMs) / 1000));
+    const leftS = Math.max(
+      0,
+      Math.floor((budget * 1000 - used.sandboxMs - used.reservedMs) / 1000),
+    );
     const t = secondsToUtcMidnight(now);
     const needS = Math.ceil(limitMs / 1000);
     return refusal("quota_exceeded", policy, `"${POLICY.daily}";r=${leftS};t=${t}`, t, {
