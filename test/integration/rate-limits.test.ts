@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { callTool, connectMcp } from "../support/mcp.js";
 import { chatResponse, json } from "../unit/providers-fixtures.js";
 
 /** 2026-03-04T10:20:15Z: 45 s left in the minute, 49 185 s left in the UTC day. */
@@ -210,23 +211,23 @@ describe("executions per minute", () => {
     expect(second.body.passThrough).toEqual(["call_2"]);
   });
 
-  it("gives a tool error to the shared model-call path of MCP tools/call and the proxy", async () => {
-    await t.api.put(`/api/keys/${key.id}/limits`, { executionsPerMinute: 0 });
-    const skill = await t.services.tools.resolveTool(key.id, "echoer_v1_0_0");
-    expect(skill?.name).toBe("echoer");
-    const outcome = await t.services.tools.callAsModel(
-      skill!,
-      { text: "x" },
-      {
-        apiKeyId: key.id,
-        sessionId: null,
-      },
-    );
-    expect(outcome).toEqual({
-      status: "error",
-      error: "Rate limit reached for this API key: 0 executions per minute; retry in 45 s",
-      executionId: null,
-    });
+  it("answers an MCP tools/call over the limit with a tool error result (isError), recording nothing", async () => {
+    await t.api.put(`/api/keys/${key.id}/limits`, { executionsPerMinute: 1 });
+    const client = await connectMcp(t.url, key.key);
+    try {
+      const ok = await callTool(client, "echoer_v1_0_0", { text: "x" });
+      expect(ok.isError).toBeFalsy();
+      const refused = await callTool(client, "echoer_v1_0_0", { text: "y" });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({
+        status: "error",
+        error: "Rate limit reached for this API key: 1 execution per minute; retry in 45 s",
+        executionId: null,
+      });
+    } finally {
+      await client.close();
+    }
+    expect((await asKey().get("/api/skills/executions")).body.total).toBe(1);
   });
 });
 
