@@ -21,7 +21,7 @@ let key: { key: string; id: string };
 let gates: (() => void)[];
 let started: number;
 
-async function install(name: string, handlerCode: string, timeoutMs?: number) {
+async function install(name: string, handlerCode: string, timeoutMs?: number, policy = "auto") {
   const res = await t.api.post("/api/skills/install", {
     name,
     version: "1.0.0",
@@ -29,6 +29,7 @@ async function install(name: string, handlerCode: string, timeoutMs?: number) {
     schema: { input: { text: { type: "string" } } },
     handlerCode,
     apiKeyId: key.id,
+    policy,
     ...(timeoutMs ? { timeoutMs } : {}),
   });
   expect(res.status).toBe(201);
@@ -324,5 +325,46 @@ describe("daily sandbox seconds", () => {
     expect((await next).status).toBe(200);
     const usage = (await t.api.get(`/api/keys/${key.id}`)).body.limits.usage;
     expect(usage).toMatchObject({ day: "2026-03-05", sandboxSecondsToday: 1 });
+  });
+});
+
+describe("approvals", () => {
+  it("counts a model's call awaiting approval once, and holds its approval to the sandbox limits", async () => {
+    await install("held", "box-handler", 4_000, "hybrid");
+    await t.api.put(`/api/keys/${key.id}/limits`, {
+      executionsPerMinute: 1,
+      dailySandboxSeconds: 3,
+    });
+    const response = json(chatResponse("held_v1_0_0"));
+    const asked = await asKey().post("/api/skills/intercept", { format: "openai-chat", response });
+    const statuses = asked.body.toolResults.map((r: { status: string }) => r.status).sort();
+    // Two calls of the skill in one turn: one awaits approval, the other is over the minute's limit.
+    expect(statuses).toEqual(["error", "pending_approval"]);
+    const id = asked.body.toolResults.find(
+      (r: { status: string }) => r.status === "pending_approval",
+    ).executionId as string;
+    // The run needs 4 s of a 3 s budget: approving answers 429 and the execution stays pending.
+    const refused = await t.api.post(`/api/skills/executions/${id}/approve`);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("quota_exceeded");
+    const still = await t.api.get(`/api/skills/executions/${id}`);
+    expect(still.body.execution).toMatchObject({ status: "pending", approval: "required" });
+    // With room in the budget the approval runs it; it does not count as a new execution.
+    await t.api.put(`/api/keys/${key.id}/limits`, {
+      executionsPerMinute: 1,
+      dailySandboxSeconds: 10,
+    });
+    const approving = t.api.post(`/api/skills/executions/${id}/approve`);
+    await until(() => started === 1);
+    gates.shift()!();
+    const approved = await approving;
+    expect(approved.status).toBe(200);
+    expect(approved.body.execution.status).toBe("success");
+    const usage = (await t.api.get(`/api/keys/${key.id}`)).body.limits.usage;
+    expect(usage).toMatchObject({
+      executionsToday: 1,
+      sandboxRunsToday: 1,
+      reservedSandboxSeconds: 0,
+    });
   });
 });

@@ -154,7 +154,9 @@ export class Executor {
   /**
    * Runs `skill` now and returns the terminal execution (docs/execution.md#outcomes: `success`,
    * `error` with `errorMessage` and the program's output, or `timeout` with partial output).
-   * @throws see {@link preflight}; nothing is written when it throws.
+   * @throws see {@link preflight}; AppError 429 `rate_limited` | `concurrency_limited` |
+   *   `quota_exceeded` when the key's limits refuse it (docs/rate-limits.md); nothing is written
+   *   when it throws.
    */
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
@@ -187,7 +189,8 @@ export class Executor {
    * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
    * run reads it from there.
    * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
-   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`.
+   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`; AppError 429 `rate_limited` when the key's
+   *   executions per minute are used (docs/rate-limits.md).
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
@@ -207,7 +210,9 @@ export class Executor {
 
   /**
    * Approves a pending execution and runs it. Returns the terminal execution.
-   * @throws DisabledError when the skill is now off; ConflictError `not_awaiting_approval` when it is no longer pending.
+   * @throws DisabledError when the skill is now off; AppError 429 `concurrency_limited` |
+   *   `quota_exceeded` when the key's sandbox limits refuse the run (it stays pending);
+   *   ConflictError `not_awaiting_approval` when it is no longer pending.
    */
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
