@@ -25,8 +25,14 @@ describe.skipIf(SKIP_DOCKER)("sandbox limits of a key with real Docker", () => {
       skillName: "eval_code",
       input: { language: "python", code, timeoutMs },
     });
-  const usageOf = async (id: string) =>
-    (await t.api.get(`/api/keys/${id}`)).body.limits.usage as Record<string, number>;
+  interface Usage {
+    sandboxRunsToday: number;
+    sandboxSecondsToday: number;
+    reservedSandboxSeconds: number;
+    concurrentSandboxRuns: number;
+  }
+  const usageOf = async (id: string): Promise<Usage> =>
+    (await t.api.get(`/api/keys/${id}`)).body.limits.usage;
 
   it("accounts an eval_code run's seconds and refuses a run whose time limit no longer fits", async () => {
     const key = await t.api.createKey("sandbox-budget");

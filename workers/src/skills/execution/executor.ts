@@ -24,7 +24,7 @@ import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js"
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
-import type { AdmissionTicket, ExecutionAdmission } from "./limits.js";
+import { ADMIT_ALL, type ExecutionAdmission } from "./limits.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -62,11 +62,11 @@ export class Executor {
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
-  private readonly admission: ExecutionAdmission | undefined;
+  private readonly admission: ExecutionAdmission;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
-    this.admission = opts.admission;
+    this.admission = opts.admission ?? ADMIT_ALL;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
@@ -161,27 +161,17 @@ export class Executor {
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
-    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: true, run: true });
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: true,
+      run: true,
+    });
     try {
       const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
       return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
     } finally {
       await ticket.settle();
     }
-  }
-
-  /**
-   * Asks the per-key limits to admit an execution (docs/rate-limits.md).
-   * @throws AppError 429 `rate_limited` | `concurrency_limited` | `quota_exceeded`.
-   */
-  private admit(
-    skill: Skill,
-    ctx: CallerContext,
-    req: Parameters<ExecutionAdmission["admit"]>[2],
-  ): Promise<AdmissionTicket> {
-    return this.admission
-      ? this.admission.admit(skill, ctx, req)
-      : Promise.resolve({ settle: async () => {} });
   }
 
   /**
@@ -203,7 +193,11 @@ export class Executor {
       );
     }
     const limit = this.limitFor(skill, input);
-    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: true, run: false });
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: true,
+      run: false,
+    });
     await ticket.settle();
     return this.store.create(skill, input, ctx, { approval: "required", timeoutMs: limit });
   }
@@ -219,7 +213,11 @@ export class Executor {
     const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
     // The execution was counted when it was requested; its run still takes a sandbox slot and budget.
-    const ticket = await this.admit(skill, ctx, { limitMs: limit, count: false, run: true });
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: false,
+      run: true,
+    });
     try {
       if (!(await this.store.claimApproval(execution.id, "approved"))) {
         throw new ConflictError(

@@ -121,6 +121,9 @@ export function secondsToUtcMidnight(now: number): number {
 
 const NOOP_TICKET: AdmissionTicket = { settle: async () => {} };
 
+/** Admits everything (an executor without per-key limits). */
+export const ADMIT_ALL: ExecutionAdmission = { admit: async () => NOOP_TICKET };
+
 /** Enforces the per-key execution limits (see the module docs). */
 export class ExecutionLimiter implements ExecutionAdmission {
   private readonly minute = new MinuteCounter();
