@@ -199,6 +199,11 @@ describe("API keys, ownership and isolation", () => {
       skillsEnabled: true,
       activeProvider: "skillssh",
       skillsmpApiKeySet: true,
+      defaultLimits: {
+        executionsPerMinute: null,
+        concurrentSandboxRuns: null,
+        dailySandboxSeconds: null,
+      },
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
       "sk-secret-value",
