@@ -76,7 +76,10 @@ export interface AdmissionRequest {
 
 /** An admitted execution; settle it exactly once when the run has ended. */
 export interface AdmissionTicket {
-  /** Ends the run: frees its concurrency slot and settles its sandbox time (its wall time). */
+  /**
+   * Ends the run: frees its concurrency slot and settles its sandbox time (its wall time). Never
+   * rejects: a storage failure is logged and leaves the reservation held.
+   */
   settle(): Promise<void>;
 }
 
@@ -215,7 +218,12 @@ export class ExecutionLimiter implements ExecutionAdmission {
         if (settled) return;
         settled = true;
         this.concurrent.release(key);
-        await this.opts.usage.settle(key, day, reservedMs, Math.max(0, this.clock() - started));
+        const actualMs = Math.max(0, this.clock() - started);
+        // The run has ended and its answer stands; a failed write leaves the reservation held for
+        // the rest of the day (docs/rate-limits.md#storage), which only errs on the safe side.
+        await this.opts.usage.settle(key, day, reservedMs, actualMs).catch((err: unknown) => {
+          console.error(`[skillgate] settling sandbox time of key ${key} failed:`, err);
+        });
       },
     };
   }
