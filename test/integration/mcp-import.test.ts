@@ -354,7 +354,10 @@ describe("MCP servers reached through the outbound guard", () => {
       input: { a: 2, b: 3 },
     });
     expect(refused.status).toBe(200);
-    expect(refused.body.execution).toMatchObject({ status: "error", errorCode: "outbound_blocked" });
+    expect(refused.body.execution).toMatchObject({
+      status: "error",
+      errorCode: "outbound_blocked",
+    });
     expect(connected.length).toBe(before);
 
     const run = await t.api.post("/api/skills/executions", {
