@@ -23,6 +23,7 @@ describe("Worker entry in workerd: per-key limits", () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({
       code: "rate_limited",
+      message: "This API key may not start executions (executionsPerMinute is 0)",
       details: { limit: "executionsPerMinute", value: 0 },
     });
     const t = Number(refused.headers.get("retry-after"));

@@ -269,6 +269,12 @@ export function policyField(limits: ExecutionLimits, sandbox: boolean): string {
   return items.join(", ");
 }
 
+const BLOCKED: Record<keyof ExecutionLimits, string> = {
+  executionsPerMinute: "This API key may not start executions",
+  concurrentSandboxRuns: "This API key may not run sandbox skills",
+  dailySandboxSeconds: "This API key has no sandbox time",
+};
+
 function refusal(
   code: "rate_limited" | "concurrency_limited" | "quota_exceeded",
   policy: string,
@@ -276,7 +282,9 @@ function refusal(
   retryAfterS: number,
   info: { message: string; limit: keyof ExecutionLimits; value: number },
 ): AppError {
-  return new AppError(code, info.message, {
+  // A limit of 0 blocks: waiting does not help, so the message says so rather than "retry".
+  const message = info.value === 0 ? `${BLOCKED[info.limit]} (${info.limit} is 0)` : info.message;
+  return new AppError(code, message, {
     retryAfterS,
     headers: { "RateLimit-Policy": policy, RateLimit: rateLimit },
     details: { limit: info.limit, value: info.value, retryAfterS },
