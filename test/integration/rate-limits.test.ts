@@ -79,6 +79,10 @@ describe("managing limits", () => {
         concurrentSandboxRuns: 0,
       },
     });
+    // Without limits, executions are still counted for the key's usage.
+    expect((await run("echoer", { text: "a" })).status).toBe(200);
+    const after = await t.api.get(`/api/keys/${key.id}`);
+    expect(after.body.limits.usage).toMatchObject({ executionsToday: 1, executionsThisMinute: 1 });
   });
 
   it("applies defaultLimits from the settings, merged field by field, under the key's overrides", async () => {

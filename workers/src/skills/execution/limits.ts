@@ -177,15 +177,16 @@ export class ExecutionLimiter implements ExecutionAdmission {
     const now = this.clock();
     let counted = false;
     try {
-      if (req.count && limits.executionsPerMinute !== null) {
+      if (req.count) {
+        // Counted without a limit too, so that the key's usage shows its executions this minute.
         const perMinute = limits.executionsPerMinute;
-        const decision = this.minute.take(key, perMinute, now);
+        const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
         const platformOk =
-          decision.ok && this.opts.platform
+          decision.ok && perMinute !== null && this.opts.platform
             ? (await this.opts.platform.limit({ key })).success
             : decision.ok;
         counted = decision.ok;
-        if (!platformOk) {
+        if (!platformOk && perMinute !== null) {
           const t = decision.resetS;
           throw refusal("rate_limited", policy, `"${POLICY.minute}";r=0;t=${t}`, t, {
             message: `Rate limit reached for this API key: ${perMinute} execution${perMinute === 1 ? "" : "s"} per minute; retry in ${t} s`,
