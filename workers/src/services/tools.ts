@@ -88,6 +88,7 @@ export class ToolsService {
       include: req.include,
       exclude: [...(req.exclude ?? []), ...this.opts.unavailableBuiltins],
       skillsEnabled: settings.skillsEnabled,
+      customSkillsEnabled: settings.customSkillExecution,
       policyFloors: this.opts.policyFloors,
     });
   }

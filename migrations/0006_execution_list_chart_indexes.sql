@@ -1,0 +1,3 @@
+DROP INDEX `skill_executions_api_key_created_idx`;--> statement-breakpoint
+CREATE INDEX `skill_executions_api_key_created_id_idx` ON `skill_executions` (`api_key_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `skill_executions_updated_idx` ON `skill_executions` (`updated_at`);
