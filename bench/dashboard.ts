@@ -145,6 +145,10 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
       "hourly chart",
       `SELECT created_at / 3600000 AS h, status, count(*) FROM skill_executions WHERE created_at >= ${now - 86_400_000} GROUP BY h, status`,
     ],
+    [
+      "key's pending",
+      "SELECT * FROM skill_executions WHERE api_key_id = 'key-1' AND status = 'pending' AND approval = 'required' ORDER BY created_at DESC, id DESC LIMIT 5",
+    ],
     ["change stamp", "SELECT max(updated_at) FROM skill_executions"],
   ];
   for (const [label, q] of plans) {

@@ -127,6 +127,13 @@ export const skillExecutions = sqliteTable(
     index("skill_executions_skill_status_created_idx").on(t.skillId, t.status, t.createdAt),
     /** One key's executions newest first (ties by id), as the execution list pages them. */
     index("skill_executions_api_key_created_id_idx").on(t.apiKeyId, t.createdAt, t.id),
+    /** One key's executions of one status newest first (a key's pending approvals, its errors). */
+    index("skill_executions_api_key_status_created_idx").on(
+      t.apiKeyId,
+      t.status,
+      t.createdAt,
+      t.id,
+    ),
     index("skill_executions_status_approval_idx").on(t.status, t.approval),
     /** The latest change of any execution (freshness stamp of the cached chart aggregates). */
     index("skill_executions_updated_idx").on(t.updatedAt),
