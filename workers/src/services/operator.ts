@@ -6,8 +6,8 @@
  */
 
 import { sha256Hex } from "../auth/crypto.js";
-import type { Cache } from "../cache/types.js";
 import type { Principal } from "../auth/principal.js";
+import type { Cache } from "../cache/types.js";
 import type { ExecutionSummary } from "../skills/execution/execution-stats.js";
 
 export type {
