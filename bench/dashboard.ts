@@ -149,6 +149,10 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
       "key's pending",
       "SELECT * FROM skill_executions WHERE api_key_id = 'key-1' AND status = 'pending' AND approval = 'required' ORDER BY created_at DESC, id DESC LIMIT 5",
     ],
+    [
+      "duration rank",
+      `SELECT coalesce(duration_ms, 0) AS ms FROM skill_executions WHERE skill_name = 'skill-0003' AND created_at >= ${now - 86_400_000} AND status IN ('success', 'error', 'timeout') AND api_key_id = 'key-1' ORDER BY ms LIMIT 1 OFFSET 10`,
+    ],
     ["change stamp", "SELECT max(updated_at) FROM skill_executions"],
   ];
   for (const [label, q] of plans) {

@@ -139,7 +139,18 @@ export const skillExecutions = sqliteTable(
     index("skill_executions_updated_idx").on(t.updatedAt),
     index("skill_executions_created_idx").on(t.createdAt, t.id),
     index("skill_executions_status_created_idx").on(t.status, t.createdAt, t.id),
-    index("skill_executions_skill_created_idx").on(t.skillName, t.createdAt, t.id),
+    /**
+     * One skill's executions newest first; also covers the per-skill duration ranks of the charts
+     * (status, duration and key ride along, so those reads never touch the table).
+     */
+    index("skill_executions_skill_created_idx").on(
+      t.skillName,
+      t.createdAt,
+      t.id,
+      t.status,
+      t.durationMs,
+      t.apiKeyId,
+    ),
     /** Covers the chart aggregates (executions per hour, durations per skill) of a time window. */
     index("skill_executions_chart_idx").on(
       t.createdAt,
