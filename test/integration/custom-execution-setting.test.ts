@@ -1,11 +1,13 @@
 /**
  * The `customSkillExecution` setting (docs/configuration.md#custom-skill-execution): off, only
  * builtins run at every front door — injection leaves custom skills out, interception answers a
- * custom call with an error result, an explicit run or an approval answers 409
+ * custom call with an error result, MCP lists only builtins and answers `tools/call` of a custom
+ * skill with an error result, an explicit run or an approval answers 409
  * `custom_execution_disabled` — and nothing is recorded for the refused custom skill.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 
 const chatCalling = (name: string, args: object) => ({
   id: "chatcmpl-custom-off",
@@ -147,5 +149,26 @@ describe("customSkillExecution setting", () => {
     const approved = await t.api.post(`/api/skills/executions/${id}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body.execution.status).toBe("success");
+  });
+
+  it("off: MCP lists only builtins and a custom skill's tools/call is an error result", async () => {
+    const key = await t.api.createKey("mcp-custom-off");
+    const mcp = await connectMcp(t.url, key.key);
+    try {
+      const toolName = await toolNameOf(t, key.key, "say-back");
+      const listed = async () => (await listAllTools(mcp)).map((x) => x.name);
+      expect(await listed()).toContain(toolName);
+      expect(await listed()).toContain("file_write");
+
+      await t.api.put("/api/settings", { customSkillExecution: false });
+      expect(await listed()).not.toContain(toolName);
+      expect(await listed()).toContain("file_write");
+      const r = await callTool(mcp, toolName, { v: "x" });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent.error).toContain("custom skill execution is off");
+      expect((await t.api.get("/api/skills/executions?skill=say-back")).body.data).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
   });
 });
