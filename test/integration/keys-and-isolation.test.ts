@@ -204,6 +204,7 @@ describe("API keys, ownership and isolation", () => {
         concurrentSandboxRuns: null,
         dailySandboxSeconds: null,
       },
+      customSkillExecution: true,
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
       "sk-secret-value",

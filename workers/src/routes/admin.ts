@@ -103,6 +103,10 @@ const SettingsSchema = z
     activeProvider: z.enum(CATALOG_IDS),
     skillsmpApiKeySet: z.boolean(),
     defaultLimits: LimitsSchema,
+    customSkillExecution: z.boolean().openapi({
+      description:
+        "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
+    }),
   })
   .openapi("Settings");
 
@@ -115,6 +119,7 @@ const SettingsBody = z
       description:
         "Limits of keys without their own (docs/rate-limits.md); fields left out keep their value",
     }),
+    customSkillExecution: z.boolean().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
@@ -207,7 +212,7 @@ const putSettingsRoute = createRoute({
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
   summary:
-    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, defaultLimits)",
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, defaultLimits)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),

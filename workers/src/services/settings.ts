@@ -19,6 +19,11 @@ export interface Settings {
   skillsmpApiKey: string | null;
   /** Limits of every key that does not override them (docs/rate-limits.md); null = no limit. */
   defaultLimits: ExecutionLimits;
+  /**
+   * Custom skill execution: false → only builtins run, at every front door (interception, the
+   * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
+   */
+  customSkillExecution: boolean;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -35,6 +40,7 @@ export const DEFAULT_SETTINGS: Settings = {
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
   defaultLimits: NO_LIMITS,
+  customSkillExecution: true,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -43,6 +49,7 @@ const STORED_KEY: Record<keyof Settings, string> = {
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
   defaultLimits: "defaultLimits",
+  customSkillExecution: "customSkillExecution",
 };
 
 const CACHE_KEY = "settings:v3";
@@ -54,6 +61,7 @@ export interface PublicSettings {
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
   defaultLimits: ExecutionLimits;
+  customSkillExecution: boolean;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -63,6 +71,7 @@ export interface SettingsChange {
   skillsmpApiKey?: string | null;
   /** Default limits to change; fields left out keep their value, null = no limit. */
   defaultLimits?: Partial<ExecutionLimits>;
+  customSkillExecution?: boolean;
 }
 
 /** Reads and writes settings. */
@@ -141,5 +150,6 @@ function toPublic(s: Settings): PublicSettings {
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
     defaultLimits: { ...NO_LIMITS, ...s.defaultLimits },
+    customSkillExecution: s.customSkillExecution,
   };
 }
