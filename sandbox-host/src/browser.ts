@@ -16,6 +16,7 @@ import {
   BROWSE_MAX_SCREENSHOT_BYTES,
   type BrowseRequest,
   type BrowseResult,
+  type BrowserAction,
   MAX_SANDBOX_TIMEOUT_MS,
 } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
@@ -51,6 +52,55 @@ const driverOutputSchema = z.object({
   screenshot: z.string().optional(),
   truncated: z.boolean(),
 });
+
+/** What the driver needs besides its limits. */
+export interface DriverInput {
+  url: string;
+  /** Password of the egress proxy's Basic challenge (user `skillgate`). */
+  proxyPassword: string;
+  actions: BrowserAction[];
+  extract: BrowseResult["extract"];
+}
+
+/**
+ * The run plan of one browse: the browser image, `node -` with the driver and its input on stdin,
+ * no network, `dir` (holding the egress socket) mounted read-only at /run/skillgate-egress, the
+ * host's browser CPU and memory, 512 processes/threads (Chromium is multi-process), 256 MB tmpfs
+ * (profile, caches), 64 MB /dev/shm, and an output cap that fits a capped screenshot.
+ * The driver's own budget ends {@link REPORT_MARGIN_MS} before `timeoutMs` so that it reports.
+ */
+export function browserRunPlan(
+  config: HostConfig,
+  runId: string,
+  dir: string,
+  timeoutMs: number,
+  input: DriverInput,
+): RunPlan {
+  const program = {
+    ...input,
+    budgetMs: Math.max(1_000, timeoutMs - REPORT_MARGIN_MS),
+    maxChars: BROWSE_MAX_CHARS,
+    maxScreenshotBytes: BROWSE_MAX_SCREENSHOT_BYTES,
+  };
+  return {
+    runId,
+    language: "node",
+    image: config.browser.image,
+    cmd: ["node", "-"],
+    env: { ...BASE_ENV },
+    network: "none",
+    cpuLimit: config.browser.cpuLimit,
+    memoryMb: config.browser.memoryMb,
+    timeoutMs,
+    input: Buffer.from(`${DRIVER}\nmodule.exports.main(${JSON.stringify(program)});\n`, "utf8"),
+    poolable: false,
+    readOnlyBinds: [`${dir}:${EGRESS_MOUNT}`],
+    pidsLimit: 512,
+    tmpfsMb: 256,
+    shmBytes: 64 * 1_048_576,
+    maxOutputChars: Math.ceil(BROWSE_MAX_SCREENSHOT_BYTES * 1.4) + BROWSE_MAX_CHARS * 6,
+  };
+}
 
 /** Options of {@link BrowserService}. */
 export interface BrowserServiceDeps {
@@ -129,33 +179,12 @@ export class BrowserService {
       password,
     });
     try {
-      const input = {
+      const plan = browserRunPlan(config, runId, dir, timeoutMs, {
         url: url.href,
         proxyPassword: password,
         actions: req.actions ?? [],
         extract,
-        budgetMs: Math.max(1_000, timeoutMs - REPORT_MARGIN_MS),
-        maxChars: BROWSE_MAX_CHARS,
-        maxScreenshotBytes: BROWSE_MAX_SCREENSHOT_BYTES,
-      };
-      const plan: RunPlan = {
-        runId,
-        language: "node",
-        image: config.browser.image,
-        cmd: ["node", "-"],
-        env: { ...BASE_ENV },
-        network: "none",
-        cpuLimit: config.browser.cpuLimit,
-        memoryMb: config.browser.memoryMb,
-        timeoutMs,
-        input: Buffer.from(`${DRIVER}\nmodule.exports.main(${JSON.stringify(input)});\n`, "utf8"),
-        poolable: false,
-        readOnlyBinds: [`${dir}:${EGRESS_MOUNT}`],
-        pidsLimit: 512,
-        tmpfsMb: 256,
-        shmBytes: 64 * 1_048_576,
-        maxOutputChars: Math.ceil(BROWSE_MAX_SCREENSHOT_BYTES * 1.4) + BROWSE_MAX_CHARS * 6,
-      };
+      });
       const run = await runner.runPlan(plan, signal);
       const blocked = [...proxy.blocked];
       const base = { ...blank, blocked, durationMs: run.durationMs };
