@@ -153,9 +153,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     skills,
     fetch: fetchImpl,
     allowlist: deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
-    guard: async (url, signal) => {
-      await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal });
-    },
+    guard: async (url, signal) =>
+      (await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal })).addresses,
+    connect: deps.outbound?.connect,
     clock,
   });
   executor.registerHandler(
