@@ -16,6 +16,7 @@ import {
   createBrowserHandlers,
 } from "../../workers/src/skills/builtins/browser.js";
 import type { BuiltinEnv } from "../../workers/src/skills/builtins/types.js";
+import { startTestApp } from "../support/app.js";
 import { expectFailure, fakeContext, fakeSkill } from "../support/fakes/handler-context.js";
 import { docker, requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "./helpers.js";
 
@@ -131,6 +132,33 @@ describe.skipIf(SKIP_DOCKER)("browser builtin against a real sandbox host", () =
       policy: "manual",
     });
   });
+
+  it("through the API: seeded disabled (409 skill_disabled), runs once an operator enables it", async () => {
+    const app = await startTestApp({ deps: { sandbox: t.client } });
+    try {
+      const listed = await app.api.get("/api/skills?source=builtin");
+      const seeded = listed.body.data.find((s: { name: string }) => s.name === "browser");
+      expect(seeded).toMatchObject({ enabled: false, mode: "off", policy: "manual" });
+      const call = () =>
+        app.api.post("/api/skills/executions", {
+          skillName: "browser",
+          input: { url: page("/text") },
+        });
+      const refused = await call();
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe("skill_disabled");
+      const enabled = await app.api.put(`/api/skills/${seeded.id}`, { enabled: true });
+      expect(enabled.status).toBe(200);
+      const ran = await call();
+      expect(ran.body.execution).toMatchObject({
+        status: "success",
+        output: { title: "Text page", url: page("/text"), truncated: false },
+      });
+      expect(ran.body.execution.output.text).toContain("Hello browser");
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 
   it("returns the final URL, title and the rendered text of a page", async () => {
     const out = (await browse({ url: page("/text") })) as BrowserOutput;
