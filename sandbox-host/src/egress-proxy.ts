@@ -65,7 +65,8 @@ export interface EgressProxy {
 export const osResolver: EgressResolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((e) => e.address);
 
-class Refusal extends Error {}
+/** A target the outbound rules refused; the message says which rule. */
+export class EgressRefusal extends Error {}
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
@@ -81,7 +82,7 @@ const CHALLENGE = 'Basic realm="skillgate-egress"';
 
 /**
  * Checks a target and returns the addresses to connect to.
- * @throws Refusal naming the rule that refused it.
+ * @throws EgressRefusal naming the rule that refused it.
  */
 export async function approveTarget(
   hostname: string,
@@ -94,13 +95,13 @@ export async function approveTarget(
     .replace(/\.$/, "")
     .toLowerCase();
   if (host === "" || !Number.isInteger(port) || port < 1 || port > 65535)
-    throw new Refusal("invalid target");
+    throw new EgressRefusal("invalid target");
   const judge = (address: string): string => {
     if (address === "127.0.0.1" && allowLoopbackPorts.has(port)) return address;
     const verdict = checkAddress(address);
     if (!verdict.allowed) {
       const via = address === host ? "" : ` (${host} resolves to it)`;
-      throw new Refusal(
+      throw new EgressRefusal(
         `${verdict.address} is not a public unicast address (${verdict.range})${via}`,
       );
     }
@@ -108,14 +109,14 @@ export async function approveTarget(
   };
   if (isIP(host) !== 0) return [judge(host)];
   const rule = refusedNameReason(host);
-  if (rule) throw new Refusal(`${host} is a ${rule}`);
+  if (rule) throw new EgressRefusal(`${host} is a ${rule}`);
   let addresses: string[];
   try {
     addresses = await resolve(host);
   } catch (err) {
-    throw new Refusal(`could not resolve ${host}: ${(err as Error).message}`);
+    throw new EgressRefusal(`could not resolve ${host}: ${(err as Error).message}`);
   }
-  if (addresses.length === 0) throw new Refusal(`${host} resolves to no address`);
+  if (addresses.length === 0) throw new EgressRefusal(`${host} resolves to no address`);
   return addresses.map(judge);
 }
 
@@ -152,7 +153,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     s.once("close", () => sockets.delete(s));
   };
   const refuse = (target: string, err: unknown): string => {
-    const reason = err instanceof Refusal ? err.message : "refused";
+    const reason = err instanceof EgressRefusal ? err.message : "refused";
     if (blocked.length < MAX_RECORDED) blocked.push({ target, reason });
     opts.log?.(`egress refused ${target}: ${reason}`);
     return reason;
@@ -167,11 +168,11 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     let url: URL;
     try {
       url = new URL(req.url ?? "");
-      if (url.protocol !== "http:") throw new Refusal(`scheme ${url.protocol} needs CONNECT`);
+      if (url.protocol !== "http:") throw new EgressRefusal(`scheme ${url.protocol} needs CONNECT`);
     } catch (err) {
       const reason = refuse(
         String(req.url),
-        err instanceof Refusal ? err : new Refusal("not an absolute http URL"),
+        err instanceof EgressRefusal ? err : new EgressRefusal("not an absolute http URL"),
       );
       res.writeHead(400, { [BLOCKED_HEADER]: reason, "content-type": "text/plain" }).end(reason);
       return;
@@ -205,6 +206,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
         method: req.method,
         path: `${url.pathname}${url.search}`,
         headers,
+        agent: false,
         createConnection: () => upstream,
       },
       (answer) => {
@@ -230,7 +232,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     let addresses: string[];
     let port = 0;
     try {
-      if (!m) throw new Refusal("CONNECT target must be host:port");
+      if (!m) throw new EgressRefusal("CONNECT target must be host:port");
       port = Number(m[2]);
       addresses = await approveTarget(m[1] ?? "", port, opts.allowLoopbackPorts, resolve);
     } catch (err) {
