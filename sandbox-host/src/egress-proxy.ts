@@ -206,7 +206,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
         method: req.method,
         path: `${url.pathname}${url.search}`,
         headers,
-        agent: false,
+        // Without an agent option, node:http uses this socket (already connected to the pinned
+        // address) and never pools it; `agent: false` would dial the host name again.
         createConnection: () => upstream,
       },
       (answer) => {
