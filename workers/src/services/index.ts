@@ -128,6 +128,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
+    isCustomExecutionEnabled: async () => (await settings.get()).customSkillExecution,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
@@ -181,6 +182,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       keys,
       executions,
       repository: repos.executions,
+      cache: deps.cache,
       handlerNames: () => executor.handlerNames(),
       clock,
     }),
