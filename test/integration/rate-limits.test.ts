@@ -7,6 +7,7 @@
  * duration the test sets by moving that clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CODE_HANDLER_NAME } from "../../workers/src/skills/handlers/code.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp } from "../support/mcp.js";
 import { chatResponse, json } from "../unit/providers-fixtures.js";
@@ -149,6 +150,21 @@ describe("managing limits", () => {
     expect(res.body.error.code).toBe("api_key_not_found");
     const byKey = await asKey().put(`/api/keys/${key.id}/limits`, { executionsPerMinute: null });
     expect(byKey.status).toBe(403);
+  });
+});
+
+describe("sandbox runs", () => {
+  it("counts the sandbox builtins and code skills as sandbox runs, and nothing else", async () => {
+    const uses = async (ref: string) =>
+      t.services.limiter.usesSandbox(await t.services.skills.resolveRef(ref, null));
+    expect(await uses("eval_code")).toBe(true);
+    expect(await uses("execute_command")).toBe(true);
+    expect(await uses("browser")).toBe(true);
+    expect(await uses("http_request")).toBe(false);
+    expect(await uses("file_read")).toBe(false);
+    // A code skill runs under the code handler (docs/custom-skills.md#code-skills).
+    const http = await t.services.skills.resolveRef("http_request", null);
+    expect(t.services.limiter.usesSandbox({ ...http, handlerCode: CODE_HANDLER_NAME })).toBe(true);
   });
 });
 

@@ -243,14 +243,11 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
 }
 
 /**
- * Handlers whose runs use the sandbox host (docs/rate-limits.md): the builtins tagged `sandbox`
- * (`eval_code`, `execute_command`) and code skills.
+ * Handlers whose runs use the sandbox host (docs/rate-limits.md): the builtins declared `sandbox`
+ * (`eval_code`, `execute_command`, `browser`) and code skills.
  */
 function sandboxHandlerNames(builtins: readonly BuiltinDefinition[]): string[] {
-  return [
-    ...builtins.filter((b) => b.tags.includes("sandbox")).map((b) => b.name),
-    CODE_HANDLER_NAME,
-  ];
+  return [...builtins.filter((b) => b.sandbox === true).map((b) => b.name), CODE_HANDLER_NAME];
 }
 
 /**

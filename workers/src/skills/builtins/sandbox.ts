@@ -102,6 +102,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       "sandbox",
     ],
     timing: sandboxTiming,
+    sandbox: true,
   },
   {
     name: "execute_command",
@@ -126,6 +127,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     mode: "auto",
     tags: ["shell", "command", "execute", "run", "cli", "terminal", "sandbox"],
     timing: sandboxTiming,
+    sandbox: true,
   },
 ];
 
