@@ -48,6 +48,7 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
           injected: call.injected,
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
+          signal: call.signal,
         },
         call.apiKeyId,
       ),

@@ -189,6 +189,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           apiKeyId: req.apiKeyId,
           sessionId: req.sessionId,
           injected,
+          signal,
         });
       } finally {
         clearInterval(keepAlive);
