@@ -68,40 +68,43 @@ describe.each(FORMATS)("%s", (format: Format) => {
   it.each([
     ["streaming", true],
     ["non-streaming", false],
-  ])("%s: a client abort cancels the running skill and its outbound request", async (_l, stream) => {
-    s.script((req, body) => {
-      const f = formatOf(req.url.split("?")[0]!);
-      const answer = toolTurn(f, [{ id: "k1", name: SLOW, args: { city: "Oslo" } }], 1);
-      return wantsStream(req.url, body)
-        ? { kind: "sse", events: sseOf(f, answer), chunkBytes: 9 }
-        : { kind: "json", body: answer };
-    });
-    const session = `cancel-${format}-${stream}-${crypto.randomUUID()}`;
-    const before = slowAborted;
-    const seen = slow.requests.length;
-    const ac = new AbortController();
-    const opts = { signal: ac.signal, headers: { "x-skillgate-session": session } };
-    const pending = stream
-      ? askStream(format, s.app.url, s.key.key, "weather in Oslo?", opts)
-      : ask(format, s.app.url, s.key.key, "weather in Oslo?", opts);
-    pending.catch(() => undefined);
-    // The skill is running: its handler's request reached the slow server.
-    await expect.poll(() => slow.requests.length, { timeout: 10_000 }).toBe(seen + 1);
-    expect(slow.requests[seen]!.url).toBe("/lookup?q=Oslo");
-    const running = await rowsOf(session);
-    expect(running.map((r) => r.status)).toEqual(["running"]);
-    ac.abort();
-    await expect(pending).rejects.toBeDefined();
-    // The handler's outbound request was aborted, and the row ended terminal.
-    await expect.poll(() => slowAborted, { timeout: 10_000 }).toBe(before + 1);
-    await expect
-      .poll(async () => (await rowsOf(session))[0]?.errorCode, { timeout: 10_000 })
-      .toBe("cancelled");
-    const [row] = await rowsOf(session);
-    expect(row!.status).toBe("error");
-    expect(row!.errorMessage).toMatch(/^cancelled: /);
-    expect(row!.id).toBe(running[0]!.id);
-    // No follow-up round was sent to the upstream.
-    expect(s.requests()).toHaveLength(1);
-  });
+  ])(
+    "%s: a client abort cancels the running skill and its outbound request",
+    async (_l, stream) => {
+      s.script((req, body) => {
+        const f = formatOf(req.url.split("?")[0]!);
+        const answer = toolTurn(f, [{ id: "k1", name: SLOW, args: { city: "Oslo" } }], 1);
+        return wantsStream(req.url, body)
+          ? { kind: "sse", events: sseOf(f, answer), chunkBytes: 9 }
+          : { kind: "json", body: answer };
+      });
+      const session = `cancel-${format}-${stream}-${crypto.randomUUID()}`;
+      const before = slowAborted;
+      const seen = slow.requests.length;
+      const ac = new AbortController();
+      const opts = { signal: ac.signal, headers: { "x-skillgate-session": session } };
+      const pending = stream
+        ? askStream(format, s.app.url, s.key.key, "weather in Oslo?", opts)
+        : ask(format, s.app.url, s.key.key, "weather in Oslo?", opts);
+      pending.catch(() => undefined);
+      // The skill is running: its handler's request reached the slow server.
+      await expect.poll(() => slow.requests.length, { timeout: 10_000 }).toBe(seen + 1);
+      expect(slow.requests[seen]!.url).toBe("/lookup?q=Oslo");
+      const running = await rowsOf(session);
+      expect(running.map((r) => r.status)).toEqual(["running"]);
+      ac.abort();
+      await expect(pending).rejects.toBeDefined();
+      // The handler's outbound request was aborted, and the row ended terminal.
+      await expect.poll(() => slowAborted, { timeout: 10_000 }).toBe(before + 1);
+      await expect
+        .poll(async () => (await rowsOf(session))[0]?.errorCode, { timeout: 10_000 })
+        .toBe("cancelled");
+      const [row] = await rowsOf(session);
+      expect(row!.status).toBe("error");
+      expect(row!.errorMessage).toMatch(/^cancelled: /);
+      expect(row!.id).toBe(running[0]!.id);
+      // No follow-up round was sent to the upstream.
+      expect(s.requests()).toHaveLength(1);
+    },
+  );
 });
