@@ -250,6 +250,9 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
       ...baseHeaders,
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
+      // An open-ended body: said so, the Node adapter writes the headers and each event at once
+      // instead of first waiting a timer tick to see whether the body ends (a content length).
+      "transfer-encoding": "chunked",
     },
   });
 }
