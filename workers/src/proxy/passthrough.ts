@@ -68,5 +68,8 @@ export async function passThrough(
   res.headers.forEach((value, name) => {
     if (!TRANSFER.has(name.toLowerCase())) headers.set(name, value);
   });
+  // An event stream is open-ended: said so, the Node adapter forwards each event at once.
+  if (headers.get("content-type")?.includes("event-stream"))
+    headers.set("transfer-encoding", "chunked");
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
