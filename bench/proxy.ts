@@ -9,7 +9,9 @@
  *   the one-round request's own time is the fixed cost per request;
  * - time the proxy adds to the first byte of a stream: time to the first `data:` event through
  *   the proxy minus the same directly from the upstream (both count the first event the client
- *   can use; the upstream's leading `: stream opened` comment is not one).
+ *   can use; the upstream's leading `: stream opened` comment is not one; both streams are then
+ *   read to their end, as clients do, so connections are reused); and the proxy's own share of
+ *   it: that time minus the upstream's own time to its first event, seen from the proxy.
  * Targets: ≤ 1 ms per round at p50, ≤ 1 ms added to first byte. Run: `npm run bench -- proxy`.
  */
 
@@ -64,8 +66,16 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     if (!res.ok) throw new Error(`${base}: ${res.status} ${await res.text()}`);
     return res;
   };
-  /** Reads `res` until its first `data:` line (the first event a client can use). */
-  const firstEvent = async (res: Response) => {
+  /** Times of streamed requests to their first event, and the proxy's own share of it (ms). */
+  const ttfbs = { direct: [] as number[], proxy: [] as number[], proxyOwn: [] as number[] };
+  /**
+   * Streams a request, noting the time to its first `data:` line (the first event a client can
+   * use), then reads the rest as a client does, so connections are reused as in real use.
+   */
+  const streamed = async (base: string, auth: string, into: "direct" | "proxy") => {
+    inside.upstream = 0;
+    const t0 = performance.now();
+    const res = await post(base, { messages: messages("hello"), stream: true }, auth);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = "";
@@ -75,7 +85,10 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
       text += decoder.decode(value, { stream: true });
       if (/(^|\n)data:/.test(text)) break;
     }
-    await reader.cancel();
+    const ttfb = performance.now() - t0;
+    ttfbs[into].push(ttfb);
+    if (into === "proxy") ttfbs.proxyOwn.push(ttfb - inside.upstream);
+    while (!(await reader.read()).done);
   };
   // Time spent inside a proxied request on the upstream and on the owned call's execution.
   const inside = { upstream: 0, execute: 0 };
@@ -84,8 +97,21 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     const t0 = performance.now();
     const res = await upstreamFetch(input, init);
     if (res.headers.get("content-type")?.includes("event-stream")) {
-      inside.upstream += performance.now() - t0;
-      return res;
+      // Upstream share of a stream's first event: from the call to its first `data:` bytes.
+      let seen = false;
+      const timed = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          if (!seen && new TextDecoder().decode(chunk).includes("data:")) {
+            seen = true;
+            inside.upstream += performance.now() - t0;
+          }
+          out.enqueue(chunk);
+        },
+      });
+      return new Response(res.body!.pipeThrough(timed), {
+        status: res.status,
+        headers: res.headers,
+      });
     }
     const body = await res.arrayBuffer();
     inside.upstream += performance.now() - t0;
@@ -154,13 +180,12 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     proxy2: ownTime("proxy2", async () =>
       (await post(proxy, { messages: messages("use the tool") }, key.key)).arrayBuffer(),
     ),
-    directTtfb: async () =>
-      firstEvent(await post(direct, { messages: messages("hello"), stream: true }, "x")),
-    proxyTtfb: async () =>
-      firstEvent(await post(proxy, { messages: messages("hello"), stream: true }, key.key)),
+    directStream: () => streamed(direct, "x", "direct"),
+    proxyStream: () => streamed(proxy, key.key, "proxy"),
   };
   await interleave(fns, 2, 20);
-  for (const v of [own.proxy1, own.proxy2, parts.upstream, parts.execute]) v.length = 0;
+  for (const v of [...Object.values(own), ...Object.values(ttfbs), ...Object.values(parts)])
+    v.length = 0;
   const samples = await interleave(fns, 10, 30);
   const perRoundSamples = own.proxy2.map((t, i) => t - own.proxy1[i]!);
   const stat = (v: readonly number[]) => ({ p50: median(v), p95: percentile(v, 95) });
@@ -168,7 +193,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   const m = Object.fromEntries(Object.keys(samples).map((k) => [k, s50(k)]));
   const perRound = stat(perRoundSamples);
   const perRequest = stat(own.proxy1);
-  const ttfb = stat(samples.proxyTtfb!.map((t, i) => t - samples.directTtfb![i]!));
+  const ttfb = stat(ttfbs.proxy.map((t, i) => t - ttfbs.direct[i]!));
   const cols = (v: readonly number[]) => [fmt(median(v)), fmt(percentile(v, 95))];
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   console.log(`\nProxy (${count} registered skills, local upstream)`);
@@ -181,13 +206,14 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   row("proxy's own time, one-round request", fmt(perRequest.p50), fmt(perRequest.p95));
   row("added per round (target ≤ 1 ms at p50)", fmt(perRound.p50), fmt(perRound.p95));
   row("in process: inject + extract + follow-up", ...cols(samples.inProcess!));
-  row("direct stream, time to first event", ...cols(samples.directTtfb!));
+  row("direct stream, time to first event", ...cols(ttfbs.direct));
   row(
     "proxy stream, time to first event",
-    ...cols(samples.proxyTtfb!),
-    ratio(m.proxyTtfb!, m.directTtfb!),
+    ...cols(ttfbs.proxy),
+    ratio(median(ttfbs.proxy), median(ttfbs.direct)),
   );
   row("added to first byte (target ≤ 1 ms)", fmt(ttfb.p50), fmt(ttfb.p95));
+  row("proxy's own time to first event", ...cols(ttfbs.proxyOwn));
   api.close();
   await llm.close();
   return {
@@ -197,6 +223,9 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     perRequest: perRequest.p50,
     ttfb: ttfb.p50,
     ttfbP95: ttfb.p95,
+    directTtfb: median(ttfbs.direct),
+    proxyTtfb: median(ttfbs.proxy),
+    ownTtfb: median(ttfbs.proxyOwn),
   };
 }
 
