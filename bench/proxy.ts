@@ -1,10 +1,17 @@
 /**
- * Proxy benchmark (docs/proxy.md): with 1,000 registered skills and a local scripted upstream on
- * 127.0.0.1 (Chat Completions wire format), measured side by side in one run:
- * - time the proxy adds per round: (two-round proxy request − one-round proxy request) − one
- *   direct upstream call − the owned call's own execution time (executor + its history row);
- *   that is inject + extract + follow-up building;
- * - time the proxy adds to the first byte of a stream: proxy time to first byte − direct.
+ * Proxy benchmark (docs/proxy.md#cost): with 1,000 registered skills and a local scripted upstream
+ * on 127.0.0.1 (Chat Completions wire format), measured side by side in one run, medians and p95:
+ * - time the proxy adds per round: inside every proxied request the upstream calls (until their
+ *   body is read) and the owned call's execution (executor + its history row) are timed and
+ *   taken out, which leaves the proxy's own time (HTTP hop, auth, inject, extract, follow-up);
+ *   a two-round request's own time minus a one-round request's, sample by sample, is the time
+ *   one more round adds (extract + intercept bookkeeping + follow-up + the next call's framing);
+ *   the one-round request's own time is the fixed cost per request;
+ * - time the proxy adds to the first byte of a stream: time to the first `data:` event through
+ *   the proxy minus the same directly from the upstream (both count the first event the client
+ *   can use; the upstream's leading `: stream opened` comment is not one; both streams are then
+ *   read to their end, as clients do, so connections are reused); and the proxy's own share of
+ *   it: that time minus the upstream's own time to its first event, seen from the proxy.
  * Targets: ≤ 1 ms per round at p50, ≤ 1 ms added to first byte. Run: `npm run bench -- proxy`.
  */
 
@@ -16,7 +23,7 @@ import { getFormatAdapter } from "../workers/src/formats/index.js";
 import { appendTurn, type ProxyRequest, prepareRequest } from "../workers/src/proxy/loop.js";
 import { proxyServices } from "../workers/src/proxy/routes.js";
 import { startBenchApi } from "./api.js";
-import { fmt, interleave, median, row } from "./stats.js";
+import { fmt, interleave, median, percentile, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
 export async function runProxyBench(count = 1_000): Promise<Record<string, number>> {
@@ -49,7 +56,6 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   for (let i = 0; i < rows.length; i += 200) await db.insert(skills).values(rows.slice(i, i + 200));
   await services.registry.invalidateCache();
   const key = (await api.post("/api/keys", { name: "bench" })) as { key: string };
-  const skill = (await services.registry.snapshot()).skills.find((s) => s.name === "benchEcho")!;
 
   const post = async (base: string, body: object, auth: string) => {
     const res = await fetch(`${base}/chat/completions`, {
@@ -60,10 +66,79 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     if (!res.ok) throw new Error(`${base}: ${res.status} ${await res.text()}`);
     return res;
   };
-  const firstByte = async (res: Response) => {
+  /** Times of streamed requests to their first event, and the proxy's own share of it (ms). */
+  const ttfbs = { direct: [] as number[], proxy: [] as number[], proxyOwn: [] as number[] };
+  /**
+   * Streams a request, noting the time to its first `data:` line (the first event a client can
+   * use), then reads the rest as a client does, so connections are reused as in real use.
+   */
+  const streamed = async (base: string, auth: string, into: "direct" | "proxy") => {
+    inside.upstream = 0;
+    const t0 = performance.now();
+    const res = await post(base, { messages: messages("hello"), stream: true }, auth);
     const reader = res.body!.getReader();
-    await reader.read();
-    await reader.cancel();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("stream ended before its first event");
+      text += decoder.decode(value, { stream: true });
+      if (/(^|\n)data:/.test(text)) break;
+    }
+    const ttfb = performance.now() - t0;
+    ttfbs[into].push(ttfb);
+    if (into === "proxy") ttfbs.proxyOwn.push(ttfb - inside.upstream);
+    while (!(await reader.read()).done);
+  };
+  // Time spent inside a proxied request on the upstream and on the owned call's execution.
+  const inside = { upstream: 0, execute: 0 };
+  const upstreamFetch = services.proxy.settings.fetch;
+  services.proxy.settings.fetch = async (input, init) => {
+    const t0 = performance.now();
+    const res = await upstreamFetch(input, init);
+    if (res.headers.get("content-type")?.includes("event-stream")) {
+      // Upstream share of a stream's first event: from the call to its first `data:` bytes.
+      let seen = false;
+      const timed = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          if (!seen && new TextDecoder().decode(chunk).includes("data:")) {
+            seen = true;
+            inside.upstream += performance.now() - t0;
+          }
+          out.enqueue(chunk);
+        },
+      });
+      return new Response(res.body!.pipeThrough(timed), {
+        status: res.status,
+        headers: res.headers,
+      });
+    }
+    const body = await res.arrayBuffer();
+    inside.upstream += performance.now() - t0;
+    return new Response(body, { status: res.status, headers: res.headers });
+  };
+  const execute = services.executor.execute.bind(services.executor);
+  services.executor.execute = async (...args) => {
+    const t0 = performance.now();
+    try {
+      return await execute(...args);
+    } finally {
+      inside.execute += performance.now() - t0;
+    }
+  };
+  /** Runs `fn` and records the proxy's own share of its time (total − upstream − execution). */
+  const own = { proxy1: [] as number[], proxy2: [] as number[] };
+  const parts = { upstream: [] as number[], execute: [] as number[] };
+  const ownTime = (name: keyof typeof own, fn: () => Promise<unknown>) => async () => {
+    inside.upstream = 0;
+    inside.execute = 0;
+    const t0 = performance.now();
+    await fn();
+    own[name].push(performance.now() - t0 - inside.upstream - inside.execute);
+    if (name === "proxy2") {
+      parts.upstream.push(inside.upstream);
+      parts.execute.push(inside.execute);
+    }
   };
   const messages = (text: string) => [{ role: "user", content: text }];
   const proxy = `${api.url}/v1`;
@@ -99,34 +174,59 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
       appendTurn("openai-chat", request, adapter.replayTurn(turn), results);
     },
     direct: async () => (await post(direct, { messages: messages("hello") }, "x")).arrayBuffer(),
-    proxy1: async () => (await post(proxy, { messages: messages("hello") }, key.key)).arrayBuffer(),
-    proxy2: async () =>
+    proxy1: ownTime("proxy1", async () =>
+      (await post(proxy, { messages: messages("hello") }, key.key)).arrayBuffer(),
+    ),
+    proxy2: ownTime("proxy2", async () =>
       (await post(proxy, { messages: messages("use the tool") }, key.key)).arrayBuffer(),
-    execute: () =>
-      services.executor.execute(skill, { q: "x" }, { apiKeyId: null, sessionId: null }),
-    directTtfb: async () =>
-      firstByte(await post(direct, { messages: messages("hello"), stream: true }, "x")),
-    proxyTtfb: async () =>
-      firstByte(await post(proxy, { messages: messages("hello"), stream: true }, key.key)),
+    ),
+    directStream: () => streamed(direct, "x", "direct"),
+    proxyStream: () => streamed(proxy, key.key, "proxy"),
   };
   await interleave(fns, 2, 20);
+  for (const v of [...Object.values(own), ...Object.values(ttfbs), ...Object.values(parts)])
+    v.length = 0;
   const samples = await interleave(fns, 10, 30);
-  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-  const perRound = m.proxy2! - m.proxy1! - m.direct! - m.execute!;
-  const ttfb = m.proxyTtfb! - m.directTtfb!;
-  console.log(`\nProxy (${count} registered skills, local upstream, medians)`);
-  row("direct upstream call (JSON)", fmt(m.direct!));
-  row("proxy, one round (no tool call)", fmt(m.proxy1!));
-  row("proxy, two rounds (one owned call)", fmt(m.proxy2!));
-  row("owned call execution (executor + row)", fmt(m.execute!));
-  row("added per round (target ≤ 1 ms)", fmt(perRound));
-  row("in process: inject + extract + follow-up", fmt(m.inProcess!));
-  row("direct stream, time to first byte", fmt(m.directTtfb!));
-  row("proxy stream, time to first byte", fmt(m.proxyTtfb!));
-  row("added to first byte (target ≤ 1 ms)", fmt(ttfb));
+  const perRoundSamples = own.proxy2.map((t, i) => t - own.proxy1[i]!);
+  const stat = (v: readonly number[]) => ({ p50: median(v), p95: percentile(v, 95) });
+  const s50 = (k: string) => median(samples[k]!);
+  const m = Object.fromEntries(Object.keys(samples).map((k) => [k, s50(k)]));
+  const perRound = stat(perRoundSamples);
+  const perRequest = stat(own.proxy1);
+  const ttfb = stat(ttfbs.proxy.map((t, i) => t - ttfbs.direct[i]!));
+  const cols = (v: readonly number[]) => [fmt(median(v)), fmt(percentile(v, 95))];
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  console.log(`\nProxy (${count} registered skills, local upstream)`);
+  row("", "p50", "p95", "vs direct");
+  row("direct upstream call (JSON)", ...cols(samples.direct!));
+  row("proxy, one round (no tool call)", ...cols(samples.proxy1!), ratio(m.proxy1!, m.direct!));
+  row("proxy, two rounds (one owned call)", ...cols(samples.proxy2!));
+  row("  of which its two upstream calls", ...cols(parts.upstream));
+  row("  of which the owned call (executor + row)", ...cols(parts.execute));
+  row("proxy's own time, one-round request", fmt(perRequest.p50), fmt(perRequest.p95));
+  row("added per round (target ≤ 1 ms at p50)", fmt(perRound.p50), fmt(perRound.p95));
+  row("in process: inject + extract + follow-up", ...cols(samples.inProcess!));
+  row("direct stream, time to first event", ...cols(ttfbs.direct));
+  row(
+    "proxy stream, time to first event",
+    ...cols(ttfbs.proxy),
+    ratio(median(ttfbs.proxy), median(ttfbs.direct)),
+  );
+  row("added to first byte (target ≤ 1 ms)", fmt(ttfb.p50), fmt(ttfb.p95));
+  row("proxy's own time to first event", ...cols(ttfbs.proxyOwn));
   api.close();
   await llm.close();
-  return { ...m, perRound, ttfb };
+  return {
+    ...m,
+    perRound: perRound.p50,
+    perRoundP95: perRound.p95,
+    perRequest: perRequest.p50,
+    ttfb: ttfb.p50,
+    ttfbP95: ttfb.p95,
+    directTtfb: median(ttfbs.direct),
+    proxyTtfb: median(ttfbs.proxy),
+    ownTtfb: median(ttfbs.proxyOwn),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -61,6 +61,40 @@ describe("executor lifecycle", () => {
     expect(seenSignals.at(-1)?.aborted).toBe(true);
   });
 
+  it("a caller's cancel ends a running execution as error cancelled and fires the handler's signal", async () => {
+    await install(t, "sleeper", "sleep-handler", { timeoutMs: 20_000 });
+    const skill = (await t.services.registry.snapshot()).skills.find((s) => s.name === "sleeper")!;
+    const ac = new AbortController();
+    const run = t.services.executor.execute(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: "cancel-running" },
+      ac.signal,
+    );
+    await expect.poll(() => seenSignals.length).toBe(1);
+    expect(seenSignals[0]!.aborted).toBe(false);
+    ac.abort();
+    const execution = await run;
+    expect(execution).toMatchObject({ status: "error", errorCode: "cancelled", attempts: 1 });
+    expect(execution.errorMessage).toMatch(/^cancelled: /);
+    expect(seenSignals[0]!.aborted).toBe(true);
+    const stored = await t.api.get(`/api/skills/executions/${execution.id}`);
+    expect(stored.body.execution).toMatchObject({ status: "error", errorCode: "cancelled" });
+  });
+
+  it("an execution whose caller already went away is recorded as cancelled without running", async () => {
+    await install(t, "sleeper", "sleep-handler", { timeoutMs: 20_000 });
+    const skill = (await t.services.registry.snapshot()).skills.find((s) => s.name === "sleeper")!;
+    const execution = await t.services.executor.execute(
+      skill,
+      {},
+      { apiKeyId: null, sessionId: "cancel-before" },
+      AbortSignal.abort(),
+    );
+    expect(execution).toMatchObject({ status: "error", errorCode: "cancelled", attempts: 0 });
+    expect(seenSignals).toHaveLength(0);
+  });
+
   it("a handler that throws ends as error with its message", async () => {
     await install(t, "thrower", "throw-handler");
     const res = await t.api.post("/api/skills/executions", { skillName: "thrower", input: {} });

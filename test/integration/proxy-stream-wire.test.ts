@@ -194,6 +194,46 @@ describe("proxy streams on the wire", () => {
     expect(dataLines(text).filter((d) => d === "[DONE]")).toHaveLength(1);
   });
 
+  it("Chat: usage summed over the rounds, in one chunk, only when the client asked for it", async () => {
+    const first = toolTurn("openai-chat", [{ id: "u1", name: WEATHER, args: { city: "Rome" } }], 1);
+    const last = textTurn("openai-chat", "Sunny", 2);
+    const total = (r: Obj) => (r.usage as { total_tokens: number }).total_tokens;
+    s.script((_req, body) => ({
+      kind: "sse",
+      events: sseOf("openai-chat", toolResults("openai-chat", body).length ? last : first),
+    }));
+    const ask = (extra: Obj) =>
+      rawStream(
+        "/v1/chat/completions",
+        { model: "m", stream: true, messages: [{ role: "user", content: "weather" }], ...extra },
+        { authorization: `Bearer ${s.key.key}` },
+      );
+    const chunksOf = (text: string) =>
+      dataLines(text)
+        .filter((d) => d !== "[DONE]")
+        .map((d) => JSON.parse(d) as Obj);
+    const silent = chunksOf(await ask({}));
+    // The proxy always asks the upstream for usage, to sum it; the client did not ask.
+    expect(s.requests().map((r) => r.body.stream_options)).toEqual([
+      { include_usage: true },
+      { include_usage: true },
+    ]);
+    expect(silent.filter((c) => c.usage)).toEqual([]);
+    s.script((_req, body) => ({
+      kind: "sse",
+      events: sseOf("openai-chat", toolResults("openai-chat", body).length ? last : first),
+    }));
+    const asked = chunksOf(await ask({ stream_options: { include_usage: true } }));
+    const usage = asked.filter((c) => c.usage);
+    expect(usage).toHaveLength(1);
+    expect(usage[0]!.choices).toEqual([]);
+    expect((usage[0]!.usage as Obj).total_tokens).toBe(total(first) + total(last));
+    expect(asked.at(-1)).toBe(usage[0]);
+    // A stream carries the first round's id (sent in its first chunk; docs/proxy.md#streaming).
+    expect(new Set(asked.map((c) => c.id))).toEqual(new Set([first.id]));
+    expect(first.id).not.toBe(last.id);
+  });
+
   it("Gemini: a call with a thoughtSignature is replayed on the same part; STOP in a later chunk", async () => {
     const part = {
       functionCall: { name: WEATHER, args: { city: "Quito" } },

@@ -46,6 +46,8 @@ export interface ProxyServices {
     apiKeyId: string | null;
     sessionId: string;
     injected: readonly InjectedRef[];
+    /** The client's disconnect: cancels the running skills (they end `error` `cancelled`). */
+    signal?: AbortSignal;
   }): Promise<InterceptResult>;
 }
 
@@ -181,7 +183,9 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
       apiKeyId: req.apiKeyId,
       sessionId: req.sessionId,
       injected,
+      signal: req.signal,
     });
+    if (req.signal.aborted) throw req.signal.reason;
     for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
     if (result.toolResults.length === 0) return finish(result.response);
     if (result.passThrough.length > 0) {
@@ -198,7 +202,6 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
         return finish(split.response);
       }
     }
-    if (req.signal.aborted) throw req.signal.reason;
     request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
   }
 }

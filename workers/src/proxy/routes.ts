@@ -21,6 +21,7 @@ import {
   type ProxyServices,
   runProxyLoop,
 } from "./loop.js";
+import { passThrough } from "./passthrough.js";
 import { streamProxy } from "./stream.js";
 
 /**
@@ -48,6 +49,7 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
           injected: call.injected,
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
+          signal: call.signal,
         },
         call.apiKeyId,
       ),
@@ -77,17 +79,21 @@ function respond(r: ProxyResult): Response {
   return new Response(JSON.stringify(r.body), { status: r.status, headers });
 }
 
-async function readBody(req: Request, limit: number): Promise<JsonObject | string> {
+/** The request body as text and parsed, or the message of why it is refused. */
+async function readBody(
+  req: Request,
+  limit: number,
+): Promise<{ raw: string; body: JsonObject } | string> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) return `Request body is larger than ${limit} bytes`;
-  const text = await req.text();
-  if (new TextEncoder().encode(text).length > limit)
+  const raw = await req.text();
+  if (new TextEncoder().encode(raw).length > limit)
     return `Request body is larger than ${limit} bytes`;
   try {
-    const body: unknown = JSON.parse(text);
+    const body: unknown = JSON.parse(raw);
     if (typeof body !== "object" || body === null || Array.isArray(body))
       return "The request body must be a JSON object";
-    return body as JsonObject;
+    return { raw, body: body as JsonObject };
   } catch {
     return "The request body is not valid JSON";
   }
@@ -120,13 +126,34 @@ async function handle(
       'This API key lacks the scope "inject" needed for the proxy endpoints',
       "missing_scope",
     );
-  const body = await readBody(req, services.proxy.settings.maxBodyBytes);
-  if (typeof body === "string")
+  const read = await readBody(req, services.proxy.settings.maxBodyBytes);
+  if (typeof read === "string")
     return fail(
-      body.includes("larger") ? 413 : 400,
-      body,
-      body.includes("larger") ? "payload_too_large" : "invalid_json",
+      read.includes("larger") ? 413 : 400,
+      read,
+      read.includes("larger") ? "payload_too_large" : "invalid_json",
     );
+  const { body } = read;
+  const stream = geminiStream || body.stream === true;
+  // The master switch off: the request goes to the upstream untouched (docs/proxy.md#master-switch).
+  if (!(await services.settings.get()).skillsEnabled) {
+    const p = services.proxy.settings;
+    try {
+      const r = await passThrough(p.fetch, p.upstream, {
+        format,
+        model,
+        stream,
+        raw: read.raw,
+        headers: req.headers,
+        signal: req.signal,
+        timeoutMs: p.timeBudgetMs,
+      });
+      return r instanceof Response ? r : respond(r);
+    } catch (err) {
+      if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
+      throw err;
+    }
+  }
   const sessionId =
     req.headers.get("x-skillgate-session")?.trim().slice(0, 200) || crypto.randomUUID();
   const customSkills = req.headers.get("x-skillgate-custom-skills")?.trim().toLowerCase() !== "off";
@@ -141,7 +168,7 @@ async function handle(
   };
   const svc = proxyServices(services, customSkills);
   try {
-    if (geminiStream || body.stream === true) return await streamProxy(svc, proxyReq);
+    if (stream) return await streamProxy(svc, proxyReq);
     return respond(await runProxyLoop(svc, proxyReq));
   } catch (err) {
     if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");

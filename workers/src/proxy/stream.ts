@@ -107,10 +107,18 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
+  // Resolves at the first bytes for the client (or the end): the response starts with them.
+  let begin!: () => void;
+  const firstBytes = new Promise<void>((resolve) => {
+    begin = resolve;
+  });
   const emit: Emit = (text) => {
-    if (!closed) controller.enqueue(encoder.encode(text));
+    if (closed) return;
+    controller.enqueue(encoder.encode(text));
+    begin();
   };
   const close = () => {
+    begin();
     if (closed) return;
     closed = true;
     req.signal.removeEventListener("abort", onClientAbort);
@@ -122,6 +130,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
     },
     cancel(reason) {
       closed = true;
+      begin();
       abort.abort(reason);
     },
   });
@@ -189,6 +198,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           apiKeyId: req.apiKeyId,
           sessionId: req.sessionId,
           injected,
+          signal,
         });
       } finally {
         clearInterval(keepAlive);
@@ -243,12 +253,17 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
     })
     .finally(close);
 
+  // Headers and the first event leave together: one write for the client to wait on, not two.
+  await firstBytes;
   return new Response(stream, {
     status: 200,
     headers: {
       ...baseHeaders,
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
+      // An open-ended body: said so, the Node adapter writes the headers and each event at once
+      // instead of first waiting a timer tick to see whether the body ends (a content length).
+      "transfer-encoding": "chunked",
     },
   });
 }

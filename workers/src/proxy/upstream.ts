@@ -57,7 +57,10 @@ export interface UpstreamRequest {
   /** Gemini model id from the path (`gemini-2.5-flash`). */
   model?: string;
   stream: boolean;
+  /** The body: JSON-encoded, or sent as it is when `raw` is set (a string). */
   body: unknown;
+  /** True when `body` is the client's own request text, forwarded byte for byte. */
+  raw?: boolean;
   clientHeaders: Headers;
   /** Aborts with the client (disconnect) or the proxy's time budget. */
   signal: AbortSignal;
@@ -102,7 +105,7 @@ export async function callUpstream(
     return await fetchFn(upstreamUrl(config, req), {
       method: "POST",
       headers,
-      body: JSON.stringify(req.body),
+      body: req.raw && typeof req.body === "string" ? req.body : JSON.stringify(req.body),
       signal,
     });
   } catch (err) {

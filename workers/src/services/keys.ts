@@ -67,6 +67,10 @@ export interface AuthenticatedKey {
 const KEY_PREFIX = "sg_";
 /** Cached lookups by hash live this long (s); revocation is immediate on the revoking instance. */
 const LOOKUP_TTL_S = 60;
+/** Presented tokens whose digest is remembered (the oldest entry leaves when full). */
+const DIGEST_MEMO_SIZE = 1_024;
+/** Longer tokens are hashed every time (a key is 46 chars; nothing valid is this long). */
+const DIGEST_MEMO_MAX_CHARS = 256;
 /** `last_used_at` is written at most once per this many ms per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -88,6 +92,13 @@ function toInfo(row: ApiKeyRecord): ApiKeyInfo {
 /** Creates, lists, revokes and authenticates API keys; recognises the management token. */
 export class ApiKeyService {
   private mgmtDigest: Promise<string> | undefined;
+  /**
+   * Token → SHA-256 hex of recently presented tokens. Web Crypto's digest is asynchronous (on
+   * Node a thread-pool round trip, which costs milliseconds on a busy machine); the memo keeps
+   * it off the path of every request. It holds only what requests already bring; the key's
+   * record, revocation and expiry are still looked up by hash on every request.
+   */
+  private readonly digests = new Map<string, string>();
 
   /**
    * @param repository where keys are stored.
@@ -187,7 +198,7 @@ export class ApiKeyService {
    * to look the API key up by hash.
    */
   async authenticate(token: string): Promise<Principal | undefined> {
-    const hash = await sha256Hex(token);
+    const hash = await this.digestOf(token);
     if (this.mgmtToken) {
       this.mgmtDigest ??= sha256Hex(this.mgmtToken);
       if (timingSafeEqualHex(hash, await this.mgmtDigest)) return { kind: "management" };
@@ -195,6 +206,19 @@ export class ApiKeyService {
     if (!token.startsWith(KEY_PREFIX)) return undefined;
     const key = await this.authenticateHash(hash);
     return key ? { kind: "key", apiKeyId: key.id, name: key.name, scopes: key.scopes } : undefined;
+  }
+
+  /** SHA-256 (hex) of `token`, from the memo when it was presented recently. */
+  private async digestOf(token: string): Promise<string> {
+    const known = this.digests.get(token);
+    if (known !== undefined) return known;
+    const hash = await sha256Hex(token);
+    if (token.length <= DIGEST_MEMO_MAX_CHARS) {
+      if (this.digests.size >= DIGEST_MEMO_SIZE)
+        this.digests.delete(this.digests.keys().next().value as string);
+      this.digests.set(token, hash);
+    }
+    return hash;
   }
 
   /**

@@ -51,6 +51,8 @@ export interface InterceptRequest {
   injected?: readonly InjectedRef[];
   sessionId?: string;
   customSkillExecutionEnabled?: boolean;
+  /** Cancels the running executions when the caller goes away (the proxy's client). */
+  signal?: AbortSignal;
 }
 
 /** What the tools service is built from. */
@@ -112,6 +114,7 @@ export class ToolsService {
       builtinAliases: this.opts.builtinAliases,
       policyFloors: this.opts.policyFloors,
       executor: this.opts.executor,
+      signal: req.signal,
     });
   }
 

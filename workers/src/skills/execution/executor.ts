@@ -34,6 +34,9 @@ export const DEFAULT_MAX_RETRIES = 3;
 /** Backoff of 1 s × attempt between retries (docs/execution.md#retries). */
 export const DEFAULT_RETRY_BACKOFF_MS = 1_000;
 
+/** Message of an execution its caller cancelled (docs/execution.md#outcomes). */
+export const CANCELLED_MESSAGE = "cancelled: the caller went away before the skill finished";
+
 /** Options of {@link Executor}. */
 export interface ExecutorOptions {
   /** Where executions are recorded. */
@@ -169,11 +172,19 @@ export class Executor {
   /**
    * Runs `skill` now and returns the terminal execution (docs/execution.md#outcomes: `success`,
    * `error` with `errorMessage` and the program's output, or `timeout` with partial output).
+   * @param signal optional cancellation by the caller (a proxy client that went away): the
+   *   handler's own signal fires, and the execution ends `error` with code `cancelled`
+   *   (docs/execution.md#outcomes).
    * @throws see {@link preflight}; AppError 429 `rate_limited` | `concurrency_limited` |
    *   `quota_exceeded` when the key's limits refuse it (docs/rate-limits.md); nothing is written
    *   when it throws.
    */
-  async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
+  async execute(
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    signal?: AbortSignal,
+  ): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
     const ticket = await this.admission.admit(skill, ctx, {
@@ -183,7 +194,7 @@ export class Executor {
     });
     try {
       const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
-      return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
+      return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
     } finally {
       await ticket.settle();
     }
@@ -294,14 +305,16 @@ export class Executor {
     input: unknown,
     ctx: CallerContext,
     limit: number,
+    signal?: AbortSignal,
   ): Promise<Execution> {
-    return this.counted(await this.runAttempts(id, skill, input, ctx, limit));
+    return this.counted(await this.runAttempts(id, skill, input, ctx, limit, signal));
   }
 
   /**
    * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
    * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
-   * Retry-After when longer) ends before the deadline. Never throws for handler failures.
+   * Retry-After when longer) ends before the deadline. `cancel` aborting ends it as `error`
+   * `cancelled`. Never throws for handler failures.
    */
   private async runAttempts(
     id: string,
@@ -309,6 +322,7 @@ export class Executor {
     input: unknown,
     ctx: CallerContext,
     limit: number,
+    cancel?: AbortSignal,
   ): Promise<Execution> {
     const handler = this.handlers.get(skill.handlerCode)!;
     const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
@@ -321,9 +335,21 @@ export class Executor {
       () => controller.abort(new ExecutionFailure(timedOut, { status: "timeout" })),
       limit + grace,
     );
+    const cancelled = new ExecutionFailure(CANCELLED_MESSAGE, { code: "cancelled" });
+    const onCancel = () => controller.abort(cancelled);
+    if (cancel?.aborted) onCancel();
+    else cancel?.addEventListener("abort", onCancel, { once: true });
     let attempt = 0;
     try {
       for (;;) {
+        if (controller.signal.reason === cancelled)
+          return await this.store.finish(id, {
+            status: "error",
+            errorMessage: CANCELLED_MESSAGE,
+            errorCode: "cancelled",
+            durationMs: this.clock() - started,
+            attempts: attempt,
+          });
         attempt++;
         if (attempt > 1) await this.store.setAttempts(id, attempt);
         const outcome = await runAttempt(handler, input, {
@@ -344,6 +370,8 @@ export class Executor {
           });
         }
         const failure = outcome.failure;
+        // Cancelled by the caller: the top of the loop records it.
+        if (controller.signal.reason === cancelled) continue;
         if (controller.signal.aborted || failure.status === "timeout") {
           return await this.store.finish(id, {
             status: "timeout",
@@ -357,7 +385,7 @@ export class Executor {
         const backoff = Math.max(this.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
         if (failure.retryable && attempt < this.maxRetries && this.clock() + backoff < deadline) {
           await sleepUnlessAborted(backoff, controller.signal);
-          if (!controller.signal.aborted) continue;
+          if (!controller.signal.aborted || controller.signal.reason === cancelled) continue;
         }
         const end = await this.store.finish(id, {
           status: controller.signal.aborted ? "timeout" : "error",
@@ -385,6 +413,7 @@ export class Executor {
       throw err;
     } finally {
       clearTimeout(timer);
+      cancel?.removeEventListener("abort", onCancel);
       if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }

@@ -64,6 +64,8 @@ export interface InterceptOptions {
   /** Policy floors by handler name; default the product's (policy-floor.ts). */
   policyFloors?: PolicyFloors;
   executor: InterceptionExecutor;
+  /** Cancels the running executions when the caller goes away (the proxy's client). */
+  signal?: AbortSignal;
 }
 
 /** One owned call's result (`toolResults[]`). */
@@ -132,6 +134,7 @@ async function runCall(
     customSkillExecutionEnabled: opts.customSkillExecutionEnabled,
     policyFloors: opts.policyFloors,
     inputError: call.inputError,
+    signal: opts.signal,
   });
   return { call, ...outcome };
 }

@@ -30,9 +30,15 @@ import { modelPolicy, type PolicyFloors, raisedByFloor } from "./policy-floor.js
 export interface ModelCallExecutor {
   /**
    * Runs `skill` now and resolves with the finished execution (`success` | `error` | `timeout`).
+   * `signal` cancels a running execution (it then ends `error` `cancelled`).
    * @throws AppError when nothing could run (InvalidInputError for bad input, DisabledError, ...).
    */
-  execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution>;
+  execute(
+    skill: Skill,
+    input: unknown,
+    ctx: CallerContext,
+    signal?: AbortSignal,
+  ): Promise<Execution>;
   /** Records an execution of a `hybrid` skill that waits for approval (`pending`, approval `required`). */
   requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution>;
 }
@@ -47,6 +53,8 @@ export interface ModelCallOptions {
   policyFloors?: PolicyFloors;
   /** Set when the model's arguments could not be parsed; the call then fails with it. */
   inputError?: string;
+  /** Cancels the execution when the caller goes away (a proxy client that disconnected). */
+  signal?: AbortSignal;
 }
 
 /** The result of one model call. */
@@ -114,7 +122,7 @@ export async function runModelCall(
     const exec =
       policy === "hybrid"
         ? await opts.executor.requestApproval(skill, input, opts.ctx)
-        : await opts.executor.execute(skill, input, opts.ctx);
+        : await opts.executor.execute(skill, input, opts.ctx, opts.signal);
     return outcomeOf(exec);
   } catch (err) {
     if (err instanceof AppError) return fail(err.message);
