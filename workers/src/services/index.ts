@@ -234,5 +234,7 @@ function registerSpecHandlers(env: BuiltinEnv, registry: SkillRegistry, executor
     }),
   );
   const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(env.config);
+  // A code skill's input is its program's data, never a request for limits.
+  codeTiming.sandbox = { autoUpgrade: false };
   executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(env), codeTiming);
 }

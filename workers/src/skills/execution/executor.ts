@@ -12,18 +12,25 @@
  * executor still waits past the deadline for that service to report a run it stopped itself.
  * The grace is internal and never shown.
  */
-import {
-  ConflictError,
-  DisabledError,
-  ExecutionFailure,
-  InvalidInputError,
-  NotFoundError,
-} from "../../errors.js";
+import { ConflictError, DisabledError, InvalidInputError, NotFoundError } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
-import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
-import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
+import type {
+  AttemptLimits,
+  AttemptRecord,
+  CallerContext,
+  Execution,
+  Skill,
+  SkillHandler,
+} from "../types.js";
+import {
+  exhaustedResource,
+  reportedLimits,
+  upgradedLimits,
+  upgradeEnabled,
+} from "./auto-upgrade.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
+import { type PhaseDeps, runPhase } from "./phase.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -247,82 +254,63 @@ export class Executor {
     ctx: CallerContext,
     limit: number,
   ): Promise<Execution> {
-    return this.counted(await this.runAttempts(id, skill, input, ctx, limit));
+    return this.counted(await this.runPhases(id, skill, input, ctx, limit));
   }
 
   /**
-   * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
-   * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
-   * Retry-After when longer) ends before the deadline. Never throws for handler failures.
+   * Runs a created row within `limit` ms and writes the outcome: one phase of attempts
+   * (docs/execution.md#retries), and for a sandbox skill whose run ran out of time or memory, one
+   * upgraded phase with doubled limits (docs/execution.md#auto-upgrade). Never throws for
+   * handler failures; a storage failure mid-run leaves an `internal_error` row and propagates.
    */
-  private async runAttempts(
+  private async runPhases(
     id: string,
     skill: Skill,
     input: unknown,
     ctx: CallerContext,
     limit: number,
   ): Promise<Execution> {
-    const handler = this.handlers.get(skill.handlerCode)!;
-    const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
+    const timing = this.timings.get(skill.handlerCode);
+    const log: AttemptRecord[] = [];
+    const deps: PhaseDeps = {
+      handler: this.handlers.get(skill.handlerCode)!,
+      graceMs: timing?.graceMs ?? 0,
+      placement: timing?.sandbox ? "sandbox" : "direct",
+      clock: this.clock,
+      maxAttempts: this.maxRetries,
+      retryBackoffMs: this.retryBackoffMs,
+      setAttempts: (attempts, attemptLog) => this.store.setAttempts(id, attempts, { attemptLog }),
+    };
     await this.store.markRunning(id, limit);
     const started = this.clock();
-    const deadline = started + limit;
-    const timedOut = `Skill execution timed out after ${limit} ms`;
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new ExecutionFailure(timedOut, { status: "timeout" })),
-      limit + grace,
-    );
-    let attempt = 0;
     try {
-      for (;;) {
-        attempt++;
-        if (attempt > 1) await this.store.setAttempts(id, attempt);
-        const outcome = await runAttempt(handler, input, {
-          ...ctx,
-          executionId: id,
-          signal: controller.signal,
-          skill,
-          attempt,
-          timeoutMs: Math.max(1, deadline - this.clock()),
-        });
-        const durationMs = this.clock() - started;
-        if (outcome.ok) {
-          return await this.store.finish(id, {
-            status: "success",
-            output: outcome.output,
-            durationMs,
-            attempts: attempt,
+      let limits: AttemptLimits = { timeoutMs: limit, memoryMb: null };
+      let phase = await runPhase(deps, id, skill, input, ctx, limits, null, log);
+      const reason = phase.failure && !phase.aborted ? exhaustedResource(phase.failure) : undefined;
+      if (reason && upgradeEnabled(timing?.sandbox, skill, input)) {
+        const next = upgradedLimits(
+          reason,
+          limits,
+          reportedLimits(phase.failure?.output),
+          timing?.maxLimitMs,
+        );
+        if (next) {
+          limits = next;
+          await this.store.setAttempts(id, log.length + 1, {
+            attemptLog: log,
+            timeoutMs: next.timeoutMs,
           });
+          phase = await runPhase(deps, id, skill, input, ctx, limits, reason, log);
         }
-        const failure = outcome.failure;
-        if (controller.signal.aborted || failure.status === "timeout") {
-          return await this.store.finish(id, {
-            status: "timeout",
-            output: failure.output,
-            errorMessage: timedOut,
-            errorCode: "timeout",
-            durationMs,
-            attempts: attempt,
-          });
-        }
-        const backoff = Math.max(this.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
-        if (failure.retryable && attempt < this.maxRetries && this.clock() + backoff < deadline) {
-          await sleepUnlessAborted(backoff, controller.signal);
-          if (!controller.signal.aborted) continue;
-        }
-        const end = await this.store.finish(id, {
-          status: controller.signal.aborted ? "timeout" : "error",
-          output: failure.output,
-          errorMessage: controller.signal.aborted ? timedOut : failure.message,
-          errorCode: controller.signal.aborted ? "timeout" : failure.code,
-          durationMs: this.clock() - started,
-          attempts: attempt,
-        });
-        if (!controller.signal.aborted && failure.retryAfterS !== undefined)
-          this.retryHints.set(end, failure.retryAfterS);
-        return end;
       }
+      const end = await this.store.finish(id, {
+        ...phase.end,
+        durationMs: this.clock() - started,
+        attempts: log.length,
+        attemptLog: log,
+      });
+      if (phase.retryAfterS !== undefined) this.retryHints.set(end, phase.retryAfterS);
+      return end;
     } catch (err) {
       // A storage failure mid-run: still try to leave a terminal row behind.
       await this.store
@@ -331,13 +319,11 @@ export class Executor {
           errorMessage: `internal error: ${(err as Error).message}`,
           errorCode: "internal_error",
           durationMs: this.clock() - started,
-          attempts: attempt,
+          attempts: log.length,
+          attemptLog: log,
         })
         .catch(() => undefined);
       throw err;
-    } finally {
-      clearTimeout(timer);
-      if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }
 }
