@@ -4,6 +4,7 @@
  */
 import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
+import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -16,6 +17,10 @@ export interface Settings {
   activeCatalog: CatalogId;
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;
+  /** Global approval-notification URL (docs/approval-notifications.md); a key's own wins. */
+  approvalWebhookUrl: string | null;
+  /** Its Standard Webhooks secret (`whsec_...`); write-only through the API. */
+  approvalWebhookSecret: string | null;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -31,6 +36,8 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsEnabled: true,
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
+  approvalWebhookUrl: null,
+  approvalWebhookSecret: null,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -38,6 +45,8 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsEnabled: "skillsEnabled",
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
+  approvalWebhookUrl: "approvalWebhookUrl",
+  approvalWebhookSecret: "approvalWebhookSecret",
 };
 
 const CACHE_KEY = "settings:v2";
@@ -48,6 +57,8 @@ export interface PublicSettings {
   skillsEnabled: boolean;
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
+  approvalWebhookUrl: string | null;
+  approvalWebhookSecretSet: boolean;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -55,6 +66,8 @@ export interface SettingsChange {
   skillsEnabled?: boolean;
   activeProvider?: CatalogId;
   skillsmpApiKey?: string | null;
+  approvalWebhookUrl?: string | null;
+  approvalWebhookSecret?: string | null;
 }
 
 /** Reads and writes settings. */
@@ -111,6 +124,13 @@ export class SettingsService {
   /** Applies a change as the API names it. @returns the API view of the new settings. */
   async change(change: SettingsChange): Promise<PublicSettings> {
     const { activeProvider, ...rest } = change;
+    if (change.approvalWebhookUrl) {
+      const secret =
+        change.approvalWebhookSecret !== undefined
+          ? change.approvalWebhookSecret
+          : (await this.get()).approvalWebhookSecret;
+      requireWebhookSecret(secret, "approvalWebhookSecret");
+    }
     return toPublic(await this.update({ ...rest, activeCatalog: activeProvider }));
   }
 
@@ -127,5 +147,7 @@ function toPublic(s: Settings): PublicSettings {
     skillsEnabled: s.skillsEnabled,
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
+    approvalWebhookUrl: s.approvalWebhookUrl,
+    approvalWebhookSecretSet: !!s.approvalWebhookSecret,
   };
 }

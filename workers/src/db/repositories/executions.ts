@@ -14,7 +14,13 @@ import {
 } from "../../skills/execution/execution-repository.js";
 import type { ExecutionSummary } from "../../skills/execution/execution-stats.js";
 import { storedJson } from "../../skills/execution/stored-json.js";
-import type { ApprovalState, AttemptRecord, Execution, Skill } from "../../skills/types.js";
+import type {
+  ApprovalState,
+  AttemptRecord,
+  Execution,
+  NotificationDelivery,
+  Skill,
+} from "../../skills/types.js";
 import type { Db } from "../client.js";
 import { skillExecutions } from "../schema.js";
 import { executionSummary } from "./execution-stats.js";
@@ -89,6 +95,16 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
         updatedAt: now,
         timeoutMs,
         ...(approval ? { approval } : {}),
+      })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /** Appends one approval-notification delivery (SQLite `json_insert`, one statement). */
+  async recordNotification(id: string, delivery: NotificationDelivery): Promise<void> {
+    await this.db
+      .update(skillExecutions)
+      .set({
+        notificationLog: sql`json_insert(coalesce(${skillExecutions.notificationLog}, '[]'), '$[#]', json(${JSON.stringify(delivery)}))`,
       })
       .where(eq(skillExecutions.id, id));
   }

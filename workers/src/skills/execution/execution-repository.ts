@@ -10,6 +10,7 @@ import type {
   CallerContext,
   Execution,
   ExecutionStatus,
+  NotificationDelivery,
   Skill,
 } from "../types.js";
 import type { ExecutionSummary } from "./execution-stats.js";
@@ -76,6 +77,8 @@ export interface ExecutionRepository {
   ): Promise<Execution>;
   /** Marks a row `running` (with its start time and time budget). */
   markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void>;
+  /** Appends one approval-notification delivery to an execution's record (one atomic update). */
+  recordNotification(id: string, delivery: NotificationDelivery): Promise<void>;
   /**
    * Records the attempt count while running, with the attempts so far and, for an upgraded
    * phase, its new time budget in ms (crash recovery reads it).

@@ -50,6 +50,11 @@ export interface ExecutorOptions {
   retryBackoffMs?: number;
   /** Receives each execution that reaches a terminal status here (run or rejected). */
   metrics?: Pick<Metrics, "countExecution">;
+  /**
+   * Told of each execution that starts waiting for approval (docs/approval-notifications.md);
+   * must return at once (work goes on in the background) and never throw.
+   */
+  onApprovalRequested?: (execution: Execution, skill: Skill) => void;
 }
 
 /** Runs skills and records their executions. */
@@ -66,9 +71,11 @@ export class Executor {
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
+  private readonly onApprovalRequested: ExecutorOptions["onApprovalRequested"];
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.onApprovalRequested = opts.onApprovalRequested;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.clock = opts.clock ?? Date.now;
@@ -182,10 +189,12 @@ export class Executor {
         "input_too_large",
       );
     }
-    return this.store.create(skill, input, ctx, {
+    const pending = await this.store.create(skill, input, ctx, {
       approval: "required",
       timeoutMs: this.limitFor(skill, input),
     });
+    this.onApprovalRequested?.(pending, skill);
+    return pending;
   }
 
   /**
