@@ -201,6 +201,7 @@ describe("API keys, ownership and isolation", () => {
       skillsmpApiKeySet: true,
       approvalWebhookUrl: null,
       approvalWebhookSecretSet: false,
+      customSkillExecution: true,
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
       "sk-secret-value",

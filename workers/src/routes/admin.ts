@@ -100,6 +100,10 @@ const SettingsSchema = z
       description: "global approval-notification URL (docs/approval-notifications.md)",
     }),
     approvalWebhookSecretSet: z.boolean(),
+    customSkillExecution: z.boolean().openapi({
+      description:
+        "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
+    }),
   })
   .openapi("Settings");
 
@@ -110,6 +114,7 @@ const SettingsBody = z
     skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
     approvalWebhookUrl: WebhookUrl.nullable().optional(),
     approvalWebhookSecret: WebhookSecret.nullable().optional(),
+    customSkillExecution: z.boolean().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
@@ -186,7 +191,8 @@ const putSettingsRoute = createRoute({
   operationId: "updateSettings",
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
-  summary: "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey)",
+  summary:
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),

@@ -21,6 +21,11 @@ export interface Settings {
   approvalWebhookUrl: string | null;
   /** Its Standard Webhooks secret (`whsec_...`); write-only through the API. */
   approvalWebhookSecret: string | null;
+  /**
+   * Custom skill execution: false → only builtins run, at every front door (interception, the
+   * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
+   */
+  customSkillExecution: boolean;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -38,6 +43,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsmpApiKey: null,
   approvalWebhookUrl: null,
   approvalWebhookSecret: null,
+  customSkillExecution: true,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -47,6 +53,7 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsmpApiKey: "skillsmpApiKey",
   approvalWebhookUrl: "approvalWebhookUrl",
   approvalWebhookSecret: "approvalWebhookSecret",
+  customSkillExecution: "customSkillExecution",
 };
 
 const CACHE_KEY = "settings:v2";
@@ -59,6 +66,7 @@ export interface PublicSettings {
   skillsmpApiKeySet: boolean;
   approvalWebhookUrl: string | null;
   approvalWebhookSecretSet: boolean;
+  customSkillExecution: boolean;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -68,6 +76,7 @@ export interface SettingsChange {
   skillsmpApiKey?: string | null;
   approvalWebhookUrl?: string | null;
   approvalWebhookSecret?: string | null;
+  customSkillExecution?: boolean;
 }
 
 /** Reads and writes settings. */
@@ -149,5 +158,6 @@ function toPublic(s: Settings): PublicSettings {
     skillsmpApiKeySet: !!s.skillsmpApiKey,
     approvalWebhookUrl: s.approvalWebhookUrl,
     approvalWebhookSecretSet: !!s.approvalWebhookSecret,
+    customSkillExecution: s.customSkillExecution,
   };
 }

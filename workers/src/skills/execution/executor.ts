@@ -14,6 +14,7 @@
  */
 import { ConflictError, DisabledError, InvalidInputError, NotFoundError } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
+import { isBuiltin } from "../registry/tool-resolver.js";
 import type {
   AttemptLimits,
   AttemptRecord,
@@ -45,6 +46,11 @@ export interface ExecutorOptions {
   store: ExecutionRepository;
   /** Reads the master switch (`skillsEnabled` setting). */
   isSkillsEnabled: () => Promise<boolean>;
+  /**
+   * Reads the `customSkillExecution` setting (docs/configuration.md#settings-stored-not-configured):
+   * false → only builtins run. Default: always true.
+   */
+  isCustomExecutionEnabled?: () => Promise<boolean>;
   clock?: () => number;
   /** Base of the linear retry backoff in ms (default 1000). */
   retryBackoffMs?: number;
@@ -70,6 +76,7 @@ export class Executor {
   /** Where executions are recorded. */
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly isCustomExecutionEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
   private readonly onApprovalRequested: ExecutorOptions["onApprovalRequested"];
 
@@ -78,6 +85,7 @@ export class Executor {
     this.onApprovalRequested = opts.onApprovalRequested;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
+    this.isCustomExecutionEnabled = opts.isCustomExecutionEnabled ?? (async () => true);
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   }
@@ -135,7 +143,8 @@ export class Executor {
 
   /**
    * Checks that `skill` may run now with `input`, before anything is written.
-   * @throws DisabledError `skills_disabled` (503, master switch) or `skill_disabled` (409, mode off);
+   * @throws DisabledError `skills_disabled` (503, master switch), `custom_execution_disabled` (409,
+   *   a custom skill while the `customSkillExecution` setting is off) or `skill_disabled` (409, mode off);
    *   NotFoundError `handler_not_found` when no handler is registered; InvalidInputError for bad input.
    */
   private async preflight(skill: Skill, input: unknown): Promise<void> {
@@ -143,6 +152,12 @@ export class Executor {
       throw new DisabledError(
         "Skills execution is disabled (skillsEnabled = false)",
         "skills_disabled",
+      );
+    }
+    if (!isBuiltin(skill) && !(await this.isCustomExecutionEnabled())) {
+      throw new DisabledError(
+        `Skill ${skill.name}@${skill.version} is a custom skill and custom skill execution is off (setting customSkillExecution = false): only builtins run`,
+        "custom_execution_disabled",
       );
     }
     if (skill.mode === "off" || !skill.enabled) {
