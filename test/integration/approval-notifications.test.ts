@@ -9,7 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { type FakeServer, startFakeServer } from "../support/fakes/http.js";
 
 const PUBLIC = "93.184.216.34";
@@ -234,6 +234,19 @@ describe("approval notifications", () => {
     ]);
     // The execution still waits for its operator.
     expect(ex.body.execution).toMatchObject({ status: "pending", approval: "required" });
+    // The dashboard's execution page lists the deliveries.
+    const login = await fetch(`${t.url}/dashboard/login`, {
+      method: "POST",
+      headers: { origin: t.url, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: MGMT_TOKEN }).toString(),
+      redirect: "manual",
+    });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await fetch(`${t.url}/dashboard/executions/${id}`, { headers: { cookie } });
+    const html = await page.text();
+    expect(html).toContain('data-field="notifications"');
+    expect(html.match(/failed: HTTP 500/g)).toHaveLength(3);
+    expect(html).toContain(`http://hooks.example.com:${hook.port}/failing`);
   });
 
   it("refuses a private target through the outbound guard, and records why", async () => {
