@@ -2,9 +2,11 @@
  * Sandbox benchmark (docs/sandbox.md): median wall time of an `eval_code`-equivalent python `print(6*7)`
  * run through the sandbox host's signed HTTP API, with the warm pool off and on, beside a bare
  * `docker run --rm` of the same image, flags and code, measured interleaved in one run; their
- * ratios; and executions per second with 8 concurrent callers.
+ * ratios; executions per second with 8 concurrent callers; and the `browser` builtin on a local
+ * page beside a bare `docker run` of the browser image (bench/browser.ts).
  * Uses the local images (`npm run sandbox:images`). Run: `npx tsx bench/sandbox.ts`.
- * Environment: BENCH_SANDBOX_ROUNDS (default 15), BENCH_SANDBOX_CONCURRENT_RUNS (default 48).
+ * Environment: BENCH_SANDBOX_ROUNDS (default 15), BENCH_SANDBOX_CONCURRENT_RUNS (default 48),
+ * BENCH_BROWSER_ROUNDS (default 5).
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -17,6 +19,7 @@ import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.j
 import { createSandboxClient, type SandboxClient } from "../workers/src/sandbox/client.js";
 import { createMultiHostClient } from "../workers/src/sandbox/multi-host.js";
 import { type BenchApi, startBenchApi } from "./api.js";
+import { type BrowserBenchResult, runBrowserBench, startBenchPage } from "./browser.js";
 import { fmt, interleave, median, row } from "./stats.js";
 
 const CODE = "print(6*7)";
@@ -57,6 +60,8 @@ export interface SandboxBenchResult {
     apiTwoHosts: number;
   };
   rounds: number;
+  /** The browser builtin beside a bare `docker run` of its image (bench/browser.ts). */
+  browser: BrowserBenchResult;
 }
 
 /** `docker run` CLI arguments equivalent to the host's HostConfig for a default python run. */
@@ -175,7 +180,11 @@ export async function runSandboxBench(
   rounds = 15,
   concurrentRuns = 48,
 ): Promise<SandboxBenchResult> {
-  const off = await startHost("off", { SANDBOX_POOL_SIZE: "0" });
+  const page = await startBenchPage();
+  const off = await startHost("off", {
+    SANDBOX_POOL_SIZE: "0",
+    SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: String(page.port),
+  });
   const on = await startHost("on", { SANDBOX_POOL_SIZE: String(CONCURRENCY) });
   const apiOff = await startBenchApi({}, { sandbox: off.client });
   const apiOn = await startBenchApi({}, { sandbox: on.client });
@@ -250,6 +259,7 @@ export async function runSandboxBench(
         apiTwoHosts: apiTwoRate,
       },
       rounds,
+      browser: { medianMs: { bareDockerRun: 0, browserSkill: 0 }, ratio: 0, rounds: 0 },
     };
     console.log(
       `\nSandbox: python print(6*7), image ${image}, ${rounds} interleaved rounds (median wall time)`,
@@ -282,11 +292,18 @@ export async function runSandboxBench(
     );
     row(`throughput, ${CONCURRENCY} concurrent callers, pool off`, `${offRate.toFixed(1)} exec/s`);
     row(`throughput, ${CONCURRENCY} concurrent callers, pool on`, `${onRate.toFixed(1)} exec/s`);
+    result.browser = await runBrowserBench(
+      off.config,
+      off.client,
+      page.port,
+      Number(process.env.BENCH_BROWSER_ROUNDS ?? 5),
+    );
     return result;
   } finally {
     apiOff.close();
     apiOn.close();
     apiTwo.close();
+    page.close();
     await Promise.all([off.host.close(), on.host.close(), on2.host.close()]);
   }
 }

@@ -7,11 +7,16 @@
 #                                   the shared libraries of the embedded libSQL engine's addon, so
 #                                   the API and sandbox host images (deploy/docker) can use it as
 #                                   their base
+#   skillgate-local/browser:latest  the node image's contents plus Debian's Chromium
+#                                   (/usr/lib/chromium), its shared libraries, the NSS modules it
+#                                   loads at run time, the DejaVu/Liberation fonts and this
+#                                   repository's playwright-core (/opt/playwright-core): the image of
+#                                   the `browser` builtin (docs/sandbox.md#the-browser-builtin)
 # Idempotent: an image that already exists and was built by the current version of these scripts
 # (label org.skillgate.recipe) is skipped unless --force (or SKILLGATE_IMAGES_FORCE=1) is given.
 # Needs a running Docker engine; uses no registry.
-# Overrides: SKILLGATE_BUSYBOX_BIN, SKILLGATE_PYTHON_BIN, SKILLGATE_NODE_BIN.
-# Usage: bash sandbox-host/images/build.sh [--force] [busybox|python|node ...]
+# Overrides: SKILLGATE_BUSYBOX_BIN, SKILLGATE_PYTHON_BIN, SKILLGATE_NODE_BIN, SKILLGATE_CHROMIUM_DIR.
+# Usage: bash sandbox-host/images/build.sh [--force] [busybox|python|node|browser ...]
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,14 +29,14 @@ targets=()
 for arg in "$@"; do
   case "$arg" in
     --force | -f) force=1 ;;
-    busybox | python | node) targets+=("$arg") ;;
+    busybox | python | node | browser) targets+=("$arg") ;;
     *)
-      echo "usage: build.sh [--force] [busybox|python|node ...]" >&2
+      echo "usage: build.sh [--force] [busybox|python|node|browser ...]" >&2
       exit 2
       ;;
   esac
 done
-[ "${#targets[@]}" -gt 0 ] || targets=(busybox python node)
+[ "${#targets[@]}" -gt 0 ] || targets=(busybox python node browser)
 
 if ! docker info >/dev/null 2>&1; then
   echo "build.sh: the Docker engine is not reachable (is dockerd running?)" >&2
@@ -124,6 +129,57 @@ build_node() {
     copy_libs "$root" "$addon"
   done < <(find "$REPO/node_modules/@libsql" -name '*.node' -path '*gnu*' 2>/dev/null)
   echo "node $("$node" --version) from $node"
+  import_rootfs "$root" "$1"
+}
+
+# Debian's Chromium (package `chromium`): the binary and its resources live in /usr/lib/chromium.
+find_chromium() {
+  local dir="${SKILLGATE_CHROMIUM_DIR:-/usr/lib/chromium}"
+  if [ ! -x "$dir/chromium" ]; then
+    echo "build.sh: $dir/chromium not found (apt-get install chromium, or set SKILLGATE_CHROMIUM_DIR)" >&2
+    exit 1
+  fi
+  echo "$dir"
+}
+
+build_browser() {
+  local root="$workdir/browser" node chromium multiarch lib pw
+  node="$(find_node)"
+  chromium="$(find_chromium)"
+  pw="$REPO/node_modules/playwright-core"
+  if [ ! -f "$pw/package.json" ]; then
+    echo "build.sh: $pw not found (run npm install)" >&2
+    exit 1
+  fi
+  rootfs_base "$root"
+  add_busybox "$root" "$(find_busybox)"
+  cp -f "$node" "$root/usr/local/bin/node"
+  chmod 0755 "$root/usr/local/bin/node"
+  copy_libs "$root" "$node"
+  # Chromium without the translations it does not need (en-US only).
+  mkdir -p "$root$chromium"
+  tar -C "$chromium" --exclude='./locales' -cf - . | tar -C "$root$chromium" -xf -
+  mkdir -p "$root$chromium/locales"
+  cp -f "$chromium/locales/en-US.pak" "$root$chromium/locales/"
+  copy_libs "$root" "$chromium/chromium" "$chromium/chrome_crashpad_handler" "$chromium"/*.so*
+  # NSS loads its crypto modules with dlopen (TLS fails without them); ldd does not list them.
+  multiarch="$(dirname "$(ldd "$chromium/chromium" | awk '/libnss3/ { print $3 }')")"
+  for lib in libsoftokn3 libfreebl3 libfreeblpriv3 libnssckbi libnssdbm3; do
+    for file in "$multiarch/$lib".so "$multiarch/$lib".chk; do
+      [ -e "$file" ] && copy_path "$root" "$file" && copy_libs "$root" "$file"
+    done
+  done
+  # Fonts and the fontconfig configuration, so that text renders in screenshots.
+  mkdir -p "$root/usr/share/fonts" "$root/etc"
+  cp -a /etc/fonts "$root/etc/fonts"
+  for lib in dejavu liberation; do
+    [ -d "/usr/share/fonts/truetype/$lib" ] && mkdir -p "$root/usr/share/fonts/truetype" &&
+      cp -a "/usr/share/fonts/truetype/$lib" "$root/usr/share/fonts/truetype/"
+  done
+  # playwright-core (no dependencies of its own) drives Chromium over CDP.
+  mkdir -p "$root/opt"
+  cp -a "$pw" "$root/opt/playwright-core"
+  echo "chromium $("$chromium/chromium" --version 2>/dev/null | head -n 1), playwright-core $(sed -n 's/^ *"version": "\(.*\)",/\1/p' "$pw/package.json")"
   import_rootfs "$root" "$1"
 }
 

@@ -95,6 +95,22 @@ export const hostEnvSchema = z.object({
   SANDBOX_DOCKER_SOCKET: optionalString,
   /** Bearer token that may read `/metrics`; unset: `/metrics` is not served. */
   METRICS_TOKEN: optionalString.pipe(secret.optional()),
+  /** Image of the `browser` builtin (Chromium + Node + playwright-core). */
+  SANDBOX_IMAGE_BROWSER: z.string().default("skillgate-local/browser:latest"),
+  /** Memory limit of a browser run in MB (Chromium needs a few hundred). */
+  SANDBOX_BROWSER_MEMORY_MB: int(768, 128, 65_536),
+  /** CPU of a browser run in thousandths of a CPU. */
+  SANDBOX_BROWSER_CPU_LIMIT: int(1000, 100, 64_000),
+  /**
+   * Directory of the egress proxies' Unix sockets (one per browse), bind-mounted into browser
+   * containers: a path of the machine that runs the Docker engine.
+   */
+  SANDBOX_BROWSER_SOCKET_DIR: optionalString,
+  /**
+   * Ports of 127.0.0.1 the egress proxy treats as public (local development and tests only);
+   * every other private, loopback or link-local target stays refused.
+   */
+  SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: list(),
   SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1, 50_000_000),
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, MAX_SANDBOX_TIMEOUT_MS),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
@@ -134,6 +150,17 @@ export interface HostConfig {
   maxOutputChars: number;
   defaultTimeoutMs: number;
   networkEnabled: boolean;
+  /** The `browser` builtin's runs (docs/sandbox.md#the-browser-builtin). */
+  browser: {
+    /** Normalised image. */
+    image: string;
+    memoryMb: number;
+    cpuLimit: number;
+    /** Directory of the per-browse egress proxy sockets; undefined: the OS temp dir. */
+    socketDir?: string;
+    /** 127.0.0.1 ports treated as public by the egress proxy. */
+    allowLoopbackPorts: Set<number>;
+  };
 }
 
 /** A configuration problem; the message names the variables, never their values. */
@@ -165,6 +192,13 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     }
     keys.set(env.SANDBOX_KEY_ID_PREVIOUS, env.SANDBOX_SECRET_PREVIOUS);
   }
+  const ports = env.SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS.map(Number);
+  if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+    throw new HostConfigError(
+      "Invalid sandbox host configuration: SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS (ports 1-65535)",
+    );
+  }
+  let browserImage: string;
   let images: HostConfig["images"];
   let allowedImages: Set<string>;
   try {
@@ -176,6 +210,7 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
       python: normalizeImage(env.SANDBOX_IMAGE_PYTHON),
       shell: normalizeImage(env.SANDBOX_IMAGE_SHELL),
     };
+    browserImage = normalizeImage(env.SANDBOX_IMAGE_BROWSER);
   } catch (err) {
     throw new HostConfigError(`Invalid sandbox image: ${(err as Error).message}`);
   }
@@ -214,5 +249,12 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     maxOutputChars: env.SKILLS_MAX_SANDBOX_OUTPUT_CHARS,
     defaultTimeoutMs: env.SKILLS_SANDBOX_TIMEOUT_MS,
     networkEnabled: env.SKILLS_SANDBOX_NETWORK_ENABLED,
+    browser: {
+      image: browserImage,
+      memoryMb: Math.min(env.SANDBOX_BROWSER_MEMORY_MB, env.SANDBOX_MAX_MEMORY_MB),
+      cpuLimit: Math.min(env.SANDBOX_BROWSER_CPU_LIMIT, env.SANDBOX_MAX_CPU_LIMIT),
+      socketDir: env.SANDBOX_BROWSER_SOCKET_DIR,
+      allowLoopbackPorts: new Set(ports),
+    },
   };
 }

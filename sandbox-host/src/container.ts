@@ -31,18 +31,24 @@ export interface ContainerSpec {
   /** `uid:gid` the process runs as; the tmpfs mounts are owned by it. */
   user: string;
   shmBytes: number;
+  /** Host paths mounted read-only, `host:container` (default none). */
+  readOnlyBinds?: string[];
+  /** Process/thread limit (default 100). */
+  pidsLimit?: number;
+  /** Size of each tmpfs (/tmp, /workspace) in MB (default 64). */
+  tmpfsMb?: number;
 }
 
 /**
  * Container create options for a spec: network none|bridge, cap-drop ALL, no-new-privileges,
- * pids limit 100, NanoCpus = cpuLimit/1000 CPUs, memory with swap equal to memory, noexec tmpfs
+ * pids limit 100 (or the spec's), read-only bind mounts when the spec has any, NanoCpus = cpuLimit/1000 CPUs, memory with swap equal to memory, noexec tmpfs
  * /tmp and /workspace (64 MB, owned by the user: runc ignores `mode=` on existing dirs), read-only
  * root, init (tini) as PID 1, small /dev/shm, log driver none, no auto-remove (so that OOMKilled
  * can be read before removal). Stdin is open once for the program text.
  */
 export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
   const [uid, gid] = spec.user.split(":");
-  const tmpfs = `rw,noexec,nosuid,nodev,size=64m,uid=${uid},gid=${gid}`;
+  const tmpfs = `rw,noexec,nosuid,nodev,size=${spec.tmpfsMb ?? 64}m,uid=${uid},gid=${gid}`;
   const memory = spec.memoryMb * 1_048_576;
   return {
     Image: spec.image,
@@ -63,7 +69,7 @@ export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
       NetworkMode: spec.network,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
-      PidsLimit: 100,
+      PidsLimit: spec.pidsLimit ?? 100,
       NanoCpus: Math.round((spec.cpuLimit / 1000) * 1e9),
       Memory: memory,
       MemorySwap: memory,
@@ -75,6 +81,7 @@ export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
       LogConfig: { Type: "none", Config: {} },
       AutoRemove: false,
       Privileged: false,
+      ...(spec.readOnlyBinds?.length ? { Binds: spec.readOnlyBinds.map((b) => `${b}:ro`) } : {}),
     },
   };
 }

@@ -34,6 +34,14 @@ export interface RunPlan {
   input: Buffer | undefined;
   /** Whether a pre-started pooled container is equivalent to a fresh one for this run. */
   poolable: boolean;
+  /** Container overrides of special runs (the browser): see {@link ContainerSpec}. */
+  readOnlyBinds?: string[];
+  pidsLimit?: number;
+  tmpfsMb?: number;
+  /** /dev/shm size in bytes; default the host's. */
+  shmBytes?: number;
+  /** Per-stream output cap in characters; default the host's. */
+  maxOutputChars?: number;
 }
 
 /**
@@ -117,6 +125,9 @@ export function containerSpec(
     slot,
     runLabel,
     user: config.user,
-    shmBytes: config.shmBytes,
+    shmBytes: plan.shmBytes ?? config.shmBytes,
+    readOnlyBinds: plan.readOnlyBinds,
+    pidsLimit: plan.pidsLimit,
+    tmpfsMb: plan.tmpfsMb,
   };
 }

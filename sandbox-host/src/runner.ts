@@ -78,16 +78,28 @@ export class Runner {
    */
   async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
     try {
-      return await this.runOnce(req, signal);
+      return await this.runOnce(planRun(req, this.deps.config), signal);
     } catch (err) {
       this.metrics.countRefusedRun(err instanceof HostError ? err.code : "internal_error");
       throw err;
     }
   }
 
-  private async runOnce(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+  /**
+   * Runs a plan built by the host itself (the browser's), with the same queue, limits, kill and
+   * removal as {@link run}. Output and errors: as {@link run}.
+   */
+  async runPlan(plan: RunPlan, signal?: AbortSignal): Promise<SandboxRunResult> {
+    try {
+      return await this.runOnce(plan, signal);
+    } catch (err) {
+      this.metrics.countRefusedRun(err instanceof HostError ? err.code : "internal_error");
+      throw err;
+    }
+  }
+
+  private async runOnce(plan: RunPlan, signal?: AbortSignal): Promise<SandboxRunResult> {
     if (this.closed) throw new HostError(503, "shutting_down", "Sandbox host is shutting down");
-    const plan = planRun(req, this.deps.config);
     if (this.runs.has(plan.runId))
       throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
     const active: ActiveRun = { killed: false, abort: new AbortController() };
@@ -178,7 +190,7 @@ export class Runner {
         SandboxContainer.create(
           docker,
           containerSpec(plan, config, slot, plan.runId),
-          config.maxOutputChars,
+          plan.maxOutputChars ?? config.maxOutputChars,
         ),
       );
     } catch (err) {

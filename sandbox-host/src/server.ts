@@ -13,6 +13,9 @@
  *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full or no
  *   slot came free within the run's limit (the program never started), 503 `image_unavailable` /
  *   `docker_unavailable` / `shutting_down`.
+ * - `POST /v1/browse` — body `BrowseRequest` JSON → 200 `BrowseResult` JSON for every browse
+ *   that was accepted (ok, error or timeout; browser.ts); errors as `/v1/run`, with
+ *   400 `invalid_input` for a URL that is not absolute http(s) or carries credentials.
  * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
  *   (false: unknown or already finished).
  * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer).
@@ -26,6 +29,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import {
+  browseRequestSchema,
   RUN_ID_PATTERN,
   type SandboxHealth,
   sandboxRunRequestSchema,
@@ -33,6 +37,7 @@ import {
 import { type Context, Hono } from "hono";
 import { matchedRoutes } from "hono/route";
 import { type AuthVariables, NonceStore, signatureAuth } from "./auth.js";
+import { BrowserService } from "./browser.js";
 import type { HostConfig } from "./config.js";
 import type { DockerClient } from "./docker-client.js";
 import { DockerodeClient } from "./dockerode-client.js";
@@ -105,8 +110,15 @@ export function createHostApp(
   config: HostConfig,
   runner: Runner,
   health: () => Promise<SandboxHealth>,
-  opts: { now?: () => number; log: (line: string) => void; metrics?: HostMetrics },
+  opts: {
+    now?: () => number;
+    log: (line: string) => void;
+    metrics?: HostMetrics;
+    /** Serves `POST /v1/browse`; default: a service over `runner`. */
+    browser?: BrowserService;
+  },
 ): Hono<{ Variables: AuthVariables }> {
+  const browser = opts.browser ?? new BrowserService({ runner, config, log: opts.log });
   const app = new Hono<{ Variables: AuthVariables }>();
   const metrics = opts.metrics ?? noopHostMetrics;
   app.use("*", async (c, next) => {
@@ -158,6 +170,22 @@ export function createHostApp(
     }
     const result = await runner.run(parsed.data, c.req.raw.signal);
     return c.json(result);
+  });
+  app.post("/v1/browse", async (c) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(c.var.body));
+    } catch {
+      throw new HostError(400, "invalid_json", "Request body is not valid JSON");
+    }
+    const parsed = browseRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map(
+        (i) => `${i.path.join(".") || "(body)"}: ${i.message}`,
+      );
+      throw new HostError(400, "invalid_input", `Invalid browse request: ${fields.join("; ")}`);
+    }
+    return c.json(await browser.browse(parsed.data, c.req.raw.signal));
   });
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");

@@ -27,6 +27,10 @@ function counting(client: SandboxClient, runs: string[]): SandboxClient {
       runs.push(req.runId ?? "");
       return client.run(req, signal);
     },
+    browse: (req, signal) => {
+      runs.push(req.runId ?? "");
+      return client.browse(req, signal);
+    },
     kill: (id) => client.kill(id),
     health: () => client.health(),
   };

@@ -127,4 +127,34 @@ describe("parseHostConfig", () => {
       configError({ SANDBOX_SECRET: SECRET, SKILLS_SANDBOX_TIMEOUT_MS: "61000" }).message,
     ).toContain("SKILLS_SANDBOX_TIMEOUT_MS");
   });
+
+  it("configures browser runs: defaults, bounds by the host maxima, loopback ports checked", () => {
+    const defaults = parseHostConfig({ SANDBOX_SECRET: SECRET });
+    expect(defaults.browser).toEqual({
+      image: "skillgate-local/browser:latest",
+      memoryMb: 768,
+      cpuLimit: 1000,
+      socketDir: undefined,
+      allowLoopbackPorts: new Set(),
+    });
+    const set = parseHostConfig({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_IMAGE_BROWSER: "registry.example.com/browser:2",
+      SANDBOX_BROWSER_MEMORY_MB: "2048",
+      SANDBOX_MAX_MEMORY_MB: "1024",
+      SANDBOX_BROWSER_SOCKET_DIR: "/run/skillgate",
+      SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: "8080, 9090",
+    });
+    expect(set.browser).toMatchObject({
+      image: "registry.example.com/browser:2",
+      memoryMb: 1024,
+      socketDir: "/run/skillgate",
+      allowLoopbackPorts: new Set([8080, 9090]),
+    });
+    const err = configError({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: "80,x",
+    });
+    expect(err.message).toContain("SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS");
+  });
 });

@@ -1,8 +1,11 @@
 /**
  * The protocol between the Skillgate API and its sandbox host: the shapes of requests and
  * answers (types.ts) with their zod schemas (schemas.ts), request signing and verification
- * (signing.ts) and the host's error codes (errors.ts). No Node APIs: it runs in workerd too.
+ * (signing.ts), the host's error codes (errors.ts), the `browser` builtin's shapes (browse.ts) and
+ * the outbound address rules shared by the API and the host's egress proxy (address-policy.ts). No Node APIs: it runs in workerd too.
  */
+export * from "./address-policy.js";
+export * from "./browse.js";
 export * from "./errors.js";
 export * from "./schemas.js";
 export * from "./signing.js";

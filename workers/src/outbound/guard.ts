@@ -17,7 +17,12 @@
  */
 import type { HostResolver } from "../deps.js";
 import { ExecutionFailure } from "../errors.js";
-import { type AddressVerdict, checkAddress, isIpLiteral } from "./address-policy.js";
+import {
+  type AddressVerdict,
+  checkAddress,
+  isIpLiteral,
+  refusedNameReason,
+} from "./address-policy.js";
 
 /** Longest URL accepted, in characters. */
 export const MAX_URL_LENGTH = 8192;
@@ -58,21 +63,6 @@ export interface GuardOptions {
   resolve?: HostResolver;
   /** Aborts a pending resolution. */
   signal?: AbortSignal;
-}
-
-/**
- * Names refused without resolution: special-use and private-use names that never denote a public
- * host (RFC 6761 `localhost`, RFC 6762 `.local`, RFC 8375 `.home.arpa`, ICANN's `.internal`), the
- * reverse-mapping zones under `.arpa`, and single-label names (they only resolve on private
- * resolvers or search domains).
- */
-function nameRule(hostname: string): string | undefined {
-  if (hostname === "localhost" || hostname.endsWith(".localhost")) return "localhost";
-  for (const suffix of [".local", ".internal", ".arpa"]) {
-    if (hostname.endsWith(suffix) || hostname === suffix.slice(1)) return `${suffix} name`;
-  }
-  if (!hostname.includes(".")) return "single-label name";
-  return undefined;
 }
 
 function refuseAddress(v: AddressVerdict, hostname: string): OutboundBlockedError {
@@ -143,7 +133,7 @@ export async function guardOutboundUrl(
     if (!verdict.allowed) throw refuseAddress(verdict, hostname);
     return { url, hostname, addresses: [verdict.address], verdicts: [verdict] };
   }
-  const rule = nameRule(hostname);
+  const rule = refusedNameReason(hostname);
   if (rule) throw new OutboundBlockedError("name", `${hostname} is a ${rule}`);
   if (!opts.resolve) return { url, hostname, addresses: null, verdicts: [] };
 

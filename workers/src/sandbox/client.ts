@@ -4,6 +4,10 @@
  * by an AbortSignal, so a silent host never hangs a handler.
  */
 import {
+  BROWSE_DEFAULT_TIMEOUT_MS,
+  type BrowseRequest,
+  type BrowseResult,
+  browseResultSchema,
   isSandboxErrorCode,
   MAX_SANDBOX_TIMEOUT_MS,
   SANDBOX_ERROR_CODES,
@@ -26,6 +30,11 @@ import { createMultiHostClient } from "./multi-host.js";
 export interface SandboxClient {
   /** Runs one program; `signal` aborts the HTTP call (the caller also calls `kill(runId)`). */
   run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult>;
+  /**
+   * Runs one browse of the `browser` builtin (docs/sandbox.md#the-browser-builtin); `signal`
+   * aborts the HTTP call (the caller also calls `kill(runId)`).
+   */
+  browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult>;
   /** Stops a queued or running run (best effort; an unknown or finished run is not an error). */
   kill(runId: string): Promise<void>;
   health(): Promise<SandboxHealth>;
@@ -224,6 +233,18 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
         });
       }
       return out;
+    },
+    async browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult> {
+      const limit = Math.min(req.timeoutMs ?? BROWSE_DEFAULT_TIMEOUT_MS, MAX_SANDBOX_TIMEOUT_MS);
+      const out = browseResultSchema.safeParse(
+        await call("POST", "/v1/browse", req, limit + runOverheadMs, signal),
+      );
+      if (!out.success) {
+        throw new ExecutionFailure("Sandbox host sent a malformed browse result", {
+          code: "sandbox_error",
+        });
+      }
+      return out.data;
     },
     async kill(runId: string): Promise<void> {
       await call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs);

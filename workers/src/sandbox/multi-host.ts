@@ -8,6 +8,8 @@
  * timers of the platform only through `Date.now`-style clocks, so it works in workerd and Node.
  */
 import type {
+  BrowseRequest,
+  BrowseResult,
   SandboxHealth,
   SandboxRunRequest,
   SandboxRunResult,
@@ -150,37 +152,52 @@ export function createMultiHostClient(
     return up.length > 0 ? up : down;
   };
 
-  return {
-    async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
-      const tried = new Set<HostState>();
-      let last: unknown;
-      for (;;) {
-        const next = (await candidates()).find((s) => !tried.has(s));
-        if (!next) break;
-        tried.add(next);
-        next.inflight += 1;
-        if (req.runId) runHosts.set(req.runId, next);
-        try {
-          const result = await next.client.run(req, signal);
-          markUp(next);
-          return result;
-        } catch (err) {
-          last = err;
-          const failure = err instanceof ExecutionFailure ? err : undefined;
-          if (failure?.code === "sandbox_unavailable") markDown(next, err);
-          if (!failure?.notStarted || signal?.aborted) throw err;
-        } finally {
-          next.inflight -= 1;
-          if (req.runId && runHosts.get(req.runId) === next) runHosts.delete(req.runId);
-        }
+  /**
+   * Sends one run (or browse) to the best host; moves to the next only when it certainly did not
+   * start (see the module comment).
+   */
+  async function onHost<T>(
+    runId: string | undefined,
+    signal: AbortSignal | undefined,
+    call: (client: SandboxClient) => Promise<T>,
+  ): Promise<T> {
+    const tried = new Set<HostState>();
+    let last: unknown;
+    for (;;) {
+      const next = (await candidates()).find((s) => !tried.has(s));
+      if (!next) break;
+      tried.add(next);
+      next.inflight += 1;
+      if (runId) runHosts.set(runId, next);
+      try {
+        const result = await call(next.client);
+        markUp(next);
+        return result;
+      } catch (err) {
+        last = err;
+        const failure = err instanceof ExecutionFailure ? err : undefined;
+        if (failure?.code === "sandbox_unavailable") markDown(next, err);
+        if (!failure?.notStarted || signal?.aborted) throw err;
+      } finally {
+        next.inflight -= 1;
+        if (runId && runHosts.get(runId) === next) runHosts.delete(runId);
       }
-      throw (
-        last ??
-        new ExecutionFailure("No sandbox host is configured", {
-          code: "sandbox_unavailable",
-          retryable: true,
-        })
-      );
+    }
+    throw (
+      last ??
+      new ExecutionFailure("No sandbox host is configured", {
+        code: "sandbox_unavailable",
+        retryable: true,
+      })
+    );
+  }
+
+  return {
+    run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+      return onHost(req.runId, signal, (client) => client.run(req, signal));
+    },
+    browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult> {
+      return onHost(req.runId, signal, (client) => client.browse(req, signal));
     },
     async kill(runId: string): Promise<void> {
       const s = runHosts.get(runId);

@@ -1,9 +1,11 @@
 /**
  * The builtin catalogue (docs/builtins.md): declarations seeded into the registry and the
  * handler factories registered with the executor. Policies (docs/registry.md#builtins): file I/O,
- * http and search `auto`; `eval_code` `hybrid`; `execute_command` `manual`.
+ * http and search `auto`; `eval_code` `hybrid`; `execute_command` `manual`; `browser` `manual`
+ * and disabled (mode `off`) on a fresh install.
  */
 import type { SkillHandler } from "../types.js";
+import { browserDefinitions, createBrowserHandlers } from "./browser.js";
 import { exampleHandlers } from "./echo.js";
 import { createFileHandlers, fileDefinitions } from "./files.js";
 import { createHttpRequestHandlers, httpRequestDefinitions } from "./http-request.js";
@@ -18,6 +20,7 @@ export const BUILTIN_DEFINITIONS: readonly BuiltinDefinition[] = [
   ...httpRequestDefinitions,
   ...webSearchDefinitions,
   ...sandboxDefinitions,
+  ...browserDefinitions,
 ];
 
 const FACTORIES: readonly BuiltinHandlerFactory<BuiltinDeps>[] = [
@@ -25,6 +28,7 @@ const FACTORIES: readonly BuiltinHandlerFactory<BuiltinDeps>[] = [
   createHttpRequestHandlers,
   createWebSearchHandlers,
   createSandboxHandlers,
+  createBrowserHandlers,
   createInstructionHandlers,
 ];
 

@@ -1,0 +1,239 @@
+/**
+ * The `browser` builtin on the sandbox host (docs/sandbox.md#the-browser-builtin): one browse =
+ * one egress proxy on a fresh Unix socket + one hardened container of the browser image without
+ * network, with the socket's directory bind-mounted read-only; the driver (browser-driver.cjs)
+ * runs playwright-core and Chromium in it. The container goes through the runner (queue, time
+ * limit, kill, removal) like any run.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BROWSE_DEFAULT_TIMEOUT_MS,
+  BROWSE_MAX_CHARS,
+  BROWSE_MAX_SCREENSHOT_BYTES,
+  type BrowseRequest,
+  type BrowseResult,
+  type BrowserAction,
+  MAX_SANDBOX_TIMEOUT_MS,
+} from "@skillgate/sandbox-protocol";
+import { z } from "zod";
+import type { HostConfig } from "./config.js";
+import {
+  approveTarget,
+  type EgressResolver,
+  osResolver,
+  startEgressProxy,
+} from "./egress-proxy.js";
+import { HostError } from "./errors.js";
+import { BASE_ENV } from "./images.js";
+import type { RunPlan } from "./plan.js";
+import type { Runner } from "./runner.js";
+
+/** Where the egress socket's directory is mounted in the container (the driver's constant). */
+const EGRESS_MOUNT = "/run/skillgate-egress";
+/** Time the driver leaves before the container's limit to report on its own, in ms. */
+const REPORT_MARGIN_MS = 2_000;
+
+const DRIVER = readFileSync(new URL("./browser-driver.cjs", import.meta.url), "utf8");
+
+/** The driver's answer (the last line of its stdout). */
+const driverOutputSchema = z.object({
+  status: z.enum(["ok", "error", "timeout"]),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  url: z.string(),
+  title: z.string(),
+  httpStatus: z.number().int().nullable(),
+  extract: z.enum(["text", "html", "screenshot"]),
+  text: z.string().optional(),
+  html: z.string().optional(),
+  screenshot: z.string().optional(),
+  truncated: z.boolean(),
+});
+
+/** What the driver needs besides its limits. */
+export interface DriverInput {
+  url: string;
+  /** Password of the egress proxy's Basic challenge (user `skillgate`). */
+  proxyPassword: string;
+  actions: BrowserAction[];
+  extract: BrowseResult["extract"];
+}
+
+/**
+ * The run plan of one browse: the browser image, `node -` with the driver and its input on stdin,
+ * no network, `dir` (holding the egress socket) mounted read-only at /run/skillgate-egress, the
+ * host's browser CPU and memory, 512 processes/threads (Chromium is multi-process), 256 MB tmpfs
+ * (profile, caches), 64 MB /dev/shm, and an output cap that fits a capped screenshot.
+ * The driver's own budget ends {@link REPORT_MARGIN_MS} before `timeoutMs` so that it reports.
+ */
+export function browserRunPlan(
+  config: HostConfig,
+  runId: string,
+  dir: string,
+  timeoutMs: number,
+  input: DriverInput,
+): RunPlan {
+  const program = {
+    ...input,
+    budgetMs: Math.max(1_000, timeoutMs - REPORT_MARGIN_MS),
+    maxChars: BROWSE_MAX_CHARS,
+    maxScreenshotBytes: BROWSE_MAX_SCREENSHOT_BYTES,
+  };
+  return {
+    runId,
+    language: "node",
+    image: config.browser.image,
+    cmd: ["node", "-"],
+    env: { ...BASE_ENV },
+    network: "none",
+    cpuLimit: config.browser.cpuLimit,
+    memoryMb: config.browser.memoryMb,
+    timeoutMs,
+    input: Buffer.from(`${DRIVER}\nmodule.exports.main(${JSON.stringify(program)});\n`, "utf8"),
+    poolable: false,
+    readOnlyBinds: [`${dir}:${EGRESS_MOUNT}`],
+    pidsLimit: 512,
+    tmpfsMb: 256,
+    shmBytes: 64 * 1_048_576,
+    maxOutputChars: Math.ceil(BROWSE_MAX_SCREENSHOT_BYTES * 1.4) + BROWSE_MAX_CHARS * 6,
+  };
+}
+
+/** Options of {@link BrowserService}. */
+export interface BrowserServiceDeps {
+  runner: Runner;
+  config: HostConfig;
+  log: (line: string) => void;
+  /** Resolver of the egress proxy (default: the OS resolver). */
+  resolve?: EgressResolver;
+}
+
+/** Runs browses. */
+export class BrowserService {
+  constructor(private readonly deps: BrowserServiceDeps) {}
+
+  /**
+   * Runs one browse. A page URL the egress rules refuse ends with status `error`, code
+   * `outbound_blocked`, without starting a container.
+   * Output: {@link BrowseResult} for every browse that was accepted.
+   * @throws HostError 400 `invalid_input` (not an absolute http/https URL, credentials in it), and
+   *   the runner's errors (409, 429 `busy`, 503 `image_unavailable` / `docker_unavailable`).
+   */
+  async browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult> {
+    const { config, runner, log } = this.deps;
+    const runId = req.runId ?? randomUUID();
+    const extract = req.extract ?? "text";
+    const timeoutMs = Math.min(
+      Math.max(req.timeoutMs ?? BROWSE_DEFAULT_TIMEOUT_MS, 1),
+      MAX_SANDBOX_TIMEOUT_MS,
+    );
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      throw new HostError(400, "invalid_input", "url: not an absolute URL");
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new HostError(400, "invalid_input", `url: scheme ${url.protocol} is not allowed`);
+    if (url.username !== "" || url.password !== "")
+      throw new HostError(400, "invalid_input", "url: credentials in the URL are not allowed");
+    const blank = {
+      runId,
+      url: url.href,
+      title: "",
+      httpStatus: null,
+      extract,
+      truncated: false,
+    } as const;
+    const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+    try {
+      await approveTarget(
+        url.hostname,
+        port,
+        config.browser.allowLoopbackPorts,
+        this.deps.resolve ?? osResolver,
+      );
+    } catch (err) {
+      const reason = (err as Error).message;
+      return {
+        ...blank,
+        status: "error",
+        error: { code: "outbound_blocked", message: `Outbound request refused: ${reason}` },
+        blocked: [{ target: url.href, reason }],
+        durationMs: 0,
+      };
+    }
+
+    const password = randomBytes(24).toString("hex");
+    const dir = join(config.browser.socketDir ?? join(tmpdir(), "skillgate-egress"), runId);
+    await mkdir(dir, { recursive: true, mode: 0o711 });
+    await chmod(dir, 0o711);
+    const proxy = await startEgressProxy({
+      socketPath: join(dir, "proxy.sock"),
+      allowLoopbackPorts: config.browser.allowLoopbackPorts,
+      resolve: this.deps.resolve,
+      log,
+      password,
+    });
+    try {
+      const plan = browserRunPlan(config, runId, dir, timeoutMs, {
+        url: url.href,
+        proxyPassword: password,
+        actions: req.actions ?? [],
+        extract,
+      });
+      const run = await runner.runPlan(plan, signal);
+      const blocked = [...proxy.blocked];
+      const base = { ...blank, blocked, durationMs: run.durationMs };
+      if (run.timedOut)
+        return {
+          ...base,
+          status: "timeout",
+          error: { code: "timeout", message: `Browse timed out after ${timeoutMs} ms` },
+        };
+      if (run.oomKilled)
+        return {
+          ...base,
+          status: "error",
+          error: {
+            code: "oom_killed",
+            message: `Chromium exceeded the memory limit (${plan.memoryMb} MB)`,
+          },
+        };
+      const lastLine = run.stdout.trimEnd().split("\n").pop() ?? "";
+      let parsed: z.infer<typeof driverOutputSchema> | undefined;
+      try {
+        parsed = driverOutputSchema.parse(JSON.parse(lastLine));
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed) {
+        const why = run.stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 500);
+        log(`browse ${runId}: driver exited ${run.exitCode} without a result: ${why}`);
+        return {
+          ...base,
+          status: "error",
+          error: {
+            code: "browser_failed",
+            message: `The browser ended without a result (exit code ${run.exitCode})`,
+          },
+        };
+      }
+      // A page that could not load because its own host was refused is reported as such.
+      const error =
+        parsed.status === "error" &&
+        parsed.error?.code === "navigation_failed" &&
+        blocked.length > 0 &&
+        /ERR_TUNNEL_CONNECTION_FAILED/.test(parsed.error.message)
+          ? { code: "outbound_blocked", message: `Outbound request refused: ${blocked[0]!.reason}` }
+          : parsed.error;
+      return { ...base, ...parsed, ...(error ? { error } : {}), runId };
+    } finally {
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * The egress proxy of a browse (docs/sandbox.md#the-browser-builtin): a forward HTTP proxy on a
+ * Unix socket that the browser container reaches through a bind mount (the container itself has
+ * no network). Plain http arrives in absolute form (`GET http://host/path`), everything else
+ * (https, wss) as `CONNECT host:port`. Every target passes the outbound rules of `http_request`
+ * (docs/outbound.md#the-guard): the name rules, resolution of the name, every address public
+ * unicast, and the connection then goes to exactly those addresses (pinned: no second lookup, so
+ * DNS rebinding cannot switch the target). A refused target gets `403` with the header
+ * `X-Skillgate-Blocked` and is recorded; it never receives a byte.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { lookup } from "node:dns/promises";
+import { chmod } from "node:fs/promises";
+import * as http from "node:http";
+import { isIP, type Socket, connect as tcpConnect } from "node:net";
+import type { Duplex } from "node:stream";
+import { type BlockedRequest, checkAddress, refusedNameReason } from "@skillgate/sandbox-protocol";
+
+/** Header a refusal carries; its value is the reason. */
+export const BLOCKED_HEADER = "x-skillgate-blocked";
+/** Most refusals a proxy records (later ones are counted by the log only). */
+const MAX_RECORDED = 100;
+/** Request headers that concern the proxy hop only and are not forwarded. */
+const HOP_HEADERS = new Set([
+  "proxy-connection",
+  "proxy-authorization",
+  "connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "upgrade",
+]);
+
+/** Resolves a host name to every address (default: the OS resolver). */
+export type EgressResolver = (hostname: string) => Promise<string[]>;
+
+/** Options of {@link startEgressProxy}. */
+export interface EgressProxyOptions {
+  /** Unix socket path to listen on (created with mode 0777 so the container user can connect). */
+  socketPath: string;
+  /**
+   * Ports of 127.0.0.1 treated as public (local development and tests; README "Sandbox host",
+   * `SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS`). Every other loopback port stays refused.
+   */
+  allowLoopbackPorts: ReadonlySet<number>;
+  resolve?: EgressResolver;
+  log?: (line: string) => void;
+  /**
+   * Password every request must carry as `Proxy-Authorization: Basic` (user `skillgate`); a
+   * request without it gets 407. Only the page's own traffic carries it (playwright-core answers
+   * the challenge for the page), so Chromium's background services never leave the container.
+   */
+  password: string;
+}
+
+/** A listening proxy. */
+export interface EgressProxy {
+  /** Refused requests so far, in order (at most 100). */
+  readonly blocked: BlockedRequest[];
+  /** Stops listening and destroys every open connection. */
+  close(): Promise<void>;
+}
+
+/** The OS resolver (`getaddrinfo`), every address. */
+export const osResolver: EgressResolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((e) => e.address);
+
+/** A target the outbound rules refused; the message says which rule. */
+export class EgressRefusal extends Error {}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest();
+
+/** True when the header carries Basic credentials `skillgate:<password>` (constant time). */
+function authorized(header: string | undefined, password: string): boolean {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header?.trim() ?? "");
+  if (!m) return false;
+  const presented = Buffer.from(m[1] ?? "", "base64").toString("utf8");
+  return timingSafeEqual(sha256(presented), sha256(`skillgate:${password}`));
+}
+
+const CHALLENGE = 'Basic realm="skillgate-egress"';
+
+/**
+ * Checks a target and returns the addresses to connect to.
+ * @throws EgressRefusal naming the rule that refused it.
+ */
+export async function approveTarget(
+  hostname: string,
+  port: number,
+  allowLoopbackPorts: ReadonlySet<number>,
+  resolve: EgressResolver,
+): Promise<string[]> {
+  const host = hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
+  if (host === "" || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new EgressRefusal("invalid target");
+  const judge = (address: string): string => {
+    if (address === "127.0.0.1" && allowLoopbackPorts.has(port)) return address;
+    const verdict = checkAddress(address);
+    if (!verdict.allowed) {
+      const via = address === host ? "" : ` (${host} resolves to it)`;
+      throw new EgressRefusal(
+        `${verdict.address} is not a public unicast address (${verdict.range})${via}`,
+      );
+    }
+    return verdict.address;
+  };
+  if (isIP(host) !== 0) return [judge(host)];
+  const rule = refusedNameReason(host);
+  if (rule) throw new EgressRefusal(`${host} is a ${rule}`);
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (err) {
+    throw new EgressRefusal(`could not resolve ${host}: ${(err as Error).message}`);
+  }
+  if (addresses.length === 0) throw new EgressRefusal(`${host} resolves to no address`);
+  return addresses.map(judge);
+}
+
+/** Opens a TCP connection to the first approved address that accepts. */
+function dial(addresses: string[], port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const attempt = (i: number, lastErr?: Error) => {
+      const address = addresses[i];
+      if (address === undefined) {
+        reject(lastErr ?? new Error("no address"));
+        return;
+      }
+      const socket = tcpConnect({ host: address, port });
+      socket.once("connect", () => {
+        socket.removeAllListeners("error");
+        resolve(socket);
+      });
+      socket.once("error", (err) => attempt(i + 1, err));
+    };
+    attempt(0);
+  });
+}
+
+/**
+ * Starts a proxy on `opts.socketPath`. Output: {@link EgressProxy}.
+ * @throws Error when the socket cannot be bound.
+ */
+export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
+  const resolve = opts.resolve ?? osResolver;
+  const blocked: BlockedRequest[] = [];
+  const sockets = new Set<Duplex>();
+  const track = (s: Duplex) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  };
+  const refuse = (target: string, err: unknown): string => {
+    const reason = err instanceof EgressRefusal ? err.message : "refused";
+    if (blocked.length < MAX_RECORDED) blocked.push({ target, reason });
+    opts.log?.(`egress refused ${target}: ${reason}`);
+    return reason;
+  };
+
+  const server = http.createServer(async (req, res) => {
+    track(req.socket);
+    if (!authorized(req.headers["proxy-authorization"], opts.password)) {
+      res.writeHead(407, { "proxy-authenticate": CHALLENGE, "content-length": "0" }).end();
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+      if (url.protocol !== "http:") throw new EgressRefusal(`scheme ${url.protocol} needs CONNECT`);
+    } catch (err) {
+      const reason = refuse(
+        String(req.url),
+        err instanceof EgressRefusal ? err : new EgressRefusal("not an absolute http URL"),
+      );
+      res.writeHead(400, { [BLOCKED_HEADER]: reason, "content-type": "text/plain" }).end(reason);
+      return;
+    }
+    const port = url.port === "" ? 80 : Number(url.port);
+    let addresses: string[];
+    try {
+      addresses = await approveTarget(url.hostname, port, opts.allowLoopbackPorts, resolve);
+    } catch (err) {
+      const reason = refuse(url.href, err);
+      res.writeHead(403, { [BLOCKED_HEADER]: reason, "content-type": "text/plain" });
+      res.end(`Refused by the sandbox egress proxy: ${reason}`);
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers))
+      if (!HOP_HEADERS.has(name) && value !== undefined) headers[name] = value;
+    headers.host = url.host;
+    let upstream: Socket;
+    try {
+      upstream = await dial(addresses, port);
+    } catch (err) {
+      res
+        .writeHead(502, { "content-type": "text/plain" })
+        .end(`Bad gateway: ${(err as Error).message}`);
+      return;
+    }
+    track(upstream);
+    const out = http.request(
+      {
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        // Without an agent option, node:http uses this socket (already connected to the pinned
+        // address) and never pools it; `agent: false` would dial the host name again.
+        createConnection: () => upstream,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+        answer.pipe(res);
+      },
+    );
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  });
+
+  server.on("connect", async (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    track(client);
+    client.on("error", () => client.destroy());
+    if (!authorized(req.headers["proxy-authorization"], opts.password)) {
+      client.end(
+        `HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: ${CHALLENGE}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
+      );
+      return;
+    }
+    const target = req.url ?? "";
+    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
+    let addresses: string[];
+    let port = 0;
+    try {
+      if (!m) throw new EgressRefusal("CONNECT target must be host:port");
+      port = Number(m[2]);
+      addresses = await approveTarget(m[1] ?? "", port, opts.allowLoopbackPorts, resolve);
+    } catch (err) {
+      const reason = refuse(target, err);
+      client.end(
+        `HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: ${reason.replace(/[\r\n]/g, " ")}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
+      );
+      return;
+    }
+    let upstream: Socket;
+    try {
+      upstream = await dial(addresses, port);
+    } catch {
+      client.end("HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    track(upstream);
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  server.on("clientError", (_err, socket) => socket.destroy());
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("error", reject);
+    server.listen(opts.socketPath, () => resolveListen());
+  });
+  await chmod(opts.socketPath, 0o777);
+
+  return {
+    blocked,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}

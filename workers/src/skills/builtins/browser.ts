@@ -1,0 +1,169 @@
+/**
+ * Builtin `browser` (docs/sandbox.md#the-browser-builtin): loads a page in headless Chromium on
+ * the sandbox host (never on the API host), performs actions and returns the final URL, title and
+ * the page's text, HTML or a PNG screenshot. Every request of the page leaves through the host's
+ * egress proxy, which applies the outbound rules of `http_request`. Disabled on a fresh install
+ * (mode `off`, policy `manual`): an operator enables it (README "The browser builtin").
+ */
+import {
+  BROWSE_DEFAULT_TIMEOUT_MS,
+  BROWSE_EXTRACTS,
+  BROWSE_MAX_ACTIONS,
+  BROWSE_MAX_URL_LENGTH,
+  type BrowseResult,
+  browseRequestSchema,
+  MAX_SANDBOX_TIMEOUT_MS,
+} from "@skillgate/sandbox-protocol";
+import { z } from "zod";
+import { ExecutionFailure } from "../../errors.js";
+import type { HandlerContext, SkillHandler } from "../types.js";
+import { SANDBOX_REPORT_GRACE_MS } from "./sandbox.js";
+import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
+
+/** Input of `browser`: the host's browse request without the run id, time limit ≤ 60 000 ms. */
+export const browserInput = browseRequestSchema
+  .omit({ runId: true })
+  .extend({ timeoutMs: z.number().int().min(1_000).max(MAX_SANDBOX_TIMEOUT_MS).optional() });
+
+/** What `browser` returns on success (the host's result without its bookkeeping). */
+export type BrowserOutput = Omit<BrowseResult, "runId" | "status" | "error">;
+
+const selector = { type: "string", minLength: 1, description: "CSS or Playwright selector." };
+
+/** Declaration of `browser` (disabled: mode `off`, policy `manual`; docs/registry.md#builtins). */
+export const browserDefinitions: BuiltinDefinition[] = [
+  {
+    name: "browser",
+    description:
+      "Open a public web page in a headless browser, optionally click, fill, wait for elements or press keys, and return the final URL, title and the page's visible text (or HTML, or a PNG screenshot). Private and internal addresses are refused.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        url: {
+          type: "string",
+          maxLength: BROWSE_MAX_URL_LENGTH,
+          description: "Absolute http or https URL.",
+        },
+        actions: {
+          type: "array",
+          maxItems: BROWSE_MAX_ACTIONS,
+          description: "Steps performed in order after the page loaded.",
+          items: {
+            oneOf: [
+              {
+                type: "object",
+                properties: { click: selector },
+                required: ["click"],
+                additionalProperties: false,
+              },
+              {
+                type: "object",
+                properties: { fill: selector, value: { type: "string" } },
+                required: ["fill", "value"],
+                additionalProperties: false,
+              },
+              {
+                type: "object",
+                properties: { waitFor: selector },
+                required: ["waitFor"],
+                additionalProperties: false,
+              },
+              {
+                type: "object",
+                properties: {
+                  press: { type: "string", description: "Key name, e.g. `Enter`." },
+                  selector,
+                },
+                required: ["press"],
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+        extract: {
+          type: "string",
+          enum: [...BROWSE_EXTRACTS],
+          description: "What to return (default text).",
+        },
+        timeoutMs: {
+          type: "integer",
+          minimum: 1000,
+          maximum: MAX_SANDBOX_TIMEOUT_MS,
+          description: `Time limit in ms for the whole browse (default ${BROWSE_DEFAULT_TIMEOUT_MS}).`,
+        },
+      },
+      required: ["url"],
+      additionalProperties: false,
+    },
+    policy: "manual",
+    mode: "off",
+    enabled: false,
+    available: (deps) => deps.sandbox !== undefined,
+    tags: ["browser", "web", "page", "chromium", "scrape", "screenshot", "click", "form"],
+    timing: () => ({
+      limitFromInput: (input) => {
+        const t = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
+        return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : undefined;
+      },
+      defaultLimitMs: BROWSE_DEFAULT_TIMEOUT_MS,
+      maxLimitMs: MAX_SANDBOX_TIMEOUT_MS,
+      graceMs: SANDBOX_REPORT_GRACE_MS,
+    }),
+  },
+];
+
+/**
+ * Builds the `browser` handler over `deps.sandbox`. The browse gets what remains of the
+ * execution's limit (`ctx.timeoutMs`, at most 60 000 ms). Output: {@link BrowserOutput}.
+ * Errors (ExecutionFailure, the host's result as output when the browse ran): `invalid_input`;
+ * `sandbox_unavailable` (retryable) without a sandbox host; `outbound_blocked` (the page was
+ * refused by the egress rules), `navigation_failed`, `action_failed`, `browser_failed`,
+ * `oom_killed`; status `timeout` (code `timeout`); the sandbox client's codes (`sandbox_busy`,
+ * `image_unavailable`, ...).
+ */
+export const createBrowserHandlers: BuiltinHandlerFactory = (deps) => {
+  const handler: SkillHandler = async (input, ctx: HandlerContext): Promise<BrowserOutput> => {
+    const parsed = browserInput.safeParse(input);
+    if (!parsed.success) {
+      const where = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "input"}: ${i.message}`)
+        .join("; ");
+      throw new ExecutionFailure(`Invalid browser input: ${where}`, { code: "invalid_input" });
+    }
+    const sandbox = deps.sandbox;
+    if (!sandbox) {
+      throw new ExecutionFailure(
+        "Sandbox host is not configured (SANDBOX_URL and SANDBOX_SECRET)",
+        { code: "sandbox_unavailable", retryable: true },
+      );
+    }
+    if (ctx.signal.aborted)
+      throw new ExecutionFailure("Execution was cancelled", { code: "aborted" });
+    const timeoutMs = Math.max(1, Math.min(Math.floor(ctx.timeoutMs), MAX_SANDBOX_TIMEOUT_MS));
+    const runId = crypto.randomUUID();
+    const onAbort = () => void sandbox.kill(runId).catch(() => {});
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    let result: BrowseResult;
+    try {
+      result = await sandbox.browse({ ...parsed.data, timeoutMs, runId }, ctx.signal);
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
+    }
+    const { runId: _id, status, error, ...output } = result;
+    if (status === "timeout") {
+      throw new ExecutionFailure(`Browse timed out after ${timeoutMs} ms`, {
+        status: "timeout",
+        code: "timeout",
+        output,
+      });
+    }
+    if (status === "error") {
+      throw new ExecutionFailure(error?.message ?? "Browse failed", {
+        code: error?.code ?? "browser_failed",
+        output,
+      });
+    }
+    return output;
+  };
+  return { browser: handler };
+};
