@@ -28,7 +28,7 @@ describe.skipIf(SKIP_DOCKER)("auto-upgrade of sandbox runs", () => {
     // A short default limit for the timeout cases; a long one where memory runs out (at 0.1 CPU,
     // writing hundreds of MB takes a while).
     t = await startTestApp({
-      env: { SKILLS_SANDBOX_TIMEOUT_MS: "1500" },
+      env: { SKILLS_SANDBOX_TIMEOUT_MS: "2000" },
       deps: { sandbox: host.client },
     });
     const env = { SKILLS_SANDBOX_TIMEOUT_MS: "20000" };
@@ -47,7 +47,7 @@ describe.skipIf(SKIP_DOCKER)("auto-upgrade of sandbox runs", () => {
   it("reruns a run that timed out with double the time, and it succeeds", async () => {
     const res = await run(t, {
       language: "node",
-      code: "setTimeout(() => console.log('finished'), 2200)",
+      code: "setTimeout(() => console.log('finished'), 2500)",
     });
     expect(res.status).toBe(200);
     const ex = res.body.execution;
@@ -57,7 +57,7 @@ describe.skipIf(SKIP_DOCKER)("auto-upgrade of sandbox runs", () => {
       {
         attempt: 1,
         placement: "sandbox",
-        timeoutMs: 1500,
+        timeoutMs: 2000,
         memoryMb: 256,
         status: "timeout",
         errorCode: "timeout",
@@ -66,7 +66,7 @@ describe.skipIf(SKIP_DOCKER)("auto-upgrade of sandbox runs", () => {
       {
         attempt: 2,
         placement: "sandbox",
-        timeoutMs: 3000,
+        timeoutMs: 4000,
         memoryMb: 512,
         status: "success",
         errorCode: null,
