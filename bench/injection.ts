@@ -140,6 +140,8 @@ async function interception(): Promise<Record<string, number>> {
     errorCode: null,
     durationMs: 0,
     attempts: 1,
+    attemptLog: [],
+    notifications: [],
     codeSha256: null,
     createdAt: "",
     updatedAt: "",

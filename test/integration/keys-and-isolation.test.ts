@@ -199,6 +199,8 @@ describe("API keys, ownership and isolation", () => {
       skillsEnabled: true,
       activeProvider: "skillssh",
       skillsmpApiKeySet: true,
+      approvalWebhookUrl: null,
+      approvalWebhookSecretSet: false,
       customSkillExecution: true,
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(

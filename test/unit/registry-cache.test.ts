@@ -59,6 +59,7 @@ const row = (name: string, version: string, now: number): SkillRecord => ({
   tags: [],
   installCount: 0,
   timeoutMs: null,
+  autoUpgrade: null,
   apiKeyId: null,
   createdAt: now,
   updatedAt: now,

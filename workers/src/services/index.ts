@@ -12,12 +12,14 @@ import { guardOutboundUrl } from "../outbound/guard.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/index.js";
 import { sandboxTiming } from "../skills/builtins/sandbox.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
+import type { ApprovalNotifier } from "../skills/execution/approval-notifier.js";
 import { Executor } from "../skills/execution/executor.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
+import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
@@ -60,6 +62,8 @@ export interface FrontDoorServices {
 export interface Services extends FrontDoorServices {
   registry: SkillRegistry;
   executor: Executor;
+  /** Background delivery of approval notifications (docs/approval-notifications.md). */
+  approvalNotifier: ApprovalNotifier;
 }
 
 /** Options for tests and benchmarks. */
@@ -68,6 +72,8 @@ export interface ServiceOptions {
   retryBackoffMs?: number;
   /** Builtins to seed (default: the product's). */
   builtins?: readonly BuiltinDefinition[];
+  /** Backoff base of approval-notification retries in ms (default 1000). */
+  notificationBackoffMs?: number;
 }
 
 /**
@@ -125,6 +131,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     clock,
   });
+  const approvalNotifier = createApprovalNotifier({
+    deps,
+    keys,
+    settings,
+    store: repos.executions,
+    backoffMs: opts.notificationBackoffMs,
+  });
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
@@ -132,6 +145,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
+    onApprovalRequested: (execution, skill) => approvalNotifier.notify(execution, skill),
   });
   const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   const env = envOf(deps);
@@ -172,6 +186,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   return {
     registry,
     executor,
+    approvalNotifier,
     skills,
     settings,
     keys,
@@ -236,5 +251,7 @@ function registerSpecHandlers(env: BuiltinEnv, registry: SkillRegistry, executor
     }),
   );
   const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(env.config);
+  // A code skill's input is its program's data, never a request for limits.
+  codeTiming.sandbox = { autoUpgrade: false };
   executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(env), codeTiming);
 }

@@ -4,6 +4,7 @@
  */
 import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
+import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -16,6 +17,10 @@ export interface Settings {
   activeCatalog: CatalogId;
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;
+  /** Global approval-notification URL (docs/approval-notifications.md); a key's own wins. */
+  approvalWebhookUrl: string | null;
+  /** Its Standard Webhooks secret (`whsec_...`); write-only through the API. */
+  approvalWebhookSecret: string | null;
   /**
    * Custom skill execution: false → only builtins run, at every front door (interception, the
    * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
@@ -36,6 +41,8 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsEnabled: true,
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
+  approvalWebhookUrl: null,
+  approvalWebhookSecret: null,
   customSkillExecution: true,
 };
 
@@ -44,6 +51,8 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsEnabled: "skillsEnabled",
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
+  approvalWebhookUrl: "approvalWebhookUrl",
+  approvalWebhookSecret: "approvalWebhookSecret",
   customSkillExecution: "customSkillExecution",
 };
 
@@ -55,6 +64,8 @@ export interface PublicSettings {
   skillsEnabled: boolean;
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
+  approvalWebhookUrl: string | null;
+  approvalWebhookSecretSet: boolean;
   customSkillExecution: boolean;
 }
 
@@ -63,6 +74,8 @@ export interface SettingsChange {
   skillsEnabled?: boolean;
   activeProvider?: CatalogId;
   skillsmpApiKey?: string | null;
+  approvalWebhookUrl?: string | null;
+  approvalWebhookSecret?: string | null;
   customSkillExecution?: boolean;
 }
 
@@ -120,6 +133,13 @@ export class SettingsService {
   /** Applies a change as the API names it. @returns the API view of the new settings. */
   async change(change: SettingsChange): Promise<PublicSettings> {
     const { activeProvider, ...rest } = change;
+    if (change.approvalWebhookUrl) {
+      const secret =
+        change.approvalWebhookSecret !== undefined
+          ? change.approvalWebhookSecret
+          : (await this.get()).approvalWebhookSecret;
+      requireWebhookSecret(secret, "approvalWebhookSecret");
+    }
     return toPublic(await this.update({ ...rest, activeCatalog: activeProvider }));
   }
 
@@ -136,6 +156,8 @@ function toPublic(s: Settings): PublicSettings {
     skillsEnabled: s.skillsEnabled,
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
+    approvalWebhookUrl: s.approvalWebhookUrl,
+    approvalWebhookSecretSet: !!s.approvalWebhookSecret,
     customSkillExecution: s.customSkillExecution,
   };
 }

@@ -14,7 +14,13 @@ import {
 } from "../../skills/execution/execution-repository.js";
 import type { ExecutionSummary } from "../../skills/execution/execution-stats.js";
 import { storedJson } from "../../skills/execution/stored-json.js";
-import type { ApprovalState, Execution, Skill } from "../../skills/types.js";
+import type {
+  ApprovalState,
+  AttemptRecord,
+  Execution,
+  NotificationDelivery,
+  Skill,
+} from "../../skills/types.js";
 import type { Db } from "../client.js";
 import { skillExecutions } from "../schema.js";
 import { executionSummary } from "./execution-stats.js";
@@ -101,11 +107,30 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       .where(eq(skillExecutions.id, id));
   }
 
-  /** Records the attempt count while running. */
-  async setAttempts(id: string, attempts: number): Promise<void> {
+  /** Appends one approval-notification delivery (SQLite `json_insert`, one statement). */
+  async recordNotification(id: string, delivery: NotificationDelivery): Promise<void> {
     await this.db
       .update(skillExecutions)
-      .set({ attempts, updatedAt: this.clock() })
+      .set({
+        notificationLog: sql`json_insert(coalesce(${skillExecutions.notificationLog}, '[]'), '$[#]', json(${JSON.stringify(delivery)}))`,
+      })
+      .where(eq(skillExecutions.id, id));
+  }
+
+  /** Records the attempt count while running, with the attempts so far and a new budget. */
+  async setAttempts(
+    id: string,
+    attempts: number,
+    opts: { attemptLog?: AttemptRecord[]; timeoutMs?: number } = {},
+  ): Promise<void> {
+    await this.db
+      .update(skillExecutions)
+      .set({
+        attempts,
+        updatedAt: this.clock(),
+        ...(opts.attemptLog ? { attemptLog: JSON.stringify(opts.attemptLog) } : {}),
+        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      })
       .where(eq(skillExecutions.id, id));
   }
 
@@ -128,6 +153,7 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
         errorCode: end.errorCode ?? null,
         durationMs: end.durationMs,
         attempts: end.attempts,
+        ...(end.attemptLog ? { attemptLog: JSON.stringify(end.attemptLog) } : {}),
         finishedAt: now,
         updatedAt: now,
         ...(end.approval ? { approval: end.approval } : {}),

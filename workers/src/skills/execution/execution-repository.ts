@@ -4,7 +4,15 @@
  * drizzle implementation is in `workers/src/db/repositories/executions.ts`.
  */
 
-import type { ApprovalState, CallerContext, Execution, ExecutionStatus, Skill } from "../types.js";
+import type {
+  ApprovalState,
+  AttemptRecord,
+  CallerContext,
+  Execution,
+  ExecutionStatus,
+  NotificationDelivery,
+  Skill,
+} from "../types.js";
 import type { ExecutionSummary } from "./execution-stats.js";
 
 /** Filters of execution listings. */
@@ -30,6 +38,8 @@ export interface ExecutionEnd {
   errorCode?: string | null;
   durationMs: number;
   attempts: number;
+  /** Each attempt's record (docs/execution.md#auto-upgrade); omitted = left as it is. */
+  attemptLog?: AttemptRecord[];
   approval?: ApprovalState;
 }
 
@@ -67,8 +77,17 @@ export interface ExecutionRepository {
   ): Promise<Execution>;
   /** Marks a row `running` (with its start time and time budget). */
   markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void>;
-  /** Records the attempt count while running. */
-  setAttempts(id: string, attempts: number): Promise<void>;
+  /** Appends one approval-notification delivery to an execution's record (one atomic update). */
+  recordNotification(id: string, delivery: NotificationDelivery): Promise<void>;
+  /**
+   * Records the attempt count while running, with the attempts so far and, for an upgraded
+   * phase, its new time budget in ms (crash recovery reads it).
+   */
+  setAttempts(
+    id: string,
+    attempts: number,
+    opts?: { attemptLog?: AttemptRecord[]; timeoutMs?: number },
+  ): Promise<void>;
   /**
    * Writes the terminal state; an output over the cap is stored as a prefix with
    * `output_truncated`. @returns the final execution, with the complete `output`.

@@ -146,6 +146,7 @@ export class SkillRegistry {
       tags: b.tags,
       installCount: 0,
       timeoutMs: null,
+      autoUpgrade: null,
       apiKeyId: null,
       createdAt: now,
       updatedAt: now,

@@ -34,6 +34,8 @@ export interface SkillRecord {
   tags: string[];
   installCount: number;
   timeoutMs: number | null;
+  /** Auto-upgrade of sandbox runs; null = the handler's default. */
+  autoUpgrade: boolean | null;
   apiKeyId: string | null;
   createdAt: number;
   updatedAt: number;
@@ -51,6 +53,7 @@ export type SkillPatch = Partial<
     | "tags"
     | "installCount"
     | "timeoutMs"
+    | "autoUpgrade"
     | "handlerSecret"
     | "updatedAt"
   >
