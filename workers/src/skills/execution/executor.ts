@@ -1,7 +1,9 @@
 /**
  * The executor (README "Time limits" and "Errors"): runs a skill's registered handler with a
- * time limit and retries, writing each lifecycle step (`pending` → `running` → `success` |
- * `error` | `timeout`) to `skill_executions`. One executor per process; handlers are registered
+ * time limit and retries, writing each lifecycle step (`running` → `success` | `error` |
+ * `timeout`, with `pending` first for executions awaiting approval) to `skill_executions`. The
+ * `running` row is written before the handler starts, so a crash never loses an execution
+ * (docs/execution.md#what-an-execution-costs). One executor per process; handlers are registered
  * by name (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is
  * never evaluated.
  *
@@ -154,7 +156,7 @@ export class Executor {
   async execute(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
-    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
     return this.withInput(input, await this.run(row.id, skill, input, ctx, limit));
   }
 
@@ -187,13 +189,13 @@ export class Executor {
    */
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
-    if (!(await this.store.claimApproval(execution.id, "approved"))) {
+    const limit = this.limitFor(skill, execution.input);
+    if (!(await this.store.startApproved(execution.id, limit))) {
       throw new ConflictError(
         `Execution ${execution.id} is not awaiting approval`,
         "not_awaiting_approval",
       );
     }
-    const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
     return this.withInput(
       execution.input,
@@ -239,7 +241,7 @@ export class Executor {
     return execution;
   }
 
-  /** Runs a created row to its terminal status and reports it to the metrics. */
+  /** Runs a row already marked `running` to its terminal status and reports it to the metrics. */
   private async run(
     id: string,
     skill: Skill,
@@ -251,7 +253,7 @@ export class Executor {
   }
 
   /**
-   * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
+   * Runs the attempts of a row already marked `running` within `limit` ms and writes the outcome. Retryable
    * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
    * Retry-After when longer) ends before the deadline. Never throws for handler failures.
    */
@@ -264,7 +266,6 @@ export class Executor {
   ): Promise<Execution> {
     const handler = this.handlers.get(skill.handlerCode)!;
     const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
-    await this.store.markRunning(id, limit);
     const started = this.clock();
     const deadline = started + limit;
     const timedOut = `Skill execution timed out after ${limit} ms`;
