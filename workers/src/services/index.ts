@@ -16,6 +16,7 @@ import { Executor } from "../skills/execution/executor.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
+import { InjectionIndexStore } from "../skills/injection/injection-store.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
 import { CatalogsService } from "./catalogs.js";
@@ -60,6 +61,8 @@ export interface FrontDoorServices {
 export interface Services extends FrontDoorServices {
   registry: SkillRegistry;
   executor: Executor;
+  /** Prepares the injection index of each registry snapshot (derived, or loaded from the cache). */
+  indexes: InjectionIndexStore;
 }
 
 /** Options for tests and benchmarks. */
@@ -119,11 +122,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   });
   const settings = new SettingsService(repos.settings, deps.cache, clock);
   const keys = new ApiKeyService(repos.apiKeys, deps.cache, deps.config.MGMT_TOKEN, clock);
+  const indexes = new InjectionIndexStore(deps.cache);
   const registry = new SkillRegistry({
     repository: repos.skills,
     cache: deps.cache,
     builtins,
     clock,
+    onSnapshot: (snapshot, cause) => indexes.prepare(snapshot, cause),
   });
   const executor = new Executor({
     store: repos.executions,
@@ -171,6 +176,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   return {
     registry,
     executor,
+    indexes,
     skills,
     settings,
     keys,
