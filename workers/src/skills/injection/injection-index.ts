@@ -25,6 +25,8 @@
 
 import { LayeredMap } from "../registry/layered-map.js";
 import {
+  cachedToolResolver,
+  rememberToolResolver,
   type SkillSource,
   type SourceChange,
   type ToolResolver,
@@ -154,7 +156,8 @@ export class InjectionIndex {
    * @returns undefined when the scoring core cannot be derived (it was derived from already).
    */
   derive(source: SkillSource & { change: SourceChange }): InjectionIndex | undefined {
-    const resolver = toolResolverFor(source);
+    const resolver =
+      cachedToolResolver(source) ?? rememberToolResolver(this.resolver.derive(source));
     const { upserted, replaced } = source.change;
     const gone: Skill[] = [];
     const come: Skill[] = [];
@@ -283,7 +286,7 @@ export function getInjectionIndex(source: SkillSource): InjectionIndex {
   const change = source.change;
   if (change) {
     const parent = cachedInjectionIndex(change.from);
-    index = parent?.derive({ ...source, change });
+    index = parent?.derive(source as SkillSource & { change: SourceChange });
   }
   index ??= InjectionIndex.build(source);
   rememberInjectionIndex(index);

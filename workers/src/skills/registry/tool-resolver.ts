@@ -132,6 +132,7 @@ function patchLists(
 
 /** The maps of a resolver that a derived resolver shares or patches. */
 interface ResolverMaps {
+  snapshot: RegistrySnapshot;
   byHash: LayeredMap<string, readonly Skill[]> | null;
   globalWinner: LayeredMap<string, Skill>;
   ownBest: LayeredMap<string, Skill>;
@@ -160,7 +161,8 @@ export class ToolResolver {
     this.generation = source.generation;
     this.skills = source.skills;
     this.snapshot =
-      source instanceof RegistrySnapshot ? source : new RegistrySnapshot(source.skills);
+      derived?.snapshot ??
+      (source instanceof RegistrySnapshot ? source : new RegistrySnapshot(source.skills));
     if (derived) {
       this.byHash = derived.byHash;
       this.globalWinner = derived.globalWinner;
@@ -223,7 +225,8 @@ export class ToolResolver {
       if (winner) set.add(name);
       else set.delete(name);
     }
-    return new ToolResolver(snapshot, {
+    return new ToolResolver(source, {
+      snapshot,
       byHash: this.byHash
         ? patchLists(this.byHash, (s) => refHash(s.name, s.version), change)
         : null,
@@ -278,7 +281,6 @@ export class ToolResolver {
     // Versions are ordered highest first, a key's own copy before the global one of its version.
     const versions = this.snapshot.versionsOf(name);
     return versions.indexOf(own) < versions.indexOf(global) ? own : global;
-    return global;
   }
 
   /** Every name with a competing version for the caller (global winners and the key's own). */
@@ -385,6 +387,15 @@ export function cachedToolResolver(
   return cache.find((r) => r.generation === source.generation && r.skills === source.skills);
 }
 
+/** Keeps `resolver` among the last few resolvers. @returns it. */
+export function rememberToolResolver(resolver: ToolResolver): ToolResolver {
+  const at = cache.indexOf(resolver);
+  if (at >= 0) cache.splice(at, 1);
+  cache.unshift(resolver);
+  if (cache.length > CACHE_SIZE) cache.pop();
+  return resolver;
+}
+
 /**
  * The resolver of a snapshot, built on first use and cached by generation (and skills array, so
  * two views that reuse a generation number never share one). Keeps the last few. A snapshot
@@ -395,9 +406,9 @@ export function toolResolverFor(source: SkillSource): ToolResolver {
   if (hit) return hit;
   const change = source.change;
   const parent = change ? cachedToolResolver(change.from) : undefined;
-  const resolver =
-    parent && change ? parent.derive({ ...source, change }) : new ToolResolver(source);
-  cache.unshift(resolver);
-  if (cache.length > CACHE_SIZE) cache.pop();
-  return resolver;
+  return rememberToolResolver(
+    parent && change
+      ? parent.derive(source as SkillSource & { change: SourceChange })
+      : new ToolResolver(source),
+  );
 }
