@@ -263,20 +263,20 @@ export function registerOpsCommands(program: Command): void {
   settings
     .command("set <name> <value>")
     .description(
-      "set skillsEnabled (true|false), activeProvider (skillsmp|skillssh) or skillsmpApiKey (a key, or none)",
+      "set skillsEnabled (true|false), customSkillExecution (true|false), activeProvider (skillsmp|skillssh) or skillsmpApiKey (a key, or none)",
     )
     .action(async (name: string, value: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       let parsed: unknown;
-      if (name === "skillsEnabled") {
+      if (name === "skillsEnabled" || name === "customSkillExecution") {
         if (!["true", "false"].includes(value))
-          throw new CliError("skillsEnabled is true or false", EXIT.usage);
+          throw new CliError(`${name} is true or false`, EXIT.usage);
         parsed = value === "true";
       } else if (name === "activeProvider" || name === "skillsmpApiKey") {
         parsed = name === "skillsmpApiKey" && value === "none" ? null : value;
       } else {
         throw new CliError(
-          `Unknown setting "${name}" (skillsEnabled, activeProvider, skillsmpApiKey)`,
+          `Unknown setting "${name}" (skillsEnabled, customSkillExecution, activeProvider, skillsmpApiKey)`,
           EXIT.usage,
         );
       }

@@ -170,6 +170,11 @@ describe("skillgate CLI", () => {
     const set = await json(["settings", "set", "activeProvider", "skillssh"]);
     expect(set.settings.activeProvider).toBe("skillssh");
     expect((await cli(["settings", "set", "skillsEnabled", "maybe"])).code).toBe(2);
+    const custom = await json(["settings", "set", "customSkillExecution", "false"]);
+    expect(custom.settings.customSkillExecution).toBe(false);
+    expect((await json(["settings", "get"])).settings.customSkillExecution).toBe(false);
+    expect((await cli(["settings", "set", "customSkillExecution", "off"])).code).toBe(2);
+    await json(["settings", "set", "customSkillExecution", "true"]);
     expect((await cli(["settings", "set", "colour", "blue"])).code).toBe(2);
     const noToken = await cli(["settings", "get"], null);
     expect(noToken.code).toBe(3);

@@ -62,6 +62,16 @@ beforeAll(async () => {
       return { text: `echo ${input.text}`, data: { echoed: input.text, taskId: ctx.taskId } };
     },
   });
+  t.a2aSkills.registerA2ASkill({
+    id: "needs-execute",
+    name: "Needs execute",
+    description: "Answers only keys holding the execute scope",
+    tags: ["test"],
+    scope: "execute",
+    async run() {
+      return { text: "ran" };
+    },
+  });
   a = await connectA2A(t.url, keyA.key);
   b = await connectA2A(t.url, keyB.key);
 });
@@ -97,7 +107,12 @@ describe("A2A agent card", () => {
     ]);
     expect(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme).toBe("Bearer");
     const ids = card.skills.map((s: { id: string }) => s.id);
-    expect(ids).toEqual(["list-capabilities", "memory_aware_routing", "wait-for-gate"]);
+    expect(ids).toEqual([
+      "list-capabilities",
+      "memory_aware_routing",
+      "wait-for-gate",
+      "needs-execute",
+    ]);
     for (const s of card.skills) {
       expect(s.description.length).toBeGreaterThan(10);
       expect(s.tags.length).toBeGreaterThan(0);
@@ -310,5 +325,38 @@ describe("A2A protocol 0.3 methods and authentication", () => {
     const version = await rawRpc(t.url, keyA.key, "GetTask", { id: "x" }, { version: "9.9" });
     expect(version.body.error).toBeDefined();
     expect(version.body.error.message).toContain("not supported");
+  });
+
+  it("needs the read scope, and a skill's own scope: 403 missing_scope, or a rejected task", async () => {
+    const created = await t.api.post("/api/keys", { name: "a2a-inject-only", scopes: ["inject"] });
+    expect(created.status).toBe(201);
+    const injectOnly = created.body.key as string;
+    const refused = await rawRpc(
+      t.url,
+      injectOnly,
+      "message/send",
+      legacyMessage("list-capabilities"),
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: "missing_scope", details: { scope: "read" } });
+    expect(
+      (
+        await t.client.execute("select count(*) as n from a2a_tasks where api_key_id = ?", [
+          created.body.apiKey.id,
+        ])
+      ).rows[0]!.n,
+    ).toBe(0);
+
+    const readOnly = await t.api.post("/api/keys", { name: "a2a-read-only", scopes: ["read"] });
+    const rejected = await rawRpc(
+      t.url,
+      readOnly.body.key,
+      "message/send",
+      legacyMessage("needs-execute"),
+    );
+    expect(rejected.body.result.status.state).toBe("rejected");
+    expect(rejected.body.result.status.message.parts[0].text).toContain('"execute"');
+    const allowed = await rawRpc(t.url, keyA.key, "message/send", legacyMessage("needs-execute"));
+    expect(allowed.body.result.status.state).toBe("completed");
   });
 });

@@ -90,6 +90,7 @@ describe("a sandbox host whose Docker engine is down", () => {
     });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("docker_unavailable");
+    expect(res.headers.get("retry-after")).toBe("5");
     expect(res.body.error.details.execution).toMatchObject({
       skillName: "eval_code",
       status: "error",

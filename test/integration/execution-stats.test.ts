@@ -2,6 +2,7 @@
  * Chart aggregates (docs/dashboard.md#charts) on a real libSQL database: hourly buckets by status,
  * nearest-rank median / p95 durations, error rates, and the key scope.
  */
+import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SCOPES } from "../../workers/src/auth/scopes.js";
 import { skillExecutions, skills } from "../../workers/src/db/schema.js";
@@ -81,5 +82,54 @@ describe("execution chart aggregates", () => {
     );
     expect(mine.perSkill.map((s) => s.skillName)).toEqual(["alpha"]);
     expect(mine.hourly[21]!.counts.success).toBe(0);
+  });
+
+  it("serves cached aggregates until an execution is added or changes", async () => {
+    const now = Math.floor(Date.now() / HOUR) * HOUR + 30 * 60_000;
+    await t.deps.db.insert(skills).values({
+      id: "sk-gamma",
+      name: "gamma",
+      version: "1.0.0",
+      description: "",
+      schema: "{}",
+      handlerCode: "echo-handler",
+      tags: "[]",
+      createdAt: now,
+      updatedAt: now,
+    });
+    const row = (id: string, updatedAt: number) => ({
+      id,
+      skillId: "sk-gamma",
+      skillName: "gamma",
+      version: "1.0.0",
+      apiKeyId: null,
+      status: "success" as const,
+      input: "{}",
+      durationMs: 7,
+      attempts: 1,
+      createdAt: now,
+      updatedAt,
+    });
+    await t.deps.db.insert(skillExecutions).values(row("g-1", now));
+    const mgmt = { kind: "management" } as const;
+    const first = await t.services.operator.charts(mgmt, now);
+    expect(first.perSkill).toEqual([
+      { skillName: "gamma", finished: 1, medianMs: 7, p95Ms: 7, errorRate: 0 },
+    ]);
+
+    // A new execution moves the change stamp: the next read recomputes.
+    await t.deps.db.insert(skillExecutions).values(row("g-2", now + 1));
+    const second = await t.services.operator.charts(mgmt, now);
+    expect(second.perSkill[0]!.finished).toBe(2);
+    expect(second.hourly[23]!.counts.success).toBe(2);
+
+    // A status change moves it too.
+    await t.deps.db
+      .update(skillExecutions)
+      .set({ status: "error", updatedAt: now + 2 })
+      .where(eq(skillExecutions.id, "g-2"));
+    const third = await t.services.operator.charts(mgmt, now);
+    expect(third.perSkill[0]!.errorRate).toBe(0.5);
+    expect(third.hourly[23]!.counts).toMatchObject({ success: 1, error: 1 });
   });
 });

@@ -199,6 +199,7 @@ describe("API keys, ownership and isolation", () => {
       skillsEnabled: true,
       activeProvider: "skillssh",
       skillsmpApiKeySet: true,
+      customSkillExecution: true,
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
       "sk-secret-value",

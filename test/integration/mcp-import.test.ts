@@ -15,6 +15,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 
@@ -293,5 +294,81 @@ describe("MCP servers imported as skills", () => {
     const key = await t.api.createKey("tenant");
     const byKey = await t.api.as(key.key).post("/api/mcp-servers", { name: "k", url: mcp.url });
     expect(byKey.status).toBe(403);
+  });
+});
+
+describe("MCP servers reached through the outbound guard", () => {
+  let mcp: TestMcpServer;
+  let t: TestApp;
+  const PUBLIC = "93.184.216.34";
+  let resolutions = 0;
+  const connected: Array<string[] | null> = [];
+
+  beforeEach(async () => {
+    resolutions = 0;
+    connected.length = 0;
+    mcp = new TestMcpServer([ADD]);
+    await mcp.start();
+    const node = createNodeOutbound();
+    t = await startTestApp({
+      deps: {
+        outbound: {
+          // A rebinding name: public on the first lookup of each check, loopback afterwards.
+          resolve: async () => (++resolutions % 2 === 1 ? [PUBLIC] : ["127.0.0.1"]),
+          // The "public" address stands for the test server; anything else would be refused.
+          connect: (req) => {
+            connected.push(req.addresses);
+            return node.connect({
+              ...req,
+              addresses: req.addresses?.map((a) => (a === PUBLIC ? "127.0.0.1" : a)) ?? null,
+            });
+          },
+        },
+      },
+    });
+  });
+  afterEach(async () => {
+    await t.close();
+    await mcp.close();
+  });
+
+  it("connects only to the addresses the guard approved: no second lookup, no rebinding", async () => {
+    const port = new URL(mcp.url).port;
+    const added = await t.api.post("/api/mcp-servers", {
+      name: "pinned",
+      url: `http://mcp.example.com:${port}/mcp`,
+    });
+    expect(added.status).toBe(201);
+    expect(added.body.server.tools).toEqual(["add"]);
+    expect(resolutions).toBe(1);
+    expect(connected.length).toBeGreaterThan(0);
+    expect(new Set(connected.map((a) => JSON.stringify(a)))).toEqual(
+      new Set([JSON.stringify([PUBLIC])]),
+    );
+
+    // Every call checks the URL again: this lookup answers loopback, so the call is refused
+    // before any connection.
+    const before = connected.length;
+    const refused = await t.api.post("/api/skills/executions", {
+      skillName: "pinned__add",
+      input: { a: 2, b: 3 },
+    });
+    expect(refused.status).toBe(200);
+    expect(refused.body.execution).toMatchObject({
+      status: "error",
+      errorCode: "outbound_blocked",
+    });
+    expect(connected.length).toBe(before);
+
+    const run = await t.api.post("/api/skills/executions", {
+      skillName: "pinned__add",
+      input: { a: 2, b: 3 },
+    });
+    expect(run.body.execution).toMatchObject({ status: "success", output: { sum: 5 } });
+    expect(resolutions).toBe(3);
+    expect(connected.length).toBeGreaterThan(before);
+    expect(
+      connected.slice(before).every((a) => JSON.stringify(a) === JSON.stringify([PUBLIC])),
+    ).toBe(true);
   });
 });

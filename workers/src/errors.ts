@@ -95,7 +95,10 @@ export class ConflictError extends AppError {
  * (docs/policies.md#the-master-switch).
  */
 export class DisabledError extends AppError {
-  constructor(message: string, code: "skill_disabled" | "skills_disabled" = "skill_disabled") {
+  constructor(
+    message: string,
+    code: "skill_disabled" | "skills_disabled" | "custom_execution_disabled" = "skill_disabled",
+  ) {
     super(code, message);
   }
 }

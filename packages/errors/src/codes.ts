@@ -124,6 +124,11 @@ export const ERROR_CODES = {
     message: "The execution is not awaiting approval",
   },
   skill_disabled: { status: 409, retryable: false, message: "The skill is disabled (mode off)" },
+  custom_execution_disabled: {
+    status: 409,
+    retryable: false,
+    message: "Custom skill execution is off (setting customSkillExecution): only builtins run",
+  },
   skills_disabled: {
     status: 503,
     retryable: true,

@@ -12,6 +12,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
+import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
 import type { FrontDoorServices } from "../services/index.js";
 import type { A2ASkillInput, A2ASkillRegistry } from "./skills.js";
@@ -131,11 +132,19 @@ export class SkillgateAgentExecutor implements AgentExecutor {
       );
       return;
     }
+    const caller = principalOfContext(ctx.context);
+    if (skill.scope && !hasScope(caller, skill.scope)) {
+      status(
+        TaskState.TASK_STATE_REJECTED,
+        `This API key lacks the scope "${skill.scope}" needed for the skill "${skill.id}".`,
+      );
+      return;
+    }
     status(TaskState.TASK_STATE_WORKING);
     const controller = new AbortController();
     this.running.set(taskId, { controller, contextId });
     try {
-      const principal = principalOfContext(ctx.context);
+      const principal = caller;
       const result = await skill.run(input, {
         services: this.services,
         apiKeyId: principal.kind === "key" ? principal.apiKeyId : null,

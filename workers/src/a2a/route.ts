@@ -18,6 +18,7 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { Hono } from "hono";
+import { requireScope } from "../auth/scopes.js";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
@@ -114,6 +115,9 @@ export function a2aRoutes(opts: A2ARouteOptions) {
           ? "Invalid, revoked or expired credentials"
           : "Send Authorization: Bearer <API key or management token>",
       );
+    // Every A2A skill reads what the key may see (docs/a2a.md#authentication): a key without the
+    // `read` scope gets the same 403 `missing_scope` as on REST, before the JSON-RPC layer.
+    requireScope(principal, "read");
     const requested = c.req.header(A2A_VERSION_HEADER) || undefined;
     const useLegacy = (requested ?? LEGACY_VERSION) === LEGACY_VERSION;
     const mapError = useLegacy

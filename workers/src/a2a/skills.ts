@@ -5,6 +5,7 @@
  * history) — and code embedding Skillgate adds its own with `registerA2ASkill`.
  */
 import type { AgentSkillsCatalog } from "../agent-skills/catalog.js";
+import type { Scope } from "../auth/scopes.js";
 import { InvalidInputError } from "../errors.js";
 import { WIRE_FORMATS } from "../formats/index.js";
 import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS } from "../routing/recommend.js";
@@ -46,6 +47,11 @@ export interface A2ASkillDefinition {
   /** Media types; default `text/plain` and `application/json`. */
   inputModes?: string[];
   outputModes?: string[];
+  /**
+   * The key scope a caller needs to run the skill, beyond `read` which every A2A call needs
+   * (docs/api.md#scopes). A key without it gets a rejected task saying which scope is missing.
+   */
+  scope?: Scope;
   /**
    * Runs the skill. Throw an AppError (e.g. InvalidInputError) for a clear failure message; the
    * task then ends as `failed` with that message.

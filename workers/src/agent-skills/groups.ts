@@ -71,7 +71,7 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     name: "skillgate-settings",
     title: "Skillgate: settings and health",
     description:
-      "Read and change Skillgate's settings (the skillsEnabled master switch, the active catalog provider, the SkillsMP key) and check its health (details such as registered handlers with the management token). Use it to switch execution off in an emergency or to verify a deployment.",
+      "Read and change Skillgate's settings (the skillsEnabled master switch, the customSkillExecution switch, the active catalog provider, the SkillsMP key) and check its health (details such as registered handlers with the management token). Use it to switch execution off in an emergency or to verify a deployment.",
     matches: under("/api/settings", "/api/health"),
   },
   {

@@ -3,6 +3,7 @@
  * before installing, install. A key's install belongs to that key; management's is global.
  */
 import { Hono } from "hono";
+import { hasScope } from "../auth/scopes.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Csrf, Empty, Input, Page } from "./layout.js";
 
@@ -124,6 +125,10 @@ export function catalogPages(): Hono<DashEnv> {
           <div class="flash err" role="alert">
             This SKILL.md cannot be installed: {preview.parsed.error}
           </div>
+        ) : !hasScope(c.get("session").principal, "catalog:install") ? (
+          <p class="muted" data-field="install-needs-scope">
+            Installing needs the scope <code>catalog:install</code>, which your key lacks.
+          </p>
         ) : (
           <form method="post" action="/dashboard/catalogs/install" class="card">
             <Csrf token={c.get("session").csrf} />

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { Principal } from "../auth/principal.js";
+import { hasScope } from "../auth/scopes.js";
 import type { OperatorExecutionFilter } from "../services/operator.js";
 import type { Execution, ExecutionStatus } from "../skills/types.js";
 import { HourlyChart, SkillDurationChart } from "./charts.js";
@@ -14,8 +15,14 @@ import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.j
 const STATUSES: ExecutionStatus[] = ["pending", "running", "success", "error", "timeout"];
 const PAGE_SIZE = 25;
 
-const Decide: FC<{ e: Execution; csrf: string; back: string }> = ({ e, csrf, back }) =>
-  e.status === "pending" && e.approval === "required" ? (
+/** Approve / reject buttons of a pending hybrid execution; none without the `execute` scope. */
+const Decide: FC<{ e: Execution; csrf: string; back: string; principal: Principal }> = ({
+  e,
+  csrf,
+  back,
+  principal,
+}) =>
+  e.status === "pending" && e.approval === "required" && hasScope(principal, "execute") ? (
     <span style="display:inline-flex;gap:6px">
       <form method="post" action={`/dashboard/executions/${e.id}/approve`} class="inline">
         <Csrf token={csrf} />
@@ -190,7 +197,7 @@ export function executionPages(): Hono<DashEnv> {
                     <code>{e.apiKeyId ?? "management"}</code>
                   </td>
                   <td>
-                    <Decide e={e} csrf={session.csrf} back={back} />
+                    <Decide e={e} csrf={session.csrf} back={back} principal={session.principal} />
                   </td>
                 </tr>
               ))}
@@ -240,7 +247,12 @@ export function executionPages(): Hono<DashEnv> {
             </dd>
           </dl>
           <p>
-            <Decide e={e} csrf={session.csrf} back={`/dashboard/executions/${e.id}`} />
+            <Decide
+              e={e}
+              csrf={session.csrf}
+              back={`/dashboard/executions/${e.id}`}
+              principal={session.principal}
+            />
           </p>
         </div>
         <div class="grid2">

@@ -1,15 +1,18 @@
 /**
  * The dashboard (docs/dashboard.md), mounted at `/dashboard`: sign-in with the management token or
  * an API key, a signed session cookie, CSRF protection on every form (an Origin check by
- * hono/csrf plus the session's token in each form), and the pages. Pages call services only.
+ * hono/csrf plus the session's token in each form), the scope each page and form needs of an API
+ * key (scopes.ts; 403 otherwise), and the pages. Pages call services only.
  */
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
+import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
 import { catalogPages } from "./catalog-pages.js";
 import { type DashContext, type DashEnv, formOf, pageProps } from "./env.js";
 import { executionPages } from "./executions-pages.js";
 import { Page } from "./layout.js";
+import { dashboardScope } from "./scopes.js";
 import { csrfMatches, endSession, readSession, startSession } from "./session.js";
 import { settingsPages } from "./settings-pages.js";
 import { skillPages } from "./skills-pages.js";
@@ -106,6 +109,14 @@ export function dashboardRoutes(): Hono<DashEnv> {
     }
     c.set("session", session);
     c.set("principal", session.principal);
+    const scope = dashboardScope(c.req.method, c.req.path.replace(/^\/dashboard/, ""));
+    if (scope && !hasScope(session.principal, scope)) {
+      return refuse(
+        c,
+        403,
+        `This API key lacks the scope "${scope}" needed here. Ask an operator for a key with that scope.`,
+      );
+    }
     await next();
   });
 

@@ -1,6 +1,6 @@
 /**
- * Settings and API key pages (docs/dashboard.md#settings): the master switch, the active catalog
- * provider, the SkillsMP key (write-only: the page shows only whether it is set), and API keys
+ * Settings and API key pages (docs/dashboard.md#settings): the master switch, the custom skill
+ * execution switch, the active catalog provider, the SkillsMP key (write-only: the page shows only whether it is set), and API keys
  * (create — the key is shown once —, list, revoke). Management only; a key is told so.
  */
 import { Hono } from "hono";
@@ -48,6 +48,19 @@ export function settingsPages(): Hono<DashEnv> {
             />
             <label for="f-skillsEnabled">
               Skills enabled (master switch: off blocks every execution)
+            </label>
+          </div>
+          <div class="field" style="flex-direction:row;align-items:center;gap:8px">
+            <input
+              id="f-customSkillExecution"
+              type="checkbox"
+              name="customSkillExecution"
+              value="on"
+              checked={settings.customSkillExecution}
+            />
+            <label for="f-customSkillExecution">
+              Custom skill execution (off: only builtins run; custom skills are not injected and
+              their calls are refused)
             </label>
           </div>
           <Select
@@ -154,6 +167,7 @@ export function settingsPages(): Hono<DashEnv> {
     const key = form.skillsmpApiKey?.trim();
     await c.get("services").settings.change({
       skillsEnabled: form.skillsEnabled === "on",
+      customSkillExecution: form.customSkillExecution === "on",
       activeProvider: provider,
       ...(form.clearSkillsmpApiKey === "on"
         ? { skillsmpApiKey: null }

@@ -125,11 +125,32 @@ export const skillExecutions = sqliteTable(
   (t) => [
     index("skill_executions_api_key_name_idx").on(t.apiKeyId, t.skillName),
     index("skill_executions_skill_status_created_idx").on(t.skillId, t.status, t.createdAt),
-    index("skill_executions_api_key_created_idx").on(t.apiKeyId, t.createdAt),
+    /** One key's executions newest first (ties by id), as the execution list pages them. */
+    index("skill_executions_api_key_created_id_idx").on(t.apiKeyId, t.createdAt, t.id),
+    /** One key's executions of one status newest first (a key's pending approvals, its errors). */
+    index("skill_executions_api_key_status_created_idx").on(
+      t.apiKeyId,
+      t.status,
+      t.createdAt,
+      t.id,
+    ),
     index("skill_executions_status_approval_idx").on(t.status, t.approval),
+    /** The latest change of any execution (freshness stamp of the cached chart aggregates). */
+    index("skill_executions_updated_idx").on(t.updatedAt),
     index("skill_executions_created_idx").on(t.createdAt, t.id),
     index("skill_executions_status_created_idx").on(t.status, t.createdAt, t.id),
-    index("skill_executions_skill_created_idx").on(t.skillName, t.createdAt, t.id),
+    /**
+     * One skill's executions newest first; also covers the per-skill duration ranks of the charts
+     * (status, duration and key ride along, so those reads never touch the table).
+     */
+    index("skill_executions_skill_created_idx").on(
+      t.skillName,
+      t.createdAt,
+      t.id,
+      t.status,
+      t.durationMs,
+      t.apiKeyId,
+    ),
     /** Covers the chart aggregates (executions per hour, durations per skill) of a time window. */
     index("skill_executions_chart_idx").on(
       t.createdAt,

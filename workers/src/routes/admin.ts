@@ -56,6 +56,10 @@ const SettingsSchema = z
     skillsEnabled: z.boolean(),
     activeProvider: z.enum(CATALOG_IDS),
     skillsmpApiKeySet: z.boolean(),
+    customSkillExecution: z.boolean().openapi({
+      description:
+        "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
+    }),
   })
   .openapi("Settings");
 
@@ -64,6 +68,7 @@ const SettingsBody = z
     skillsEnabled: z.boolean().optional(),
     activeProvider: z.enum(CATALOG_IDS).optional(),
     skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
+    customSkillExecution: z.boolean().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
@@ -140,7 +145,8 @@ const putSettingsRoute = createRoute({
   operationId: "updateSettings",
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
-  summary: "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey)",
+  summary:
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),

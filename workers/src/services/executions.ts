@@ -25,6 +25,10 @@ import type { CallerContext, Execution } from "../skills/types.js";
 import { type Page, pageOf } from "./page.js";
 import type { SkillsService } from "./skills.js";
 
+/** `Retry-After` (s) of a 429 whose service gave no hint: a slot frees up quickly. */
+const BUSY_RETRY_AFTER_S = 1;
+/** `Retry-After` (s) of a 503 whose service gave no hint: a host or engine coming back up. */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
 /** A history query: filters plus `page` (from 1) and `limit`. */
 export interface ExecutionQuery extends ExecutionFilter {
   page: number;
@@ -158,7 +162,8 @@ export class ExecutionsService {
    * unless the program never ran because a service it needs failed — an execution whose error
    * code is registered as retryable with status 503 (`sandbox_unavailable`, `docker_unavailable`,
    * `shutting_down`, ...) or 429 (`sandbox_busy`, with `Retry-After`). That answer carries the
-   * code, its registry status, and the recorded execution in `details`.
+   * code, its registry status, and the recorded execution in `details`, with `Retry-After` (the
+   * service's own hint when it gave one, else 1 s for 429 and 5 s for 503; RFC 9110 §10.2.3).
    * @throws AppError 503 / 429 as described.
    */
   private answerFor(execution: Execution): Execution {
@@ -168,7 +173,9 @@ export class ExecutionsService {
     if (!spec.retryable || (spec.status !== 503 && spec.status !== 429)) return execution;
     throw new AppError(code, execution.errorMessage ?? spec.message, {
       details: { execution },
-      retryAfterS: spec.status === 429 ? (this.executor.retryAfterS(execution) ?? 1) : undefined,
+      retryAfterS:
+        this.executor.retryAfterS(execution) ??
+        (spec.status === 429 ? BUSY_RETRY_AFTER_S : UNAVAILABLE_RETRY_AFTER_S),
     });
   }
 }

@@ -133,6 +133,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
+    isCustomExecutionEnabled: async () => (await settings.get()).customSkillExecution,
     clock,
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
@@ -158,9 +159,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     skills,
     fetch: fetchImpl,
     allowlist: deps.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
-    guard: async (url, signal) => {
-      await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal });
-    },
+    guard: async (url, signal) =>
+      (await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal })).addresses,
+    connect: deps.outbound?.connect,
     clock,
   });
   executor.registerHandler(
@@ -187,6 +188,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       keys,
       executions,
       repository: repos.executions,
+      cache: deps.cache,
       handlerNames: () => executor.handlerNames(),
       clock,
     }),

@@ -4,7 +4,10 @@
  * and removes skills to match the server's current tools; deleting a server removes its skills.
  * Header values are write-only: the API shows header names only.
  */
+
 import { ConflictError, InvalidInputError, NotFoundError, UpstreamError } from "../errors.js";
+import { connectorFetch } from "../outbound/connector-fetch.js";
+import type { OutboundConnector } from "../outbound/types.js";
 import { originAllowed } from "../skills/handlers/http.js";
 import {
   listRemoteTools,
@@ -48,8 +51,16 @@ export interface McpServerServiceOptions {
   fetch: typeof fetch;
   /** Origins trusted without the outbound guard (`SKILLS_HTTP_HANDLER_ALLOWLIST`). */
   allowlist: readonly string[];
-  /** The outbound guard for other URLs; throws when the URL may not be called. */
-  guard: (url: string, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The outbound guard for other URLs; throws when the URL may not be called.
+   * @returns the addresses it approved, or null when the platform resolves names itself (Worker).
+   */
+  guard: (url: string, signal?: AbortSignal) => Promise<string[] | null>;
+  /**
+   * Connector that reaches approved addresses only (Node); with it, a guarded server is called
+   * through a fetch pinned to the addresses the guard approved. Absent: the plain fetch.
+   */
+  connect?: OutboundConnector;
   clock?: () => number;
 }
 
@@ -77,15 +88,20 @@ export class McpServerService {
   }
 
   /**
-   * Checks `url` (allowlisted origin, else the outbound guard) and returns how to reach a server.
+   * Checks `url` (allowlisted origin, else the outbound guard) and returns how to reach a server:
+   * a guarded server is reached through a fetch pinned to the addresses the guard approved, when
+   * the runtime can pin (docs/outbound.md#pinned-connections).
    * @throws the guard's error (an ExecutionFailure `outbound_blocked` / `invalid_url`).
    */
   async connection(
     r: Pick<McpServerRecord, "url" | "headers">,
     signal?: AbortSignal,
   ): Promise<McpConnection> {
-    if (!originAllowed(r.url, this.opts.allowlist)) await this.opts.guard(r.url, signal);
-    return { url: r.url, headers: r.headers };
+    if (originAllowed(r.url, this.opts.allowlist)) return { url: r.url, headers: r.headers };
+    const addresses = await this.opts.guard(r.url, signal);
+    if (!addresses || !this.opts.connect) return { url: r.url, headers: r.headers };
+    const fetch = connectorFetch(this.opts.connect, addresses, new URL(r.url).origin);
+    return { url: r.url, headers: r.headers, fetch };
   }
 
   /** How to reach a stored server, for the tool handler. @throws ExecutionFailure when refused. */

@@ -7,6 +7,7 @@
 
 import { sha256Hex } from "../auth/crypto.js";
 import type { Principal } from "../auth/principal.js";
+import type { Cache } from "../cache/types.js";
 import type { ExecutionSummary } from "../skills/execution/execution-stats.js";
 
 export type {
@@ -24,6 +25,11 @@ import type { ExecutionsService } from "./executions.js";
 import type { ApiKeyService } from "./keys.js";
 import type { Page } from "./page.js";
 
+const HOUR_MS = 3_600_000;
+
+/** Seconds a computed chart aggregate is kept (the KV minimum; a change of stamp replaces it sooner). */
+export const CHARTS_CACHE_TTL_S = 60;
+
 /** Execution filters an operator may set (the key scope comes from the principal). */
 export type OperatorExecutionFilter = Omit<ExecutionFilter, "apiKeyId"> & {
   /** Management only: one key's executions. */
@@ -40,6 +46,8 @@ export interface OperatorServiceOptions {
   executions: ExecutionsService;
   /** The executions repository (chart aggregates). */
   repository: ExecutionRepository;
+  /** The KV-style cache (chart aggregates). */
+  cache: Cache;
   /** Handler names registered with the executor (the install form offers them). */
   handlerNames: () => string[];
   /** The app's clock (ms since epoch). */
@@ -115,10 +123,20 @@ export class OperatorService {
   }
 
   /**
-   * Chart aggregates over the 24 hours ending now: executions per hour by status, and median /
-   * p95 duration and error rate per skill.
+   * Chart aggregates over the 24 hours ending with the current hour: executions per hour by
+   * status, and median / p95 duration and error rate per skill (docs/dashboard.md#charts).
+   * Cached per caller scope, hour and execution change stamp (the latest `updatedAt`), so a new
+   * or changed execution shows at once; a deletion shows within {@link CHARTS_CACHE_TTL_S}.
    */
-  charts(principal: Principal, now: number): Promise<ExecutionSummary> {
-    return this.opts.repository.summary(this.scope(principal, undefined), now, 24);
+  async charts(principal: Principal, now: number): Promise<ExecutionSummary> {
+    const apiKeyId = this.scope(principal, undefined);
+    const stamp = await this.opts.repository.changeStamp();
+    const hour = Math.floor(now / HOUR_MS);
+    const key = `dashboard:charts:v1:${apiKeyId ?? "*"}:${hour}:${stamp}`;
+    const cached = await this.opts.cache.get<ExecutionSummary>(key);
+    if (cached) return cached;
+    const summary = await this.opts.repository.summary(apiKeyId, now, 24);
+    await this.opts.cache.put(key, summary, CHARTS_CACHE_TTL_S);
+    return summary;
   }
 }

@@ -16,6 +16,11 @@ export interface Settings {
   activeCatalog: CatalogId;
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;
+  /**
+   * Custom skill execution: false → only builtins run, at every front door (interception, the
+   * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
+   */
+  customSkillExecution: boolean;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -31,6 +36,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsEnabled: true,
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
+  customSkillExecution: true,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -38,6 +44,7 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsEnabled: "skillsEnabled",
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
+  customSkillExecution: "customSkillExecution",
 };
 
 const CACHE_KEY = "settings:v2";
@@ -48,6 +55,7 @@ export interface PublicSettings {
   skillsEnabled: boolean;
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
+  customSkillExecution: boolean;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -55,6 +63,7 @@ export interface SettingsChange {
   skillsEnabled?: boolean;
   activeProvider?: CatalogId;
   skillsmpApiKey?: string | null;
+  customSkillExecution?: boolean;
 }
 
 /** Reads and writes settings. */
@@ -127,5 +136,6 @@ function toPublic(s: Settings): PublicSettings {
     skillsEnabled: s.skillsEnabled,
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
+    customSkillExecution: s.customSkillExecution,
   };
 }

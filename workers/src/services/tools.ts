@@ -22,6 +22,7 @@ import {
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
+import { isBuiltin } from "../skills/registry/tool-resolver.js";
 import type { CallerContext, Skill } from "../skills/types.js";
 import type { SettingsService } from "./settings.js";
 
@@ -88,6 +89,7 @@ export class ToolsService {
       include: req.include,
       exclude: [...(req.exclude ?? []), ...this.opts.unavailableBuiltins],
       skillsEnabled: settings.skillsEnabled,
+      customSkillsEnabled: settings.customSkillExecution,
       policyFloors: this.opts.policyFloors,
     });
   }
@@ -115,14 +117,18 @@ export class ToolsService {
 
   /**
    * The skills a caller can call as tools outside a provider request, by tool name (builtins the
-   * deployment cannot run are left out). @param apiKeyId the caller's key; null = management.
+   * deployment cannot run are left out; with the `customSkillExecution` setting off, only
+   * builtins are listed). @param apiKeyId the caller's key; null = management.
    */
   async callerTools(apiKeyId: string | null): Promise<CallerToolSet> {
-    return callerTools(
-      await this.opts.registry.snapshot(),
-      apiKeyId,
-      this.opts.unavailableBuiltins,
-    );
+    const [snapshot, settings] = await Promise.all([
+      this.opts.registry.snapshot(),
+      this.opts.settings.get(),
+    ]);
+    const all = callerTools(snapshot, apiKeyId, this.opts.unavailableBuiltins);
+    if (settings.customSkillExecution) return all;
+    const list = all.list.filter((t) => isBuiltin(t.skill));
+    return { list, byName: new Map(list.map((t) => [t.name, t])) };
   }
 
   /**

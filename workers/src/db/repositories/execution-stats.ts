@@ -19,7 +19,8 @@ function keyCondition(apiKeyId: string | undefined) {
  * Executions per hour by status for the `hours` hours ending at the hour containing `now`, and
  * per skill the median / p95 duration (nearest rank) and error rate of the executions of that
  * window that ended. Counts are grouped through the covering chart index; percentiles read
- * each listed skill's rows of the window through `skill_executions_skill_created_idx`.
+ * each listed skill's rows of the window through `skill_executions_skill_created_idx`, which
+ * covers them (status, duration and key are in the index).
  * @param apiKeyId one key's executions; undefined = all.
  * @param limit most skills listed (most executed first).
  */

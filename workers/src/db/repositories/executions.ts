@@ -61,6 +61,14 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     return executionSummary(this.db, apiKeyId, now, hours, limit);
   }
 
+  /** Latest `updated_at` of any execution (0 when none); one step down `skill_executions_updated_idx`. */
+  async changeStamp(): Promise<number> {
+    const [row] = await this.db
+      .select({ at: sql<number | null>`max(${skillExecutions.updatedAt})` })
+      .from(skillExecutions);
+    return Number(row?.at ?? 0);
+  }
+
   /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
   inputFits(input: unknown): boolean {
     return !storedJson(input, this.limits.maxInputBytes).truncated;

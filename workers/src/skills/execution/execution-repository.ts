@@ -114,6 +114,11 @@ export interface ExecutionRepository {
     hours?: number,
     limit?: number,
   ): Promise<ExecutionSummary>;
+  /**
+   * The latest `updatedAt` (ms since epoch) of any execution, 0 when there is none. Every create
+   * and status change moves it, so cached aggregates keyed by it are fresh (deletions do not).
+   */
+  changeStamp(): Promise<number>;
 
   /**
    * Deletes at most `batchSize` finished executions (`success`, `error`, `timeout`) matching

@@ -22,6 +22,7 @@ import {
   NotFoundError,
 } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
+import { isBuiltin } from "../registry/tool-resolver.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
 import type { ExecutionRepository } from "./execution-repository.js";
@@ -40,6 +41,11 @@ export interface ExecutorOptions {
   store: ExecutionRepository;
   /** Reads the master switch (`skillsEnabled` setting). */
   isSkillsEnabled: () => Promise<boolean>;
+  /**
+   * Reads the `customSkillExecution` setting (docs/configuration.md#settings-stored-not-configured):
+   * false → only builtins run. Default: always true.
+   */
+  isCustomExecutionEnabled?: () => Promise<boolean>;
   clock?: () => number;
   /** Base of the linear retry backoff in ms (default 1000). */
   retryBackoffMs?: number;
@@ -60,12 +66,14 @@ export class Executor {
   /** Where executions are recorded. */
   readonly store: ExecutionRepository;
   private readonly isSkillsEnabled: () => Promise<boolean>;
+  private readonly isCustomExecutionEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
+    this.isCustomExecutionEnabled = opts.isCustomExecutionEnabled ?? (async () => true);
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   }
@@ -123,7 +131,8 @@ export class Executor {
 
   /**
    * Checks that `skill` may run now with `input`, before anything is written.
-   * @throws DisabledError `skills_disabled` (503, master switch) or `skill_disabled` (409, mode off);
+   * @throws DisabledError `skills_disabled` (503, master switch), `custom_execution_disabled` (409,
+   *   a custom skill while the `customSkillExecution` setting is off) or `skill_disabled` (409, mode off);
    *   NotFoundError `handler_not_found` when no handler is registered; InvalidInputError for bad input.
    */
   private async preflight(skill: Skill, input: unknown): Promise<void> {
@@ -131,6 +140,12 @@ export class Executor {
       throw new DisabledError(
         "Skills execution is disabled (skillsEnabled = false)",
         "skills_disabled",
+      );
+    }
+    if (!isBuiltin(skill) && !(await this.isCustomExecutionEnabled())) {
+      throw new DisabledError(
+        `Skill ${skill.name}@${skill.version} is a custom skill and custom skill execution is off (setting customSkillExecution = false): only builtins run`,
+        "custom_execution_disabled",
       );
     }
     if (skill.mode === "off" || !skill.enabled) {

@@ -23,6 +23,11 @@ export interface McpConnection {
   url: string;
   /** Headers sent on every request (e.g. `authorization`). */
   headers: Record<string, string>;
+  /**
+   * fetch for this server, when it must differ from the client's: pinned to the addresses the
+   * outbound guard approved (docs/outbound.md#pinned-connections). Default: the client's fetch.
+   */
+  fetch?: typeof fetch;
 }
 
 /** A tool as the server lists it. */
@@ -56,7 +61,7 @@ async function withClient<T>(
 ): Promise<T> {
   const transport = new StreamableHTTPClientTransport(new URL(conn.url), {
     requestInit: { headers: conn.headers, redirect: "manual" },
-    fetch: opts.fetch,
+    fetch: conn.fetch ?? opts.fetch,
   });
   const client = new Client({ name: "skillgate", version: "1.0.0" });
   try {

@@ -19,7 +19,7 @@
 import { getFormatAdapter } from "../../formats/index.js";
 import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../formats/types.js";
 import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
-import { isActive, type SkillSource } from "../registry/tool-resolver.js";
+import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver.js";
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
 import { getInjectionIndex } from "./injection-index.js";
 import { adaptSchema } from "./schema-adapt.js";
@@ -39,6 +39,11 @@ export interface InjectOptions {
   exclude?: readonly string[];
   /** Master switch (`skillsEnabled`); false → nothing injected. Default true. */
   skillsEnabled?: boolean;
+  /**
+   * The `customSkillExecution` setting; false → only builtins are injected (a custom skill could
+   * not run). Default true.
+   */
+  customSkillsEnabled?: boolean;
   /** Policy floors by handler name; default the product's (policy-floor.ts). */
   policyFloors?: PolicyFloors;
 }
@@ -92,6 +97,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   const chosen = new Map<string, { skill: Skill; score: number | null }>();
   const usable = (s: Skill) => {
     if (chosen.has(s.id)) return false;
+    if (opts.customSkillsEnabled === false && !isBuiltin(s)) return false;
     if (modelPolicy(s, opts.policyFloors) === "manual") return false;
     if (clientNames.size === 0 && exclude.size === 0) return true;
     const toolName = resolver.toolName(s);
