@@ -17,6 +17,7 @@ import { Executor } from "../skills/execution/executor.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
+import { InjectionIndexStore } from "../skills/injection/injection-store.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
@@ -64,6 +65,8 @@ export interface Services extends FrontDoorServices {
   executor: Executor;
   /** Background delivery of approval notifications (docs/approval-notifications.md). */
   approvalNotifier: ApprovalNotifier;
+  /** Prepares the injection index of each registry snapshot (derived, or loaded from the cache). */
+  indexes: InjectionIndexStore;
 }
 
 /** Options for tests and benchmarks. */
@@ -125,11 +128,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   });
   const settings = new SettingsService(repos.settings, deps.cache, clock);
   const keys = new ApiKeyService(repos.apiKeys, deps.cache, deps.config.MGMT_TOKEN, clock);
+  const indexes = new InjectionIndexStore(deps.cache);
   const registry = new SkillRegistry({
     repository: repos.skills,
     cache: deps.cache,
     builtins,
     clock,
+    onSnapshot: (snapshot, cause) => indexes.prepare(snapshot, cause),
   });
   const approvalNotifier = createApprovalNotifier({
     deps,
@@ -187,6 +192,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     registry,
     executor,
     approvalNotifier,
+    indexes,
     skills,
     settings,
     keys,

@@ -1,7 +1,9 @@
 /**
  * The executor (README "Time limits" and "Errors"): runs a skill's registered handler with a
- * time limit and retries, writing each lifecycle step (`pending` → `running` → `success` |
- * `error` | `timeout`) to `skill_executions`. One executor per process; handlers are registered
+ * time limit and retries, writing each lifecycle step (`running` → `success` | `error` |
+ * `timeout`, with `pending` first for executions awaiting approval) to `skill_executions`. The
+ * `running` row is written before the handler starts, so a crash never loses an execution
+ * (docs/execution.md#what-an-execution-costs). One executor per process; handlers are registered
  * by name (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is
  * never evaluated.
  *
@@ -194,7 +196,7 @@ export class Executor {
   ): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
-    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
     return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
   }
 
@@ -229,13 +231,13 @@ export class Executor {
    */
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
-    if (!(await this.store.claimApproval(execution.id, "approved"))) {
+    const limit = this.limitFor(skill, execution.input);
+    if (!(await this.store.startApproved(execution.id, limit))) {
       throw new ConflictError(
         `Execution ${execution.id} is not awaiting approval`,
         "not_awaiting_approval",
       );
     }
-    const limit = this.limitFor(skill, execution.input);
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
     return this.withInput(
       execution.input,
@@ -281,7 +283,7 @@ export class Executor {
     return execution;
   }
 
-  /** Runs a created row to its terminal status and reports it to the metrics. */
+  /** Runs a row already marked `running` to its terminal status and reports it to the metrics. */
   private async run(
     id: string,
     skill: Skill,
@@ -294,7 +296,7 @@ export class Executor {
   }
 
   /**
-   * Runs a created row within `limit` ms and writes the outcome: one phase of attempts
+   * Runs a row already marked `running` within `limit` ms and writes the outcome: one phase of attempts
    * (docs/execution.md#retries), and for a sandbox skill whose run ran out of time or memory, one
    * upgraded phase with doubled limits (docs/execution.md#auto-upgrade). Never throws for
    * handler failures; a storage failure mid-run leaves an `internal_error` row and propagates.
@@ -320,7 +322,6 @@ export class Executor {
       setAttempts: (attempts, attemptLog) => this.store.setAttempts(id, attempts, { attemptLog }),
       cancel,
     };
-    await this.store.markRunning(id, limit);
     const started = this.clock();
     try {
       let limits: AttemptLimits = { timeoutMs: limit, memoryMb: null };
