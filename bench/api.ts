@@ -12,6 +12,7 @@ import { createApp } from "../workers/src/app.js";
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
+import { openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../workers/src/deps.js";
 import type { Services } from "../workers/src/services/index.js";
@@ -29,13 +30,19 @@ export interface BenchApi {
   close(): void;
 }
 
-/** Starts an API with `env` configuration and `deps` overrides (e.g. a sandbox client). */
+/**
+ * Starts an API with `env` configuration and `deps` overrides (e.g. a sandbox client), on a temp
+ * embedded database, or on the libSQL server at `libsqlUrl` (already migrated or not).
+ */
 export async function startBenchApi(
   env: Record<string, string> = {},
   deps: Partial<AppDeps> = {},
+  libsqlUrl?: string,
 ): Promise<BenchApi> {
   const dir = mkdtempSync(join(tmpdir(), "skillgate-bench-"));
-  const client = createClient({ url: `file:${join(dir, "bench.db")}` });
+  const client = libsqlUrl
+    ? createClient({ url: libsqlUrl })
+    : await openEmbeddedDatabase(`file:${join(dir, "bench.db")}`);
   const db = createDb(client);
   await applyMigrations(db);
   const { app, services } = createApp({

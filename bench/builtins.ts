@@ -8,12 +8,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@libsql/client";
 import { fakeContext } from "../test/support/fakes/handler-context.js";
 import { startFakeSearxng } from "../test/support/fakes/search.js";
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
+import { openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps, HostResolver } from "../workers/src/deps.js";
 import { guardOutboundUrl } from "../workers/src/outbound/guard.js";
@@ -31,7 +31,7 @@ const testResolver: HostResolver = async (name) => TEST_NAMES[name] ?? [];
 
 async function fileRoundTrips(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "skillgate-bench-files-"));
-  const client = createClient({ url: `file:${join(dir, "bench.db")}` });
+  const client = await openEmbeddedDatabase(`file:${join(dir, "bench.db")}`);
   try {
     const db = createDb(client);
     await applyMigrations(db);

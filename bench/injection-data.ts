@@ -115,6 +115,7 @@ export function syntheticSkills(n: number, model: TextModel = "zipf", seed = 1):
       tags: Array.from({ length: rand(4) }, content),
       installCount: rand(1000),
       timeoutMs: null,
+      autoUpgrade: null,
       apiKeyId: null,
       createdAt: "2026-01-01T00:00:00.000Z",
       updatedAt: "2026-01-01T00:00:00.000Z",

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark in one run, each printing medians (and p99 where it matters)
  * beside its reference figure measured side by side: registry and REST listing,
- * injection and interception, builtins, sandbox end to end and custom skills (both
+ * injection and interception, execution rows (interception with and without them, 200
+ * concurrent REST executions, round trips to a libSQL server), builtins, sandbox end to end and custom skills (both
  * need Docker and the local images), the gateway proxy's added time per round and to first byte,
  * dashboard pages with 1,000 skills and 100,000 executions, retention (a 100,000-row delete
  * beside running executions), MCP
@@ -11,6 +12,7 @@
 import { runBuiltinsBench } from "./builtins.js";
 import { runCustomBench } from "./custom.js";
 import { runDashboardBench } from "./dashboard.js";
+import { runExecutionsBench } from "./executions.js";
 import { runInjectionBench } from "./injection.js";
 import { runMcpBench } from "./mcp.js";
 import { runProxyBench } from "./proxy.js";
@@ -21,6 +23,7 @@ import { runSandboxBench } from "./sandbox.js";
 const BENCHES: Record<string, () => Promise<unknown>> = {
   registry: () => runRegistryBench(),
   injection: () => runInjectionBench(),
+  executions: () => runExecutionsBench(),
   builtins: () => runBuiltinsBench(),
   sandbox: () => runSandboxBench(),
   proxy: () => runProxyBench(),

@@ -5,7 +5,11 @@
  * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
  */
 import { randomUUID } from "node:crypto";
-import type { SandboxRunRequest, SandboxRunResult } from "@skillgate/sandbox-protocol";
+import {
+  MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+} from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import { LABEL_SANDBOX, LABEL_SLOT, SandboxContainer, signalOf } from "./container.js";
 import { type DockerClient, EngineError } from "./docker-client.js";
@@ -273,6 +277,12 @@ export class Runner {
         durationMs,
         image: plan.image,
         pooled,
+        limits: {
+          timeoutMs: plan.timeoutMs,
+          memoryMb: plan.memoryMb,
+          maxTimeoutMs: MAX_SANDBOX_TIMEOUT_MS,
+          maxMemoryMb: this.deps.config.maxMemoryMb,
+        },
       };
     } finally {
       clearTimeout(graceTimer);

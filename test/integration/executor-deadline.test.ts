@@ -148,6 +148,7 @@ describe("the limit of an execution", () => {
     tags: [],
     installCount: 0,
     timeoutMs,
+    autoUpgrade: null,
     apiKeyId: null,
     createdAt: "2026-01-01T00:00:00.000Z",
     updatedAt: "2026-01-01T00:00:00.000Z",

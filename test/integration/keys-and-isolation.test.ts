@@ -204,6 +204,8 @@ describe("API keys, ownership and isolation", () => {
         concurrentSandboxRuns: null,
         dailySandboxSeconds: null,
       },
+      approvalWebhookUrl: null,
+      approvalWebhookSecretSet: false,
       customSkillExecution: true,
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(

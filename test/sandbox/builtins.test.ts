@@ -44,6 +44,7 @@ const skill: Skill = {
   tags: [],
   installCount: 0,
   timeoutMs: null,
+  autoUpgrade: null,
   apiKeyId: null,
   createdAt: new Date(0).toISOString(),
   updatedAt: new Date(0).toISOString(),

@@ -7,11 +7,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { type BuiltApp, createApp } from "../../workers/src/app.js";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
+import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
@@ -42,12 +43,11 @@ export interface TestAppOptions {
   services?: ServiceOptions;
 }
 
-/** Opens a migrated database at `url`. */
+/** Opens a migrated embedded database at `url`, with the server settings. */
 export async function openDb(
   url: string,
 ): Promise<{ client: Client; db: ReturnType<typeof createDb> }> {
-  const client = createClient({ url });
-  await client.execute("PRAGMA foreign_keys = ON");
+  const client = await openEmbeddedDatabase(url);
   const db = createDb(client);
   await applyMigrations(db);
   return { client, db };

@@ -246,4 +246,22 @@ describe("test Hrana server (HTTP v2 JSON)", () => {
       await guarded.close();
     }
   });
+
+  it("counts pipelines (round trips) and the stream requests inside them", async () => {
+    const own = await startHranaServer({ path: ":memory:" });
+    const c = createClient({ url: own.url });
+    try {
+      expect(own.stats).toEqual({ pipelines: 0, requests: 0 });
+      await c.execute("select 1");
+      await c.batch(["select 1", "select 2", "select 3"], "read");
+      // One pipeline each: the statement (or batch) and the stream's close travel together.
+      expect(own.stats.pipelines).toBe(2);
+      expect(own.stats.requests).toBeGreaterThanOrEqual(4);
+      const served = await (await fetch(`${own.url}/_test/stats`)).json();
+      expect(served).toEqual(own.stats);
+    } finally {
+      c.close();
+      await own.close();
+    }
+  });
 });

@@ -19,4 +19,16 @@ describe("TokenTable", () => {
     table.scan("ab abcd xabc abc_ abc", (i) => seen.push(i));
     expect(seen).toEqual([0, 0]);
   });
+  it("grows as tokens are added, keeps their values and refuses a token twice", () => {
+    const table = new TokenTable();
+    const tokens = Array.from({ length: 500 }, (_, i) => `tok${i}x`);
+    for (const [i, t] of tokens.entries()) table.add(t, i * 2);
+    expect(table.size).toBe(500);
+    expect(tokens.every((t, i) => table.get(t) === i * 2)).toBe(true);
+    expect(table.get("tok500x")).toBeUndefined();
+    expect(() => table.add("tok7x", 1)).toThrow(/already/);
+    const seen: number[] = [];
+    table.scan("tok3x tok499x tok500x", (v) => seen.push(v));
+    expect(seen).toEqual([6, 998]);
+  });
 });

@@ -59,6 +59,7 @@ const row = (name: string, version: string, now: number): SkillRecord => ({
   tags: [],
   installCount: 0,
   timeoutMs: null,
+  autoUpgrade: null,
   apiKeyId: null,
   createdAt: now,
   updatedAt: now,
@@ -127,5 +128,50 @@ describe("registry cache", () => {
     expect((await registry.snapshot()).resolve("hand", null, null)).toBeUndefined();
     await registry.invalidateCache();
     expect((await registry.snapshot()).resolve("hand", null, null)?.id).toBe("h");
+  });
+
+  it("applies a write to the snapshot in memory: no reload, unchanged skills keep their objects", async () => {
+    const now = { t: 1_000 };
+    const { registry, selects } = await setup(now);
+    await registry.insert(row("alpha", "1.0.0", now.t));
+    const before = await registry.snapshot();
+    const loads = selects();
+    const alpha = before.resolve("alpha", null, null)!;
+    const beta = await registry.insert(row("beta", "1.0.0", now.t));
+    const after = await registry.snapshot();
+    expect(selects()).toBe(loads);
+    expect(after).not.toBe(before);
+    expect(after.change).toMatchObject({ upserted: [beta], replaced: [] });
+    expect(after.change?.from.generation).toBe(before.generation);
+    expect(after.change?.from.skills).toBe(before.skills);
+    expect(after.resolve("alpha", null, null)).toBe(alpha);
+    expect(after.getById(beta.id)).toBe(beta);
+    expect(before.getById(beta.id)).toBeUndefined();
+
+    const disabled = await registry.update(alpha.id, { enabled: false, mode: "off" });
+    const third = await registry.snapshot();
+    expect(third.change?.replaced).toEqual([alpha]);
+    expect(third.getById(alpha.id)).toBe(disabled);
+    await registry.remove(beta.id);
+    expect((await registry.snapshot()).getById(beta.id)).toBeUndefined();
+    expect(selects()).toBe(loads);
+  });
+
+  it("a reload keeps the snapshot when nothing changed and derives one from the rows that did", async () => {
+    const now = { t: 1_000 };
+    const { registry, client: raw } = await setup(now);
+    await registry.insert(row("gamma", "1.0.0", now.t));
+    await registry.insert(row("delta", "1.0.0", now.t));
+    const first = await registry.snapshot();
+    now.t += 61_000;
+    const same = await registry.snapshot();
+    expect(same).toBe(first);
+    await raw.execute("update skills set description = 'edited by hand' where name = 'delta'");
+    now.t += 61_000;
+    const reloaded = await registry.snapshot();
+    expect(reloaded).not.toBe(first);
+    expect(reloaded.change?.upserted.map((s) => s.description)).toEqual(["edited by hand"]);
+    expect(reloaded.resolve("gamma", null, null)).toBe(first.resolve("gamma", null, null));
+    expect(reloaded.resolve("delta", null, null)?.description).toBe("edited by hand");
   });
 });

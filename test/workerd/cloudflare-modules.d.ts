@@ -14,8 +14,13 @@ declare module "cloudflare:workers" {
   /** The Workers KV namespace API the tests touch. */
   export interface TestKvNamespace {
     get(key: string, type: "json"): Promise<unknown>;
+    get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
     get(key: string): Promise<string | null>;
-    put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+    put(
+      key: string,
+      value: string | ArrayBuffer | ArrayBufferView,
+      options?: { expirationTtl?: number },
+    ): Promise<void>;
     delete(key: string): Promise<void>;
     list(options?: { prefix?: string }): Promise<{ keys: KvListKey[] }>;
   }

@@ -11,6 +11,10 @@
  * `sequence`, `store_sql`, `close_sql`, `get_autocommit`, `close`; `describe` answers an error.
  * Values: `integer` (decimal string), `float`, `text`, `blob` (base64), `null`.
  *
+ * `GET /_test/stats` answers the request counters (`{ pipelines, requests }`: HTTP pipeline
+ * requests received, i.e. round trips, and stream requests inside them), so that tests can count
+ * the round trips an operation costs.
+ *
  * Every stream is served from one connection (separate connections on one file hit
  * SQLITE_BUSY, and a busy wait would block the event loop). A stream that ends a pipeline
  * inside a transaction keeps the connection: pipelines of other streams wait until it commits,
@@ -76,10 +80,20 @@ export interface HranaServerOptions {
   authToken?: string;
 }
 
+/** Request counters of a {@link HranaServer} since it started. */
+export interface HranaStats {
+  /** `POST /v2/pipeline` requests: one per round trip of a client. */
+  pipelines: number;
+  /** Stream requests (`execute`, `batch`, `close`, ...) inside those pipelines. */
+  requests: number;
+}
+
 /** A running server. */
 export interface HranaServer {
   /** Base URL for `@libsql/client` / `@libsql/client/web`, e.g. `http://127.0.0.1:40123`. */
   url: string;
+  /** Live counters (also served at `GET /_test/stats`). */
+  stats: HranaStats;
   /** The one engine connection every stream uses (tests may read through it). */
   db: Database.Database;
   /** Stops listening, rolls back an open transaction and closes the database. */
@@ -137,6 +151,7 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
     .safeIntegers(true)
     .raw(true);
   const idleMs = opts.streamIdleMs ?? 15_000;
+  const stats: HranaStats = { pipelines: 0, requests: 0 };
   const batons = new Map<string, Stream>();
   let nextStreamId = 1;
   /** The stream whose transaction holds the connection, if any. */
@@ -324,6 +339,7 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
       if (req.method === "GET" && (path === "/" || path === "/health" || path === "/v2")) {
         return send(res, 200, { status: "ok" });
       }
+      if (req.method === "GET" && path === "/_test/stats") return send(res, 200, stats);
       if (req.method !== "POST" || path !== "/v2/pipeline") {
         return send(res, 404, { message: `No route for ${req.method} ${path}`, code: "NOT_FOUND" });
       }
@@ -335,6 +351,8 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
       } catch {
         return send(res, 400, { message: "The body is not valid JSON", code: "INVALID_JSON" });
       }
+      stats.pipelines++;
+      stats.requests += Array.isArray(body.requests) ? body.requests.length : 0;
       const out = await pipeline(body);
       send(res, out.status, out.json);
     })().catch((e: unknown) => {
@@ -351,6 +369,7 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
 
   return {
     url: `http://127.0.0.1:${port}`,
+    stats,
     db,
     close: async () => {
       await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 /**
  * The registry cache on the `SKILLS_KV` binding inside workerd
- * (docs/architecture.md#the-registry-cache): a read stores the snapshot in KV, a write invalidates it, another isolate's app
+ * (docs/architecture.md#the-registry-cache): a read stores the snapshot in KV, a write drops it
+ * (the writing isolate applies the write to its snapshot in memory), another isolate's app
  * reuses the KV snapshot until it is invalidated; and KvCache's own semantics (memory layer in
  * front of KV, KV's 60 s minimum TTL) against the real KV binding.
  */
@@ -26,8 +27,19 @@ async function kvSnapshotNames(): Promise<string[] | null> {
   return rows ? rows.map((r) => r.name) : null;
 }
 
+/** A request through a fresh bindings object: a fresh app, as in another isolate (cold memory). */
+async function otherIsolate(path: string, method = "GET") {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(buildRequest(method, path), { ...env } as never, ctx);
+  await waitOnExecutionContext(ctx);
+  return readJson(res);
+}
+
 describe("registry snapshot in Workers KV", () => {
   it("stores the snapshot in SKILLS_KV on a read and drops it on a write", async () => {
+    // A cold registry on this isolate (an earlier test may have left a snapshot in memory, to
+    // which a write would be applied without a load).
+    expect((await call("POST", "/api/skills/cache/invalidate")).status).toBe(200);
     // Names no other test matches with `q=kvstore-` (the database is shared by the project).
     await call("POST", "/api/skills/install", { body: installBody("kvstore-first") });
     const before = Math.floor(Date.now() / 1000);
@@ -45,8 +57,13 @@ describe("registry snapshot in Workers KV", () => {
     expect(second.status).toBe(201);
     expect(await kvSnapshotNames()).toBeNull();
 
+    // The writing isolate serves the write from memory at once; another isolate loads it from
+    // the database and stores that snapshot in KV.
     const again = await call("GET", "/api/skills?q=kvstore-");
     expect(again.body.total).toBe(2);
+    expect(await kvSnapshotNames()).toBeNull();
+    const elsewhere = await otherIsolate("/api/skills?q=kvstore-");
+    expect(elsewhere.body.total).toBe(2);
     expect(await kvSnapshotNames()).toEqual(
       expect.arrayContaining(["kvstore-first", "kvstore-second"]),
     );
@@ -58,7 +75,7 @@ describe("registry snapshot in Workers KV", () => {
   });
 
   it("shows a write at once on its instance even when another isolate's older load lands in KV later", async () => {
-    await call("GET", "/api/skills?q=kv-race");
+    await otherIsolate("/api/skills?q=kv-race");
     const [key] = await registryKeys();
     const olderSnapshot = await env.SKILLS_KV.get(key!.name);
     expect(olderSnapshot).not.toBeNull();
@@ -78,7 +95,7 @@ describe("registry snapshot in Workers KV", () => {
 
   it("lets another isolate reuse the KV snapshot until the management endpoint invalidates it", async () => {
     await call("POST", "/api/skills/install", { body: installBody("kv-shared") });
-    await call("GET", "/api/skills?q=kv-shared");
+    await otherIsolate("/api/skills?q=kv-shared");
     expect(await kvSnapshotNames()).toContain("kv-shared");
 
     // A row written behind the API's back (as after a manual database edit).
@@ -95,13 +112,7 @@ describe("registry snapshot in Workers KV", () => {
       ],
     });
 
-    // A fresh bindings object gives a fresh app (as in another isolate): cold memory, warm KV.
-    const otherIsolate = async (path: string, method = "GET") => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(buildRequest(method, path), { ...env } as never, ctx);
-      await waitOnExecutionContext(ctx);
-      return readJson(res);
-    };
+    // Each request below is a fresh app: cold memory, warm KV.
     const stale = await otherIsolate("/api/skills?q=kv-hand-edit");
     expect(stale.body.total).toBe(0);
 

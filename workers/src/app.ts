@@ -87,6 +87,17 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   const metrics = deps.metrics ?? noopMetrics;
   app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
+    await next();
+    // Approval notifications go on after the answer: the Worker keeps the isolate for them.
+    if (services.approvalNotifier.busy) {
+      try {
+        c.executionCtx.waitUntil(services.approvalNotifier.settled());
+      } catch {
+        // Node has no execution context: the deliveries simply continue in the process.
+      }
+    }
+  });
+  app.use("*", async (c, next) => {
     c.set("services", services);
     await next();
   });

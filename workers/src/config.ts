@@ -50,6 +50,11 @@ export const configSchema = z.object({
    * from `MGMT_TOKEN`; with neither, dashboard sign-in is refused (fail closed).
    */
   DASHBOARD_SESSION_SECRET: optionalString,
+  /**
+   * Public base URL of this deployment (e.g. `https://skills.example.com`): approval
+   * notifications then carry absolute links, the dashboard's execution page among them.
+   */
+  PUBLIC_BASE_URL: z.string().url().optional(),
   /** Sandbox host base URL, e.g. `http://127.0.0.1:20129`. */
   SANDBOX_URL: optionalString,
   /** Shared HMAC secret for the sandbox host (docs/sandbox.md#signing). */

@@ -9,6 +9,7 @@ import { type Client, createClient } from "@libsql/client";
 import { MemoryCache } from "./cache/memory-cache.js";
 import { type Config, parseConfig } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
+import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./db/embedded-node.js";
 import { applyMigrations } from "./db/migrate-node.js";
 import type { AppDeps } from "./deps.js";
 import { createNodeOutbound } from "./outbound/node-outbound.js";
@@ -25,6 +26,8 @@ export interface NodeSettings {
   /** libSQL URL (default `file:<dataDir>/skillgate.db`). */
   libsqlUrl: string;
   libsqlAuthToken: string | undefined;
+  /** Commit durability of the embedded database (`LIBSQL_SYNCHRONOUS`, default `normal`). */
+  synchronous: SynchronousLevel;
 }
 
 /**
@@ -42,18 +45,25 @@ export function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
   const port = Number(env.PORT ?? 20128);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  const synchronous = (env.LIBSQL_SYNCHRONOUS?.trim().toLowerCase() ||
+    "normal") as SynchronousLevel;
+  if (synchronous !== "normal" && synchronous !== "full")
+    throw new Error(
+      `LIBSQL_SYNCHRONOUS must be "normal" or "full", got "${env.LIBSQL_SYNCHRONOUS}"`,
+    );
   return {
     port,
     host: env.HOST?.trim() || "127.0.0.1",
     dataDir,
     libsqlUrl: env.LIBSQL_URL?.trim() || `file:${resolve(dataDir, "skillgate.db")}`,
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN?.trim() || undefined,
+    synchronous,
   };
 }
 
 /**
- * Opens the database (creating the data folder for a file URL), applies migrations and builds
- * the deps. @returns the deps and the libSQL client (to close on shutdown).
+ * Opens the database (creating the data folder for a file URL; an embedded one with the server
+ * settings of db/embedded-node.ts), applies migrations and builds the deps. @returns the deps and the libSQL client (to close on shutdown).
  */
 export async function createNodeDeps(
   env: NodeJS.ProcessEnv,
@@ -62,12 +72,9 @@ export async function createNodeDeps(
 ): Promise<{ deps: AppDeps; client: Client; db: Db; config: Config }> {
   const config = parseConfig(env);
   if (settings.libsqlUrl.startsWith("file:")) ensurePrivateDir(settings.dataDir);
-  const client = createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
-  if (settings.libsqlUrl.startsWith("file:") || settings.libsqlUrl === ":memory:") {
-    await client.execute("PRAGMA foreign_keys = ON");
-    await client.execute("PRAGMA journal_mode = WAL").catch(() => undefined);
-    await client.execute("PRAGMA busy_timeout = 5000");
-  }
+  const client = isEmbeddedUrl(settings.libsqlUrl)
+    ? await openEmbeddedDatabase(settings.libsqlUrl, { synchronous: settings.synchronous })
+    : createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
   const db = createDb(client);
   await applyMigrations(db);
   const sandbox = sandboxClientFromConfig(config);

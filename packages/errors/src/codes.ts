@@ -93,6 +93,13 @@ export const ERROR_CODES = {
   reserved_name: { status: 409, retryable: false, message: "The name is a builtin's and reserved" },
   already_revoked: { status: 409, retryable: false, message: "The API key is already revoked" },
 
+  // --- Approval notifications ---
+  invalid_webhook_secret: {
+    status: 400,
+    retryable: false,
+    message: "The webhook secret is missing or not a Standard Webhooks secret (whsec_ + base64)",
+  },
+
   // --- Custom handlers and imported MCP servers ---
   url_not_allowed: {
     status: 400,

@@ -81,6 +81,14 @@ export const sandboxRunResultSchema = z.object({
   durationMs: z.number().nonnegative(),
   image: z.string(),
   pooled: z.boolean(),
+  limits: z
+    .object({
+      timeoutMs: z.number().int().positive(),
+      memoryMb: z.number().int().positive(),
+      maxTimeoutMs: z.number().int().positive(),
+      maxMemoryMb: z.number().int().positive(),
+    })
+    .optional(),
 }) satisfies z.ZodType<SandboxRunResult>;
 
 /** Schema of `GET /v1/health`'s answer. */

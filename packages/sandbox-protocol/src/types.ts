@@ -67,6 +67,23 @@ export interface SandboxRunResult {
   image: string;
   /** Whether a pre-started pooled container served the run. */
   pooled: boolean;
+  /**
+   * The limits the run had and the most the host allows, so a caller can retry with larger ones
+   * (docs/execution.md#auto-upgrade); absent from hosts of older versions.
+   */
+  limits?: SandboxRunLimits;
+}
+
+/** Limits of one run and the host's maxima. Units: ms and MB. */
+export interface SandboxRunLimits {
+  /** Time limit the program ran with (after any wait for a slot). */
+  timeoutMs: number;
+  /** Memory limit of the container (swap equals memory). */
+  memoryMb: number;
+  /** Largest time limit the host grants ({@link MAX_SANDBOX_TIMEOUT_MS}). */
+  maxTimeoutMs: number;
+  /** Largest memory limit the host grants (`SANDBOX_MAX_MEMORY_MB`). */
+  maxMemoryMb: number;
 }
 
 /** Health of the sandbox host as `GET /v1/health` reports it. */

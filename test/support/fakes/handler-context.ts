@@ -26,6 +26,7 @@ export function fakeSkill(overrides: Partial<Skill> = {}): Skill {
     tags: [],
     installCount: 0,
     timeoutMs: null,
+    autoUpgrade: null,
     apiKeyId: null,
     createdAt: now,
     updatedAt: now,

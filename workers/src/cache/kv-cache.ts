@@ -10,7 +10,12 @@ import type { Cache } from "./types.js";
 /** The subset of the Workers KV binding this cache uses. */
 export interface KvNamespaceLike {
   get(key: string, type: "json"): Promise<unknown>;
-  put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+  get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
+  put(
+    key: string,
+    value: string | ArrayBuffer | ArrayBufferView,
+    options?: { expirationTtl?: number },
+  ): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -19,6 +24,7 @@ export const KV_MIN_TTL_S = 60;
 
 /** Two-layer cache: isolate memory, then KV. */
 export class KvCache implements Cache {
+  readonly shared = true;
   private readonly memory: MemoryCache;
 
   /**
@@ -48,6 +54,21 @@ export class KvCache implements Cache {
     await this.kv.put(key, JSON.stringify(value), {
       expirationTtl: Math.max(KV_MIN_TTL_S, Math.ceil(ttlSeconds)),
     });
+  }
+
+  async getBytes(key: string): Promise<Uint8Array | undefined> {
+    const hit = await this.memory.getBytes(key);
+    if (hit !== undefined) return hit;
+    const value = await this.kv.get(key, "arrayBuffer");
+    if (value === null || value === undefined) return undefined;
+    const bytes = new Uint8Array(value);
+    await this.memory.putBytes(key, bytes, this.memoryTtlSeconds);
+    return bytes;
+  }
+
+  async putBytes(key: string, value: Uint8Array, ttlSeconds: number): Promise<void> {
+    await this.memory.putBytes(key, value, Math.min(ttlSeconds, this.memoryTtlSeconds));
+    await this.kv.put(key, value, { expirationTtl: Math.max(KV_MIN_TTL_S, Math.ceil(ttlSeconds)) });
   }
 
   async delete(key: string): Promise<void> {

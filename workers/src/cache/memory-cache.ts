@@ -11,6 +11,7 @@ interface Entry {
  * on read and by a sweep when the map grows past `maxEntries`.
  */
 export class MemoryCache implements Cache {
+  readonly shared = false;
   private readonly entries = new Map<string, Entry>();
 
   /**
@@ -40,6 +41,15 @@ export class MemoryCache implements Cache {
   async put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     if (this.entries.size >= this.maxEntries) this.sweep();
     this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1000 });
+  }
+
+  async getBytes(key: string): Promise<Uint8Array | undefined> {
+    const value = this.getSync<unknown>(key);
+    return value instanceof Uint8Array ? value : undefined;
+  }
+
+  async putBytes(key: string, value: Uint8Array, ttlSeconds: number): Promise<void> {
+    await this.put(key, value, ttlSeconds);
   }
 
   async delete(key: string): Promise<void> {

@@ -10,6 +10,7 @@ import type { OperatorExecutionFilter } from "../services/operator.js";
 import type { Execution, ExecutionStatus } from "../skills/types.js";
 import { HourlyChart, SkillDurationChart } from "./charts.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
+import { AttemptsTable, NotificationsTable } from "./execution-history.js";
 import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
 
 const STATUSES: ExecutionStatus[] = ["pending", "running", "success", "error", "timeout"];
@@ -269,6 +270,8 @@ export function executionPages(): Hono<DashEnv> {
             <OutputView output={e.output} />
           </div>
         </div>
+        <AttemptsTable e={e} />
+        <NotificationsTable e={e} />
       </Page>,
     );
   });

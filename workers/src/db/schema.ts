@@ -31,6 +31,10 @@ export const apiKeys = sqliteTable(
     scopes: text("scopes")
       .notNull()
       .default('["inject","execute","read","skills:write","catalog:install"]'),
+    /** Where approval notifications of this key's executions go (docs/approval-notifications.md). */
+    approvalWebhookUrl: text("approval_webhook_url"),
+    /** Standard Webhooks secret (`whsec_...`) signing them; write-only in the API. */
+    approvalWebhookSecret: text("approval_webhook_secret"),
   },
   (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
 );
@@ -65,6 +69,8 @@ export const skills = sqliteTable(
     tags: text("tags").notNull().default("[]"),
     installCount: integer("install_count").notNull().default(0),
     timeoutMs: integer("timeout_ms"),
+    /** Auto-upgrade of sandbox runs (docs/execution.md#auto-upgrade); null = the handler's default. */
+    autoUpgrade: integer("auto_upgrade", { mode: "boolean" }),
     /**
      * JSON spec of an HTTP or code handler (docs/custom-skills.md): `{ type: "http", url, method }`
      * or `{ type: "code", language, code, sha256, memoryMb }`; null for named handlers.
@@ -125,6 +131,10 @@ export const skillExecutions = sqliteTable(
     timeoutMs: integer("timeout_ms"),
     /** SHA-256 (hex) of the program a code skill ran; null for other handlers. */
     codeSha256: text("code_sha256"),
+    /** JSON array of attempt records (docs/execution.md#auto-upgrade); null before the end. */
+    attemptLog: text("attempt_log"),
+    /** JSON array of approval-notification deliveries (docs/approval-notifications.md). */
+    notificationLog: text("notification_log"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),

@@ -30,6 +30,13 @@ const ApiKeySchema = z
     scopes: z.array(z.enum(SCOPES)).openapi({
       description: "What the key may do (docs/api.md#scopes)",
     }),
+    approvalWebhookUrl: z.string().nullable().openapi({
+      description:
+        "where approval notifications of this key's executions go; null = the global setting (docs/approval-notifications.md)",
+    }),
+    approvalWebhookSecretSet: z.boolean().openapi({
+      description: "whether the webhook's signing secret is set (it is write-only)",
+    }),
   })
   .openapi("ApiKey");
 
@@ -78,6 +85,38 @@ const KeyLimitsSchema = z
     usage: KeyUsageSchema,
   })
   .openapi("ApiKeyLimits");
+const WebhookUrl = z
+  .string()
+  .url()
+  .max(2048)
+  .refine((u) => /^https?:\/\//i.test(u), { message: "http or https URL" });
+const WebhookSecret = z.string().min(1).max(200).openapi({
+  description: "Standard Webhooks secret, `whsec_` + base64 of 24 to 64 bytes (write-only)",
+});
+
+const ApprovalWebhookBody = z
+  .object({
+    url: WebhookUrl.nullable().openapi({ description: "null clears the key's webhook" }),
+    secret: WebhookSecret.optional(),
+  })
+  .strict()
+  .openapi("ApprovalWebhook");
+
+const putKeyWebhookRoute = createRoute({
+  method: "put",
+  path: "/api/keys/{id}/approval-webhook",
+  operationId: "setApiKeyApprovalWebhook",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Set or clear where approval notifications of this key's executions go",
+  description:
+    "Notifications are signed per Standard Webhooks with `secret` (docs/approval-notifications.md). A URL needs a secret: the one given, else the one stored; `url: null` clears both.",
+  request: { params: IdParam, body: jsonBody(ApprovalWebhookBody) },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
 
 const CreateKeyBody = z
   .object({
@@ -103,6 +142,10 @@ const SettingsSchema = z
     activeProvider: z.enum(CATALOG_IDS),
     skillsmpApiKeySet: z.boolean(),
     defaultLimits: LimitsSchema,
+    approvalWebhookUrl: z.string().nullable().openapi({
+      description: "global approval-notification URL (docs/approval-notifications.md)",
+    }),
+    approvalWebhookSecretSet: z.boolean(),
     customSkillExecution: z.boolean().openapi({
       description:
         "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
@@ -119,6 +162,8 @@ const SettingsBody = z
       description:
         "Limits of keys without their own (docs/rate-limits.md); fields left out keep their value",
     }),
+    approvalWebhookUrl: WebhookUrl.nullable().optional(),
+    approvalWebhookSecret: WebhookSecret.nullable().optional(),
     customSkillExecution: z.boolean().optional(),
   })
   .strict()
@@ -212,7 +257,7 @@ const putSettingsRoute = createRoute({
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
   summary:
-    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, defaultLimits)",
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, approval webhook, defaultLimits)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
@@ -260,6 +305,13 @@ export function adminRoutes() {
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").keys.revoke(c.req.valid("param").id);
+    return c.json({ apiKey }, 200);
+  });
+  app.openapi(putKeyWebhookRoute, async (c) => {
+    const { url, secret } = c.req.valid("json");
+    const apiKey = await c
+      .get("services")
+      .keys.setApprovalWebhook(c.req.valid("param").id, url, secret);
     return c.json({ apiKey }, 200);
   });
   app.openapi(getSettingsRoute, async (c) => {

@@ -85,11 +85,43 @@ export const SkillSchema = z
     tags: z.array(z.string()),
     installCount: z.number().int(),
     timeoutMs: z.number().int().nullable(),
+    autoUpgrade: z.boolean().nullable().openapi({
+      description:
+        "auto-upgrade of sandbox runs (docs/execution.md#auto-upgrade); null = the handler's default",
+    }),
     apiKeyId: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .openapi("Skill");
+
+/** One attempt of an execution (docs/execution.md#auto-upgrade). */
+export const AttemptRecordSchema = z
+  .object({
+    attempt: z.number().int(),
+    placement: z.enum(["direct", "sandbox"]),
+    timeoutMs: z.number().int(),
+    memoryMb: z.number().int().nullable(),
+    status: z.enum(["success", "error", "timeout"]),
+    errorCode: z.string().nullable(),
+    durationMs: z.number().int(),
+    upgradeReason: z.enum(["timeout", "out_of_memory"]).nullable(),
+  })
+  .openapi("ExecutionAttempt");
+
+/** One delivery attempt of an approval notification (docs/approval-notifications.md). */
+export const NotificationDeliverySchema = z
+  .object({
+    webhookId: z.string(),
+    attempt: z.number().int(),
+    at: z.string(),
+    target: z.string(),
+    status: z.number().int().nullable(),
+    ok: z.boolean(),
+    error: z.string().nullable(),
+    durationMs: z.number().int(),
+  })
+  .openapi("ApprovalNotificationDelivery");
 
 /** An execution as every execution endpoint returns it (docs/execution.md). */
 export const ExecutionSchema = z
@@ -115,6 +147,14 @@ export const ExecutionSchema = z
     errorCode: z.string().nullable(),
     durationMs: z.number().int().nullable(),
     attempts: z.number().int(),
+    attemptLog: z.array(AttemptRecordSchema).openapi({
+      description:
+        "each attempt with its placement, limits (ms, MB) and outcome; `upgradeReason` marks an attempt run with doubled limits (docs/execution.md#auto-upgrade)",
+    }),
+    notifications: z.array(NotificationDeliverySchema).openapi({
+      description:
+        "deliveries of the approval notification, one per attempt (docs/approval-notifications.md)",
+    }),
     codeSha256: z.string().nullable().openapi({
       description: "SHA-256 (hex) of the program a code skill ran; null for other handlers",
     }),

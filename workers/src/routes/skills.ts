@@ -63,6 +63,10 @@ export const InstallBody = z
     policy: ExecutionPolicySchema.optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
+    autoUpgrade: z.boolean().nullable().optional().openapi({
+      description:
+        "Run a sandbox run that ran out of time or memory once more with doubled limits (docs/execution.md#auto-upgrade); null = the handler's default (on for eval_code)",
+    }),
     apiKeyId: z.string().min(1).nullable().optional(),
     instructions: z
       .string()
@@ -87,6 +91,10 @@ const UpdateBody = z
     description: z.string().max(4096).optional(),
     tags: z.array(z.string().min(1).max(64)).max(32).optional(),
     timeoutMs: TimeoutMs.nullable().optional(),
+    autoUpgrade: z.boolean().nullable().optional().openapi({
+      description:
+        "Run a sandbox run that ran out of time or memory once more with doubled limits (docs/execution.md#auto-upgrade); null = the handler's default (on for eval_code)",
+    }),
     schema: SchemaBody.optional(),
   })
   .strict()
@@ -153,7 +161,8 @@ const updateRoute = createRoute({
   operationId: "updateSkill",
   tags: [TAGS.skills],
   security: MANAGEMENT_ONLY,
-  summary: "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, schema)",
+  summary:
+    "Edit a skill (enabled, mode, policy, description, tags, timeoutMs, autoUpgrade, schema)",
   request: { params: IdParam, body: jsonBody(UpdateBody) },
   responses: {
     200: jsonResponse(SkillEnvelope, "Updated"),

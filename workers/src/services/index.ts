@@ -12,13 +12,16 @@ import { guardOutboundUrl } from "../outbound/guard.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/index.js";
 import { sandboxTiming } from "../skills/builtins/sandbox.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
+import type { ApprovalNotifier } from "../skills/execution/approval-notifier.js";
 import { Executor } from "../skills/execution/executor.js";
 import { ExecutionLimiter } from "../skills/execution/limits.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
+import { InjectionIndexStore } from "../skills/injection/injection-store.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
+import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
@@ -66,6 +69,10 @@ export interface Services extends FrontDoorServices {
   executor: Executor;
   /** Enforces the per-key limits; `countAsSandbox(name)` adds an embedder's sandbox handler. */
   limiter: ExecutionLimiter;
+  /** Background delivery of approval notifications (docs/approval-notifications.md). */
+  approvalNotifier: ApprovalNotifier;
+  /** Prepares the injection index of each registry snapshot (derived, or loaded from the cache). */
+  indexes: InjectionIndexStore;
 }
 
 /** Options for tests and benchmarks. */
@@ -74,6 +81,8 @@ export interface ServiceOptions {
   retryBackoffMs?: number;
   /** Builtins to seed (default: the product's). */
   builtins?: readonly BuiltinDefinition[];
+  /** Backoff base of approval-notification retries in ms (default 1000). */
+  notificationBackoffMs?: number;
 }
 
 /**
@@ -125,11 +134,20 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   });
   const settings = new SettingsService(repos.settings, deps.cache, clock);
   const keys = new ApiKeyService(repos.apiKeys, deps.cache, deps.config.MGMT_TOKEN, clock);
+  const indexes = new InjectionIndexStore(deps.cache);
   const registry = new SkillRegistry({
     repository: repos.skills,
     cache: deps.cache,
     builtins,
     clock,
+    onSnapshot: (snapshot, cause) => indexes.prepare(snapshot, cause),
+  });
+  const approvalNotifier = createApprovalNotifier({
+    deps,
+    keys,
+    settings,
+    store: repos.executions,
+    backoffMs: opts.notificationBackoffMs,
   });
   const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   const limiter: ExecutionLimiter = new ExecutionLimiter({
@@ -154,6 +172,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
     admission: limiter,
+    onApprovalRequested: (execution, skill) => approvalNotifier.notify(execution, skill),
   });
   const env = envOf(deps);
   const handlers = createBuiltinHandlers({ ...env, workspaces: repos.workspaces });
@@ -195,6 +214,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     executor,
     limiter,
     limits,
+    approvalNotifier,
+    indexes,
     skills,
     settings,
     keys,
@@ -267,5 +288,7 @@ function registerSpecHandlers(env: BuiltinEnv, registry: SkillRegistry, executor
     }),
   );
   const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(env.config);
+  // A code skill's input is its program's data, never a request for limits.
+  codeTiming.sandbox = { autoUpgrade: false };
   executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(env), codeTiming);
 }

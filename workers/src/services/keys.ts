@@ -10,6 +10,7 @@ import type { Principal } from "../auth/principal.js";
 import { normalizeScopes, parseStoredScopes, type Scope } from "../auth/scopes.js";
 import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import { type Page, pageOf } from "./page.js";
 
 /** A stored key (never the key itself). Times in ms since the epoch. */
@@ -26,6 +27,10 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
   /** The key's scopes as stored: a JSON array of scope names (docs/api.md#scopes). */
   scopes: string;
+  /** Approval-notification URL of the key's executions (docs/approval-notifications.md). */
+  approvalWebhookUrl?: string | null;
+  /** Its Standard Webhooks secret; never part of {@link ApiKeyInfo}. */
+  approvalWebhookSecret?: string | null;
 }
 
 /** Storage of API keys (the drizzle implementation is in `db/repositories/api-keys.ts`). */
@@ -42,6 +47,12 @@ export interface ApiKeyRepository {
   revoke(id: string, at: number): Promise<ApiKeyRecord | undefined>;
   /** Sets `lastUsedAt`. */
   touch(id: string, at: number): Promise<void>;
+  /** Sets (or, with nulls, clears) the approval webhook. @returns the key, undefined if unknown. */
+  setApprovalWebhook(
+    id: string,
+    url: string | null,
+    secret: string | null,
+  ): Promise<ApiKeyRecord | undefined>;
 }
 
 /** Public view of a key (never the key itself nor its hash). */
@@ -55,6 +66,10 @@ export interface ApiKeyInfo {
   revokedAt: string | null;
   /** What the key may do (docs/api.md#scopes). */
   scopes: Scope[];
+  /** Where approval notifications of the key's executions go; null = the global setting. */
+  approvalWebhookUrl: string | null;
+  /** Whether its signing secret is set (the secret itself is write-only). */
+  approvalWebhookSecretSet: boolean;
 }
 
 /** An authenticated key: its id, name and scopes. */
@@ -86,6 +101,8 @@ function toInfo(row: ApiKeyRecord): ApiKeyInfo {
     expiresAt: isoOrNull(row.expiresAt),
     revokedAt: isoOrNull(row.revokedAt),
     scopes: parseStoredScopes(row.scopes),
+    approvalWebhookUrl: row.approvalWebhookUrl ?? null,
+    approvalWebhookSecretSet: !!row.approvalWebhookSecret,
   };
 }
 
@@ -162,6 +179,32 @@ export class ApiKeyService {
     const row = await this.repository.get(id);
     if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
     return toInfo(row);
+  }
+
+  /**
+   * Sets the key's approval webhook (docs/approval-notifications.md), or clears it with `url`
+   * null. A URL needs a secret: the one given, else the one already stored.
+   * @throws NotFoundError `api_key_not_found`; InvalidInputError `invalid_webhook_secret`.
+   */
+  async setApprovalWebhook(
+    id: string,
+    url: string | null,
+    secret: string | undefined,
+  ): Promise<ApiKeyInfo> {
+    const current = await this.repository.get(id);
+    if (!current) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    const kept = secret ?? current.approvalWebhookSecret ?? null;
+    if (url !== null) requireWebhookSecret(kept, "secret");
+    const row = await this.repository.setApprovalWebhook(id, url, url === null ? null : kept);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    return toInfo(row);
+  }
+
+  /** The key's approval webhook with its secret (for delivery only); null when unset. */
+  async approvalWebhook(id: string): Promise<{ url: string; secret: string } | null> {
+    const row = await this.repository.get(id);
+    if (!row?.approvalWebhookUrl || !row.approvalWebhookSecret) return null;
+    return { url: row.approvalWebhookUrl, secret: row.approvalWebhookSecret };
   }
 
   /** True when `id` names an existing key that is not revoked. */

@@ -5,6 +5,7 @@
 import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
 import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
+import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -19,6 +20,10 @@ export interface Settings {
   skillsmpApiKey: string | null;
   /** Limits of every key that does not override them (docs/rate-limits.md); null = no limit. */
   defaultLimits: ExecutionLimits;
+  /** Global approval-notification URL (docs/approval-notifications.md); a key's own wins. */
+  approvalWebhookUrl: string | null;
+  /** Its Standard Webhooks secret (`whsec_...`); write-only through the API. */
+  approvalWebhookSecret: string | null;
   /**
    * Custom skill execution: false → only builtins run, at every front door (interception, the
    * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
@@ -40,6 +45,8 @@ export const DEFAULT_SETTINGS: Settings = {
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
   defaultLimits: NO_LIMITS,
+  approvalWebhookUrl: null,
+  approvalWebhookSecret: null,
   customSkillExecution: true,
 };
 
@@ -49,6 +56,8 @@ const STORED_KEY: Record<keyof Settings, string> = {
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
   defaultLimits: "defaultLimits",
+  approvalWebhookUrl: "approvalWebhookUrl",
+  approvalWebhookSecret: "approvalWebhookSecret",
   customSkillExecution: "customSkillExecution",
 };
 
@@ -61,6 +70,8 @@ export interface PublicSettings {
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
   defaultLimits: ExecutionLimits;
+  approvalWebhookUrl: string | null;
+  approvalWebhookSecretSet: boolean;
   customSkillExecution: boolean;
 }
 
@@ -71,6 +82,8 @@ export interface SettingsChange {
   skillsmpApiKey?: string | null;
   /** Default limits to change; fields left out keep their value, null = no limit. */
   defaultLimits?: Partial<ExecutionLimits>;
+  approvalWebhookUrl?: string | null;
+  approvalWebhookSecret?: string | null;
   customSkillExecution?: boolean;
 }
 
@@ -128,6 +141,13 @@ export class SettingsService {
   /** Applies a change as the API names it. @returns the API view of the new settings. */
   async change(change: SettingsChange): Promise<PublicSettings> {
     const { activeProvider, defaultLimits, ...rest } = change;
+    if (change.approvalWebhookUrl) {
+      const secret =
+        change.approvalWebhookSecret !== undefined
+          ? change.approvalWebhookSecret
+          : (await this.get()).approvalWebhookSecret;
+      requireWebhookSecret(secret, "approvalWebhookSecret");
+    }
     const limits = defaultLimits
       ? { ...NO_LIMITS, ...(await this.get()).defaultLimits, ...defaultLimits }
       : undefined;
@@ -150,6 +170,8 @@ function toPublic(s: Settings): PublicSettings {
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
     defaultLimits: { ...NO_LIMITS, ...s.defaultLimits },
+    approvalWebhookUrl: s.approvalWebhookUrl,
+    approvalWebhookSecretSet: !!s.approvalWebhookSecret,
     customSkillExecution: s.customSkillExecution,
   };
 }

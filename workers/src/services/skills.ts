@@ -41,6 +41,8 @@ export interface InstallSkillInput {
   policy?: ExecutionPolicy;
   tags?: string[];
   timeoutMs?: number | null;
+  /** Auto-upgrade of sandbox runs (docs/execution.md#auto-upgrade); null = the handler's default. */
+  autoUpgrade?: boolean | null;
   /** Owner; null = global. */
   apiKeyId: string | null;
   sourceProvider?: SkillOrigin;
@@ -62,6 +64,7 @@ export interface UpdateSkillInput {
   description?: string;
   tags?: string[];
   timeoutMs?: number | null;
+  autoUpgrade?: boolean | null;
   schema?: { input?: unknown; output?: JsonSchema };
 }
 
@@ -207,6 +210,7 @@ export class SkillsService {
       tags: input.tags ?? [],
       installCount: 1,
       timeoutMs: input.timeoutMs ?? null,
+      autoUpgrade: input.autoUpgrade ?? null,
       apiKeyId: input.apiKeyId,
       createdAt: now,
       updatedAt: now,
@@ -246,6 +250,7 @@ export class SkillsService {
     if (patch.description !== undefined) row.description = patch.description;
     if (patch.tags !== undefined) row.tags = patch.tags;
     if (patch.timeoutMs !== undefined) row.timeoutMs = patch.timeoutMs;
+    if (patch.autoUpgrade !== undefined) row.autoUpgrade = patch.autoUpgrade;
     if (patch.schema !== undefined) {
       const input =
         patch.schema.input !== undefined

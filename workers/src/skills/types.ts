@@ -106,10 +106,68 @@ export interface Skill {
   installCount: number;
   /** Per-skill handler timeout override in ms; null = executor default. */
   timeoutMs: number | null;
+  /**
+   * Whether a sandbox run that ran out of time or memory is run once more with doubled limits
+   * (docs/execution.md#auto-upgrade); null = the handler's default (on for `eval_code`).
+   */
+  autoUpgrade: boolean | null;
   /** Owner API key id; null = global (visible to every key). */
   apiKeyId: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Where an attempt runs: `direct` = the handler in this process; `sandbox` = a container. */
+export type Placement = "direct" | "sandbox";
+
+/** Why an attempt ran with larger limits than the one before it. */
+export type UpgradeReason = "timeout" | "out_of_memory";
+
+/** Limits of one sandbox attempt. Units: ms and MB; `memoryMb` null = the host's default. */
+export interface AttemptLimits {
+  timeoutMs: number;
+  memoryMb: number | null;
+}
+
+/** One attempt of an execution as recorded on its row (`attemptLog`). Units: ms and MB. */
+export interface AttemptRecord {
+  /** 1-based attempt number. */
+  attempt: number;
+  placement: Placement;
+  /** Time limit of the attempt. */
+  timeoutMs: number;
+  /** Memory limit of a sandbox attempt as the host applied it; null when not known or direct. */
+  memoryMb: number | null;
+  status: "success" | "error" | "timeout";
+  /** Failure code of the attempt; null on success. */
+  errorCode: string | null;
+  /** Wall time of the attempt. */
+  durationMs: number;
+  /** Set on an attempt that ran with doubled limits: what the attempt before it ran out of. */
+  upgradeReason: UpgradeReason | null;
+}
+
+/**
+ * One delivery attempt of an approval notification (docs/approval-notifications.md). Every
+ * attempt of one notification carries the same `webhookId`.
+ */
+export interface NotificationDelivery {
+  /** The `webhook-id` header: the same on every retry of one notification. */
+  webhookId: string;
+  /** 1-based delivery attempt. */
+  attempt: number;
+  /** When the attempt was sent (ISO-8601). */
+  at: string;
+  /** Scheme, host and path of the target (its query string is never shown; it may hold a token). */
+  target: string;
+  /** The receiver's HTTP status; null when no answer came. */
+  status: number | null;
+  /** True for a 2xx answer. */
+  ok: boolean;
+  /** Why the attempt failed (HTTP status, timeout, refused address); null when it succeeded. */
+  error: string | null;
+  /** Wall time of the attempt in ms. */
+  durationMs: number;
 }
 
 /** One execution row as the API returns it (shared by every execution endpoint). */
@@ -138,6 +196,13 @@ export interface Execution {
   durationMs: number | null;
   /** Number of handler attempts made (docs/execution.md#retries). */
   attempts: number;
+  /**
+   * Each attempt with its placement, limits and outcome, and why an attempt was upgraded
+   * (docs/execution.md#auto-upgrade); empty until the execution ends.
+   */
+  attemptLog: AttemptRecord[];
+  /** Deliveries of the approval notification of an execution that awaited approval. */
+  notifications: NotificationDelivery[];
   /** SHA-256 (hex) of the program a code skill ran; null for other handlers. */
   codeSha256: string | null;
   createdAt: string;
@@ -166,6 +231,11 @@ export interface HandlerContext extends CallerContext {
    * minus now; README "Time limits"). A handler that enforces a limit itself uses this one.
    */
   timeoutMs: number;
+  /**
+   * Memory limit in MB the executor chose for this sandbox attempt (an upgraded attempt;
+   * docs/execution.md#auto-upgrade); undefined = the handler's own choice.
+   */
+  memoryMb?: number;
 }
 
 /**

@@ -57,6 +57,19 @@ export class DrizzleApiKeyRepository implements ApiKeyRepository {
     return row;
   }
 
+  async setApprovalWebhook(
+    id: string,
+    url: string | null,
+    secret: string | null,
+  ): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.db
+      .update(apiKeys)
+      .set({ approvalWebhookUrl: url, approvalWebhookSecret: secret })
+      .where(eq(apiKeys.id, id))
+      .returning();
+    return row;
+  }
+
   async touch(id: string, at: number): Promise<void> {
     await this.db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
   }

@@ -3,7 +3,14 @@
  * strings in the domain and the API; JSON columns hold text.
  */
 import type { SkillRecord } from "../../skills/registry/skill-repository.js";
-import type { Execution, HandlerSpec, Skill, SkillSchema } from "../../skills/types.js";
+import type {
+  AttemptRecord,
+  Execution,
+  HandlerSpec,
+  NotificationDelivery,
+  Skill,
+  SkillSchema,
+} from "../../skills/types.js";
 import type { ExecutionRow, NewSkillRow, SkillRow } from "../schema.js";
 
 function parseJson<T>(text: string | null, fallback: T): T {
@@ -39,6 +46,7 @@ export function skillFromRow(row: SkillRow): Skill {
     tags: parseJson<string[]>(row.tags, []),
     installCount: row.installCount,
     timeoutMs: row.timeoutMs,
+    autoUpgrade: row.autoUpgrade,
     apiKeyId: row.apiKeyId,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -64,6 +72,8 @@ export function executionFromRow(row: ExecutionRow): Execution {
     errorCode: row.errorCode,
     durationMs: row.durationMs,
     attempts: row.attempts,
+    attemptLog: parseJson<AttemptRecord[]>(row.attemptLog, []),
+    notifications: parseJson<NotificationDelivery[]>(row.notificationLog, []),
     codeSha256: row.codeSha256,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),

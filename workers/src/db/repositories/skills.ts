@@ -78,11 +78,13 @@ export class DrizzleSkillRepository implements SkillRepository {
     return row?.secret ?? null;
   }
 
-  async incrementInstallCount(id: string): Promise<void> {
-    await this.db
+  async incrementInstallCount(id: string): Promise<Skill | undefined> {
+    const [row] = await this.db
       .update(skills)
       .set({ installCount: sql`${skills.installCount} + 1` })
-      .where(eq(skills.id, id));
+      .where(eq(skills.id, id))
+      .returning();
+    return row ? skillFromRow(row) : undefined;
   }
 
   async idsFromSource(origin: SkillOrigin, sourceRef: string): Promise<string[]> {

@@ -109,6 +109,8 @@ export const browserDefinitions: BuiltinDefinition[] = [
       defaultLimitMs: BROWSE_DEFAULT_TIMEOUT_MS,
       maxLimitMs: MAX_SANDBOX_TIMEOUT_MS,
       graceMs: SANDBOX_REPORT_GRACE_MS,
+      // Browses run on the sandbox host (placement `sandbox`); they are not upgraded.
+      sandbox: { autoUpgrade: false },
     }),
   },
 ];

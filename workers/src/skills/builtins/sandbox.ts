@@ -26,6 +26,7 @@ export const evalCodeInput = z.object({
   language: z.enum(["javascript", "node", "python"]),
   code: z.string().min(1),
   timeoutMs: z.number().int().min(100).optional(),
+  memoryMb: z.number().int().min(16).optional(),
   networkEnabled: z.boolean().optional(),
 });
 
@@ -45,13 +46,21 @@ const timeoutProperty = {
   description: "Time limit in milliseconds (default from the server, at most 60000).",
 };
 
+/** True when a call's input sets its own `timeoutMs` or `memoryMb` (such runs never upgrade). */
+export function asksForLimits(input: unknown): boolean {
+  const i = input as { timeoutMs?: unknown; memoryMb?: unknown } | null;
+  return i?.timeoutMs !== undefined || i?.memoryMb !== undefined;
+}
+
 /**
  * How the executor times sandbox runs (README "Time limits"): the call's `timeoutMs`, else
  * `SKILLS_SANDBOX_TIMEOUT_MS`, never above 60 000 ms, with {@link SANDBOX_REPORT_GRACE_MS} for
- * the host to report.
+ * the host to report. Runs are placed in the sandbox; `autoUpgrade` is the default of the
+ * handler's skills (docs/execution.md#auto-upgrade), off for calls that ask for their own limits.
  */
-export function sandboxTiming(config: Config): HandlerTiming {
+export function sandboxTiming(config: Config, autoUpgrade = false): HandlerTiming {
   return {
+    sandbox: { autoUpgrade, explicitLimits: asksForLimits },
     limitFromInput: (input) => {
       const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
       return typeof asked === "number" && Number.isFinite(asked) && asked > 0 ? asked : undefined;
@@ -78,6 +87,11 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
         },
         code: { type: "string", description: "Complete program source." },
         timeoutMs: timeoutProperty,
+        memoryMb: {
+          type: "integer",
+          minimum: 16,
+          description: "Memory limit in MB (default from the server, at most its maximum).",
+        },
         networkEnabled: {
           type: "boolean",
           description: "Ask for network access (granted only when the server allows it).",
@@ -101,7 +115,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       "calculate",
       "sandbox",
     ],
-    timing: sandboxTiming,
+    timing: (config) => sandboxTiming(config, true),
     sandbox: true,
   },
   {
@@ -218,6 +232,18 @@ export function attemptLimit(ctx: HandlerContext): number {
 }
 
 /**
+ * The `memoryLimit` of a run request: the executor's choice for an upgraded attempt
+ * (`ctx.memoryMb`), else the call's or skill's own, else none (the host's default).
+ */
+export function memoryOf(
+  ctx: HandlerContext,
+  own: number | null | undefined,
+): { memoryLimit?: number } {
+  const mb = ctx.memoryMb ?? own ?? undefined;
+  return mb === undefined ? {} : { memoryLimit: mb };
+}
+
+/**
  * Builds the `eval_code` and `execute_command` handlers over `deps.sandbox`. Each run gets what
  * remains of the execution's limit (`ctx.timeoutMs`); the call's own `timeoutMs` reaches it
  * through the executor ({@link sandboxTiming}). Errors (ExecutionFailure): `invalid_input`;
@@ -237,6 +263,7 @@ export const createSandboxHandlers: BuiltinHandlerFactory = (deps) => {
         code: args.code,
         timeoutMs,
         networkEnabled: args.networkEnabled === true,
+        ...memoryOf(ctx, args.memoryMb),
       },
       ctx,
     );
@@ -248,7 +275,13 @@ export const createSandboxHandlers: BuiltinHandlerFactory = (deps) => {
     const timeoutMs = attemptLimit(ctx);
     const result = await runOnHost(
       deps,
-      { language: "shell", command: args.command, args: (args.args ?? []).map(String), timeoutMs },
+      {
+        language: "shell",
+        command: args.command,
+        args: (args.args ?? []).map(String),
+        timeoutMs,
+        ...memoryOf(ctx, undefined),
+      },
       ctx,
     );
     return outcomeOf(result, timeoutMs);

@@ -4,7 +4,15 @@
  * drizzle implementation is in `workers/src/db/repositories/executions.ts`.
  */
 
-import type { ApprovalState, CallerContext, Execution, ExecutionStatus, Skill } from "../types.js";
+import type {
+  ApprovalState,
+  AttemptRecord,
+  CallerContext,
+  Execution,
+  ExecutionStatus,
+  NotificationDelivery,
+  Skill,
+} from "../types.js";
 import type { ExecutionSummary } from "./execution-stats.js";
 
 /** Filters of execution listings. */
@@ -30,6 +38,8 @@ export interface ExecutionEnd {
   errorCode?: string | null;
   durationMs: number;
   attempts: number;
+  /** Each attempt's record (docs/execution.md#auto-upgrade); omitted = left as it is. */
+  attemptLog?: AttemptRecord[];
   approval?: ApprovalState;
 }
 
@@ -56,22 +66,39 @@ export interface ExecutionRepository {
   /** Whether `input` is kept whole in a row (an execution awaiting approval needs it whole). */
   inputFits(input: unknown): boolean;
   /**
-   * Inserts a `pending` row with the time budget it will run with; an input over the cap is
-   * stored as a prefix with `input_truncated`. @returns the new execution, with the complete input.
+   * Inserts a row with the time budget it will run with: `pending`, or `running` with its start
+   * time when `opts.running` is set (an execution that starts at once costs one write to start;
+   * docs/execution.md#what-an-execution-costs). An input over the cap is stored as a prefix with
+   * `input_truncated`. @returns the new execution, with the complete input.
    */
   create(
     skill: Skill,
     input: unknown,
     ctx: CallerContext,
-    opts: { approval?: ApprovalState; timeoutMs: number },
+    opts: { approval?: ApprovalState; timeoutMs: number; running?: boolean },
   ): Promise<Execution>;
+  /**
+   * Approves a row awaiting approval and marks it `running` with its time budget in one write,
+   * only if it is still awaiting. @returns true when this call won the transition.
+   */
+  startApproved(id: string, timeoutMs: number): Promise<boolean>;
   /** Marks a row `running` (with its start time and time budget). */
   markRunning(id: string, timeoutMs: number, approval?: ApprovalState): Promise<void>;
-  /** Records the attempt count while running. */
-  setAttempts(id: string, attempts: number): Promise<void>;
+  /** Appends one approval-notification delivery to an execution's record (one atomic update). */
+  recordNotification(id: string, delivery: NotificationDelivery): Promise<void>;
+  /**
+   * Records the attempt count while running, with the attempts so far and, for an upgraded
+   * phase, its new time budget in ms (crash recovery reads it).
+   */
+  setAttempts(
+    id: string,
+    attempts: number,
+    opts?: { attemptLog?: AttemptRecord[]; timeoutMs?: number },
+  ): Promise<void>;
   /**
    * Writes the terminal state; an output over the cap is stored as a prefix with
    * `output_truncated`. @returns the final execution, with the complete `output`.
+   * @throws NotFoundError `execution_not_found` when no execution has this id.
    */
   finish(id: string, end: ExecutionEnd): Promise<Execution>;
   /**

@@ -1,7 +1,9 @@
 /**
  * The executor (README "Time limits" and "Errors"): runs a skill's registered handler with a
- * time limit and retries, writing each lifecycle step (`pending` → `running` → `success` |
- * `error` | `timeout`) to `skill_executions`. One executor per process; handlers are registered
+ * time limit and retries, writing each lifecycle step (`running` → `success` | `error` |
+ * `timeout`, with `pending` first for executions awaiting approval) to `skill_executions`. The
+ * `running` row is written before the handler starts, so a crash never loses an execution
+ * (docs/execution.md#what-an-execution-costs). One executor per process; handlers are registered
  * by name (`registerHandler`), and `handlerCode` only ever names one — user-supplied source is
  * never evaluated.
  *
@@ -12,20 +14,27 @@
  * executor still waits past the deadline for that service to report a run it stopped itself.
  * The grace is internal and never shown.
  */
-import {
-  ConflictError,
-  DisabledError,
-  ExecutionFailure,
-  InvalidInputError,
-  NotFoundError,
-} from "../../errors.js";
+import { ConflictError, DisabledError, InvalidInputError, NotFoundError } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
 import { isBuiltin } from "../registry/tool-resolver.js";
-import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
-import { runAttempt, sleepUnlessAborted } from "./execution-attempt.js";
+import type {
+  AttemptLimits,
+  AttemptRecord,
+  CallerContext,
+  Execution,
+  Skill,
+  SkillHandler,
+} from "../types.js";
+import {
+  exhaustedResource,
+  reportedLimits,
+  upgradedLimits,
+  upgradeEnabled,
+} from "./auto-upgrade.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
 import { ADMIT_ALL, type ExecutionAdmission } from "./limits.js";
+import { type PhaseDeps, runPhase } from "./phase.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -35,7 +44,7 @@ export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_RETRY_BACKOFF_MS = 1_000;
 
 /** Message of an execution its caller cancelled (docs/execution.md#outcomes). */
-export const CANCELLED_MESSAGE = "cancelled: the caller went away before the skill finished";
+export { CANCELLED_MESSAGE } from "./phase.js";
 
 /** Options of {@link Executor}. */
 export interface ExecutorOptions {
@@ -55,6 +64,11 @@ export interface ExecutorOptions {
   metrics?: Pick<Metrics, "countExecution">;
   /** Per-key limits asked before an execution is written (docs/rate-limits.md); default none. */
   admission?: ExecutionAdmission;
+  /**
+   * Told of each execution that starts waiting for approval (docs/approval-notifications.md);
+   * must return at once (work goes on in the background) and never throw.
+   */
+  onApprovalRequested?: (execution: Execution, skill: Skill) => void;
 }
 
 /** Runs skills and records their executions. */
@@ -73,10 +87,12 @@ export class Executor {
   private readonly isCustomExecutionEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
   private readonly admission: ExecutionAdmission;
+  private readonly onApprovalRequested: ExecutorOptions["onApprovalRequested"];
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
     this.admission = opts.admission ?? ADMIT_ALL;
+    this.onApprovalRequested = opts.onApprovalRequested;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
     this.isCustomExecutionEnabled = opts.isCustomExecutionEnabled ?? (async () => true);
@@ -193,7 +209,7 @@ export class Executor {
       run: true,
     });
     try {
-      const row = await this.store.create(skill, input, ctx, { timeoutMs: limit });
+      const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
       return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
     } finally {
       await ticket.settle();
@@ -225,7 +241,12 @@ export class Executor {
       run: false,
     });
     await ticket.settle();
-    return this.store.create(skill, input, ctx, { approval: "required", timeoutMs: limit });
+    const pending = await this.store.create(skill, input, ctx, {
+      approval: "required",
+      timeoutMs: limit,
+    });
+    this.onApprovalRequested?.(pending, skill);
+    return pending;
   }
 
   /**
@@ -245,7 +266,7 @@ export class Executor {
       run: true,
     });
     try {
-      if (!(await this.store.claimApproval(execution.id, "approved"))) {
+      if (!(await this.store.startApproved(execution.id, limit))) {
         throw new ConflictError(
           `Execution ${execution.id} is not awaiting approval`,
           "not_awaiting_approval",
@@ -298,7 +319,7 @@ export class Executor {
     return execution;
   }
 
-  /** Runs a created row to its terminal status and reports it to the metrics. */
+  /** Runs a row already marked `running` to its terminal status and reports it to the metrics. */
   private async run(
     id: string,
     skill: Skill,
@@ -307,16 +328,17 @@ export class Executor {
     limit: number,
     signal?: AbortSignal,
   ): Promise<Execution> {
-    return this.counted(await this.runAttempts(id, skill, input, ctx, limit, signal));
+    return this.counted(await this.runPhases(id, skill, input, ctx, limit, signal));
   }
 
   /**
-   * Runs the attempts of a created row within `limit` ms and writes the outcome. Retryable
-   * failures are retried while attempts remain and the backoff (1 s × attempt, or the service's
-   * Retry-After when longer) ends before the deadline. `cancel` aborting ends it as `error`
-   * `cancelled`. Never throws for handler failures.
+   * Runs a row already marked `running` within `limit` ms and writes the outcome: one phase of attempts
+   * (docs/execution.md#retries), and for a sandbox skill whose run ran out of time or memory, one
+   * upgraded phase with doubled limits (docs/execution.md#auto-upgrade). Never throws for
+   * handler failures; a storage failure mid-run leaves an `internal_error` row and propagates.
+   * `cancel` aborting ends it as `error` `cancelled` (never upgraded).
    */
-  private async runAttempts(
+  private async runPhases(
     id: string,
     skill: Skill,
     input: unknown,
@@ -324,81 +346,47 @@ export class Executor {
     limit: number,
     cancel?: AbortSignal,
   ): Promise<Execution> {
-    const handler = this.handlers.get(skill.handlerCode)!;
-    const grace = this.timings.get(skill.handlerCode)?.graceMs ?? 0;
-    await this.store.markRunning(id, limit);
+    const timing = this.timings.get(skill.handlerCode);
+    const log: AttemptRecord[] = [];
+    const deps: PhaseDeps = {
+      handler: this.handlers.get(skill.handlerCode)!,
+      graceMs: timing?.graceMs ?? 0,
+      placement: timing?.sandbox ? "sandbox" : "direct",
+      clock: this.clock,
+      maxAttempts: this.maxRetries,
+      retryBackoffMs: this.retryBackoffMs,
+      setAttempts: (attempts, attemptLog) => this.store.setAttempts(id, attempts, { attemptLog }),
+      cancel,
+    };
     const started = this.clock();
-    const deadline = started + limit;
-    const timedOut = `Skill execution timed out after ${limit} ms`;
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new ExecutionFailure(timedOut, { status: "timeout" })),
-      limit + grace,
-    );
-    const cancelled = new ExecutionFailure(CANCELLED_MESSAGE, { code: "cancelled" });
-    const onCancel = () => controller.abort(cancelled);
-    if (cancel?.aborted) onCancel();
-    else cancel?.addEventListener("abort", onCancel, { once: true });
-    let attempt = 0;
     try {
-      for (;;) {
-        if (controller.signal.reason === cancelled)
-          return await this.store.finish(id, {
-            status: "error",
-            errorMessage: CANCELLED_MESSAGE,
-            errorCode: "cancelled",
-            durationMs: this.clock() - started,
-            attempts: attempt,
+      let limits: AttemptLimits = { timeoutMs: limit, memoryMb: null };
+      let phase = await runPhase(deps, id, skill, input, ctx, limits, null, log);
+      const reason = phase.failure && !phase.aborted ? exhaustedResource(phase.failure) : undefined;
+      if (reason && upgradeEnabled(timing?.sandbox, skill, input)) {
+        const next = upgradedLimits(
+          reason,
+          limits,
+          reportedLimits(phase.failure?.output),
+          timing?.maxLimitMs,
+        );
+        if (next) {
+          limits = next;
+          await this.store.setAttempts(id, log.length + 1, {
+            attemptLog: log,
+            timeoutMs: next.timeoutMs,
           });
-        attempt++;
-        if (attempt > 1) await this.store.setAttempts(id, attempt);
-        const outcome = await runAttempt(handler, input, {
-          ...ctx,
-          executionId: id,
-          signal: controller.signal,
-          skill,
-          attempt,
-          timeoutMs: Math.max(1, deadline - this.clock()),
-        });
-        const durationMs = this.clock() - started;
-        if (outcome.ok) {
-          return await this.store.finish(id, {
-            status: "success",
-            output: outcome.output,
-            durationMs,
-            attempts: attempt,
-          });
+          phase = await runPhase(deps, id, skill, input, ctx, limits, reason, log);
         }
-        const failure = outcome.failure;
-        // Cancelled by the caller: the top of the loop records it.
-        if (controller.signal.reason === cancelled) continue;
-        if (controller.signal.aborted || failure.status === "timeout") {
-          return await this.store.finish(id, {
-            status: "timeout",
-            output: failure.output,
-            errorMessage: timedOut,
-            errorCode: "timeout",
-            durationMs,
-            attempts: attempt,
-          });
-        }
-        const backoff = Math.max(this.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
-        if (failure.retryable && attempt < this.maxRetries && this.clock() + backoff < deadline) {
-          await sleepUnlessAborted(backoff, controller.signal);
-          if (!controller.signal.aborted || controller.signal.reason === cancelled) continue;
-        }
-        const end = await this.store.finish(id, {
-          status: controller.signal.aborted ? "timeout" : "error",
-          output: failure.output,
-          errorMessage: controller.signal.aborted ? timedOut : failure.message,
-          errorCode: controller.signal.aborted ? "timeout" : failure.code,
-          durationMs: this.clock() - started,
-          attempts: attempt,
-        });
-        if (!controller.signal.aborted && failure.retryAfterS !== undefined)
-          this.retryHints.set(end, failure.retryAfterS);
-        return end;
       }
+      const end = await this.store.finish(id, {
+        ...phase.end,
+        durationMs: this.clock() - started,
+        attempts: log.length,
+        attemptLog: log,
+      });
+      if (phase.retryAfterS !== undefined) this.retryHints.set(end, phase.retryAfterS);
+      return end;
     } catch (err) {
       // A storage failure mid-run: still try to leave a terminal row behind.
       await this.store
@@ -407,14 +395,11 @@ export class Executor {
           errorMessage: `internal error: ${(err as Error).message}`,
           errorCode: "internal_error",
           durationMs: this.clock() - started,
-          attempts: attempt,
+          attempts: log.length,
+          attemptLog: log,
         })
         .catch(() => undefined);
       throw err;
-    } finally {
-      clearTimeout(timer);
-      cancel?.removeEventListener("abort", onCancel);
-      if (!controller.signal.aborted) controller.abort(new Error("execution finished"));
     }
   }
 }

@@ -3,6 +3,7 @@
  * execution from what the call asks, the skill's own limit, the handler's default and maximum.
  */
 import type { Skill } from "../types.js";
+import type { SandboxNeeds } from "./auto-upgrade.js";
 
 /** How the executor times the runs of one handler. Units: ms. */
 export interface HandlerTiming {
@@ -20,6 +21,11 @@ export interface HandlerTiming {
    * stopped at the limit (container start and removal, the HTTP round trip). Default 0.
    */
   graceMs?: number;
+  /**
+   * Set by handlers whose work runs on the sandbox host: their attempts are placed `sandbox`, and
+   * may upgrade (docs/execution.md#placement). Unset = `direct` (in process).
+   */
+  sandbox?: SandboxNeeds;
 }
 
 /**

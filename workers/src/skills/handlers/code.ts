@@ -16,7 +16,7 @@
  */
 
 import { ExecutionFailure } from "../../errors.js";
-import { attemptLimit, outcomeOf, runOnHost } from "../builtins/sandbox.js";
+import { attemptLimit, memoryOf, outcomeOf, runOnHost } from "../builtins/sandbox.js";
 import type { BuiltinEnv } from "../builtins/types.js";
 import type { CodeHandlerSpec, HandlerContext, SkillHandler } from "../types.js";
 
@@ -131,7 +131,7 @@ export function createCodeHandler(deps: BuiltinEnv): SkillHandler {
         code: runnerProgram(spec.language, spec.code, JSON.stringify(input ?? null)),
         timeoutMs,
         networkEnabled: false,
-        ...(spec.memoryMb !== null ? { memoryLimit: spec.memoryMb } : {}),
+        ...memoryOf(ctx, spec.memoryMb),
       },
       ctx,
     );

@@ -4,6 +4,7 @@
  * `webhook-timestamp` (seconds since the epoch) and `webhook-signature: v1,<base64 HMAC-SHA256 of
  * "<id>.<timestamp>.<body>">` keyed with the decoded secret bytes. Web Crypto only (Node and Workers).
  */
+import { InvalidInputError } from "../../errors.js";
 
 /** Prefix of a Standard Webhooks secret. */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -22,6 +23,29 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
   return out;
+}
+
+/**
+ * Checks a Standard Webhooks secret given by an operator: `whsec_` + base64 of 24 to 64 bytes.
+ * @param field the request field named in the error.
+ * @throws InvalidInputError `invalid_webhook_secret` when it is missing or malformed.
+ */
+export function requireWebhookSecret(secret: string | null | undefined, field: string): void {
+  let bytes = 0;
+  if (secret?.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    try {
+      bytes = fromBase64(secret.slice(WEBHOOK_SECRET_PREFIX.length)).length;
+    } catch {
+      bytes = 0;
+    }
+  }
+  if (bytes < 24 || bytes > 64) {
+    throw new InvalidInputError(
+      `${field} must be a Standard Webhooks secret: whsec_ followed by base64 of 24 to 64 bytes`,
+      [{ field, message: secret ? "malformed" : "required with a webhook URL" }],
+      "invalid_webhook_secret",
+    );
+  }
 }
 
 /** A new random signing secret, `whsec_<base64 of 32 bytes>`. */

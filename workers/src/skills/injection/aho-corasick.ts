@@ -7,10 +7,15 @@
  * States are numbered breadth-first, so the shallow states where a scan spends most of its time
  * are the low ids: they get dense rows of the full automaton (failure links folded in) and a
  * step costs one array read. Deeper goto edges live in an open-addressing hash of typed arrays.
+ * A transition's target carries a flag bit when a pattern ends there or on its failure chain, so
+ * that a step to a state with nothing to report reads nothing else.
  */
 
 /** Entries of the dense transition table (states × alphabet): 1 MB of int32 per matcher. */
 const DENSE_BUDGET = 262_144;
+/** Set on a transition target from which something is reported (states stay below 2^30). */
+const REPORTS = 1 << 30;
+const STATE = REPORTS - 1;
 
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
@@ -121,9 +126,16 @@ export class AhoCorasick {
       }
     }
     this.seenState = new Uint32Array(n);
+    // Flag the transition targets that report (only now are all `report` entries known).
+    const flag = (v: number) => (v >= 0 && this.report[v]! > 0 ? v | REPORTS : v);
+    for (let i = 0; i < this.dense.length; i++) this.dense[i] = flag(this.dense[i]!);
+    for (let i = 1; i < this.slots.length; i += 2) this.slots[i] = flag(this.slots[i]!);
   }
 
-  /** The goto edge of `state` on `sym`, or -1 (the trie only, no failure links). */
+  /**
+   * The goto edge of `state` on `sym`, or -1 (the trie only, no failure links); once built, the
+   * target carries the REPORTS flag.
+   */
   private goto(state: number, sym: number): number {
     const key = state * this.alphabet + sym;
     const slots = this.slots;
@@ -163,9 +175,10 @@ export class AhoCorasick {
         state = 0;
         continue;
       }
-      if (state < denseStates) state = dense[state * alphabet + sym]!;
+      let next: number;
+      if (state < denseStates) next = dense[state * alphabet + sym]!;
       else {
-        let next = this.goto(state, sym);
+        next = this.goto(state, sym);
         while (next < 0) {
           state = fail[state]!;
           if (state < denseStates) {
@@ -174,8 +187,9 @@ export class AhoCorasick {
           }
           next = this.goto(state, sym);
         }
-        state = next;
       }
+      state = next & STATE;
+      if ((next & REPORTS) === 0) continue;
       for (let t = report[state]!; t > 0 && seenState[t] !== q; t = dict[t]!) {
         seenState[t] = q;
         for (const id of outputs[t]!) visit(id);

@@ -1,92 +1,118 @@
 /**
- * The scoring core of the injection index (see injection-index.ts for the algorithm): features,
- * the Aho-Corasick matcher, static scores and per-request scratch of one candidate list. Cores
- * are cached by a fingerprint of the candidates' scoring fields, so a registry reload with
- * unchanged skills (a new snapshot every cache TTL) reuses the core instead of rebuilding it.
+ * The scoring core of the injection index (see injection-index.ts for the algorithm): answers
+ * "the best k candidates for this request" over one version of a {@link CoreState}. Cores are
+ * identified by a fingerprint of their candidates that does not depend on slot order, so a
+ * registry reload with unchanged candidates reuses a core, and a core stored in the KV-style cache
+ * can be matched to the candidates of another instance (injection-serial.ts).
  */
 import type { RequestProvider } from "../../formats/types.js";
-import type { Skill } from "../types.js";
-import { AhoCorasick } from "./aho-corasick.js";
-import { buildFeatures, type Feature, type FeatureSet } from "./injection-features.js";
+import { buildCoreState, type CoreState, type ScorableCandidate } from "./injection-features.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
-import { TokenTable } from "./token-table.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;
 const EMPTY = new Int32Array(0);
 
-/** Scoring state of one candidate list (positions are candidate ids). */
+/** An order-independent fingerprint: sums of two per-candidate hashes, and the count. */
+export interface Fingerprint {
+  a: number;
+  b: number;
+  count: number;
+}
+
+/** The two 32-bit hashes (FNV-1a, two offsets) of what scoring reads from a candidate. */
+export function candidateHash(c: ScorableCandidate): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      a = Math.imul(a ^ ch, 0x01000193);
+      b = Math.imul(b ^ ch, 0x0100019b);
+    }
+    a = Math.imul(a ^ 0x1f, 0x01000193);
+    b = Math.imul(b ^ 0x1f, 0x0100019b);
+  };
+  mix(c.id);
+  mix(c.name);
+  mix(c.description);
+  for (const t of c.tags) mix(t);
+  mix(String(c.installCount));
+  return [a >>> 0, b >>> 0];
+}
+
+/** The fingerprint of a candidate set. */
+export function fingerprintOf(candidates: readonly ScorableCandidate[]): Fingerprint {
+  let a = 0;
+  let b = 0;
+  for (const c of candidates) {
+    const [ha, hb] = candidateHash(c);
+    a = (a + ha) >>> 0;
+    b = (b + hb) >>> 0;
+  }
+  return { a, b, count: candidates.length };
+}
+
+/** A fingerprint as a cache key. */
+export function fingerprintKey(f: Fingerprint): string {
+  return `${f.count}.${f.a.toString(36)}.${f.b.toString(36)}`;
+}
+
+/** Scoring over one version of a core state (positions are slots). */
 export class ScoringCore {
-  readonly fingerprint: string;
-  private readonly features: Feature[];
-  private readonly tokenTable: TokenTable;
-  private readonly reasonFeature: Map<string, number>;
-  /** Aho-Corasick pattern id → feature id. */
-  private readonly patternFeature: Int32Array;
-  private readonly matcher: AhoCorasick;
-  private readonly frequent: number[];
-  private readonly staticScore: Int32Array;
-  /** Position of each candidate in tie-break order (installCount desc, name asc). */
-  private readonly tieRank: Int32Array;
-  private readonly hints: Record<RequestProvider, Int8Array>;
-  private readonly freqStart: Int32Array;
-  private readonly freqFeature: Int32Array;
-  private readonly freqPoints: Int8Array;
-  /** Per provider: `S + hint` per candidate, and candidates in static order. */
+  readonly key: string;
   private readonly statics: Partial<
     Record<RequestProvider, { base: Int32Array; order: Int32Array }>
   > = {};
-  // Per-request scratch: points gained from present features (packed `query << 16 | points`, one
-  // array read per posting), the candidates touched, and the features present.
-  private readonly gain: Int32Array;
-  private readonly touched: Int32Array;
-  private nTouched = 0;
-  private readonly activeStamp: Uint32Array;
-  private query = 0;
 
-  constructor(candidates: readonly Skill[], fingerprint: string) {
-    const f: FeatureSet = buildFeatures(candidates);
-    this.fingerprint = fingerprint;
-    this.features = f.features;
-    this.tokenTable = new TokenTable(f.tokenFeature);
-    this.reasonFeature = f.reasonFeature;
-    this.patternFeature = f.patternFeature;
-    this.matcher = new AhoCorasick(f.patterns);
-    this.frequent = f.frequent;
-    this.staticScore = f.staticScore;
-    this.tieRank = f.tieRank;
-    this.hints = f.hints;
-    this.freqStart = f.freqStart;
-    this.freqFeature = f.freqFeature;
-    this.freqPoints = f.freqPoints;
-    this.gain = new Int32Array(candidates.length);
-    this.touched = new Int32Array(candidates.length);
-    this.activeStamp = new Uint32Array(this.features.length);
+  constructor(
+    readonly state: CoreState,
+    readonly fingerprint: Fingerprint,
+  ) {
+    this.key = fingerprintKey(fingerprint);
   }
 
-  /** `S + hint` and the static order (by it desc, then tie-break rank), built per provider on first use. */
-  private staticsFor(provider: RequestProvider): { base: Int32Array; order: Int32Array } {
+  /** Builds a core from scratch (slot = position in `candidates`). */
+  static build(candidates: readonly ScorableCandidate[]): ScoringCore {
+    return new ScoringCore(buildCoreState(candidates), fingerprintOf(candidates));
+  }
+
+  /** The statics already built for `provider` (used by incremental updates), if any. */
+  builtStatics(provider: RequestProvider): { base: Int32Array; order: Int32Array } | undefined {
+    return this.statics[provider];
+  }
+
+  /** Installs statics computed elsewhere (incremental updates). */
+  setStatics(provider: RequestProvider, statics: { base: Int32Array; order: Int32Array }): void {
+    this.statics[provider] = statics;
+  }
+
+  /**
+   * `S + hint` per slot and the live slots in static order (by it desc, then tie-break rank),
+   * built per provider on first use.
+   */
+  staticsFor(provider: RequestProvider): { base: Int32Array; order: Int32Array } {
     const cached = this.statics[provider];
     if (cached) return cached;
-    const hint = this.hints[provider];
-    const base = this.staticScore.map((v, i) => v + hint[i]!);
-    const order = Int32Array.from(
-      Array.from({ length: base.length }, (_, i) => i).sort(
-        (a, b) => base[b]! - base[a]! || this.tieRank[a]! - this.tieRank[b]!,
-      ),
+    const { staticScore, hints, tieRank, tieOrder } = this.state;
+    const hint = hints[provider];
+    const base = staticScore.map((v, i) => v + hint[i]!);
+    const order = Int32Array.from(tieOrder).sort(
+      (a, b) => base[b]! - base[a]! || tieRank[a]! - tieRank[b]!,
     );
     const built = { base, order };
     this.statics[provider] = built;
     return built;
   }
 
-  /** Adds the postings of `f` to `gain`, listing newly touched candidates. */
-  private gainFeature(f: Feature, q: number): void {
-    const { gain, touched } = this;
-    const { ids, points } = f;
+  /** Adds the postings of feature `fid` to `gain`, listing newly touched slots. */
+  private gainFeature(fid: number, q: number): void {
+    const { scratch } = this.state.shared;
+    const { gain, touched } = scratch;
+    const { ids, points } = this.state.postings;
     const tag = q << 16;
-    let nt = this.nTouched;
-    for (let i = 0; i < ids.length; i++) {
+    let nt = scratch.nTouched;
+    for (let i = this.state.featStart[fid]!, end = i + this.state.featLen[fid]!; i < end; i++) {
       const id = ids[i]!;
       const v = gain[id]!;
       if (v >>> 16 === q) gain[id] = v + points[i]!;
@@ -95,32 +121,33 @@ export class ScoringCore {
         touched[nt++] = id;
       }
     }
-    this.nTouched = nt;
+    scratch.nTouched = nt;
   }
 
-  /** Points of candidate `id` from frequent features absent in request `q` (computed on demand). */
+  /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
   private lossOf(id: number, q: number): number {
-    const { freqFeature, freqPoints, activeStamp } = this;
+    const { freqStart, freqEnd, freq, shared } = this.state;
+    const { ids, points } = freq;
+    const activeStamp = shared.scratch.activeStamp;
     let loss = 0;
-    for (let i = this.freqStart[id]!, end = this.freqStart[id + 1]!; i < end; i++) {
-      if (activeStamp[freqFeature[i]!] !== q) loss += freqPoints[i]!;
+    for (let i = freqStart[id]!, end = freqEnd[id]!; i < end; i++) {
+      if (activeStamp[ids[i]!] !== q) loss += points[i]!;
     }
     return loss;
   }
 
   /** Marks feature `fid` present; rare features are applied at once. */
   private markPresent(fid: number | undefined, q: number): void {
-    if (fid === undefined || this.activeStamp[fid] === q) return;
-    this.activeStamp[fid] = q;
-    const f = this.features[fid]!;
-    if (!f.frequent) this.gainFeature(f, q);
+    const stamps = this.state.shared.scratch.activeStamp;
+    if (fid === undefined || fid >= this.state.featureCount || stamps[fid] === q) return;
+    stamps[fid] = q;
+    if (this.state.featFrequent[fid] !== 1) this.gainFeature(fid, q);
   }
 
   /**
-   * The best `k` candidates with score >= {@link AUTO_MIN_SCORE} that `accept` (called only for
-   * candidates that would enter the top `k`), ordered by score desc, then tie-break rank
-   * (installCount desc, name asc; docs/scoring.md#selection). Not re-entrant: one request at a time
-   * per core.
+   * The best `k` slots with score >= {@link AUTO_MIN_SCORE} that `accept` (called only for slots
+   * that would enter the top `k`), ordered by score desc, then tie-break rank (installCount desc,
+   * name asc; docs/scoring.md#selection). Not re-entrant: one request at a time per core family.
    */
   top(
     ctx: ScoringContext,
@@ -128,27 +155,36 @@ export class ScoringCore {
     accept: (id: number) => boolean,
   ): { id: number; score: number }[] {
     const q = this.nextQuery();
-    const { gain, touched, activeStamp, features, tieRank } = this;
-    this.nTouched = 0;
-    this.matcher.search(ctx.text, (pid) => this.markPresent(this.patternFeature[pid], q));
-    this.tokenTable.scan(ctx.text, (fid) => this.markPresent(fid, q));
+    const { state } = this;
+    const { featLen, featureCount, tieRank, shared, frequent } = state;
+    const { scratch } = shared;
+    const { gain, touched, activeStamp } = scratch;
+    scratch.nTouched = 0;
+    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], q));
+    if (state.extraCount > 0)
+      shared.extra.search(
+        ctx.text,
+        (pid) => this.markPresent(shared.extraFeature[pid], q),
+        state.extraCount,
+      );
+    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, q));
     for (const t of ctx.reasonTokens) {
-      const fid = this.reasonFeature.get(t);
-      if (fid !== undefined) this.gainFeature(features[fid]!, q);
+      const fid = shared.reason.get(t);
+      if (fid !== undefined && fid < featureCount) this.gainFeature(fid, q);
     }
     let activeLen = 0;
     let missingLen = 0;
-    for (const fid of this.frequent) {
-      if (activeStamp[fid] === q) activeLen += features[fid]!.ids.length;
-      else missingLen += features[fid]!.ids.length;
+    for (const fid of frequent) {
+      if (activeStamp[fid] === q) activeLen += featLen[fid]!;
+      else missingLen += featLen[fid]!;
     }
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
     const staticMode = activeLen > missingLen;
-    for (const fid of this.frequent) {
-      const active = activeStamp[fid] === q;
-      if (!staticMode && active) this.gainFeature(features[fid]!, q);
+    if (!staticMode) {
+      for (const fid of frequent) if (activeStamp[fid] === q) this.gainFeature(fid, q);
     }
-    const base = staticMode ? this.staticsFor(ctx.provider).base : this.hints[ctx.provider];
+    const statics = staticMode ? this.staticsFor(ctx.provider) : undefined;
+    const base = statics ? statics.base : state.hints[ctx.provider];
     const top: { id: number; score: number }[] = [];
     // The current k-th entry; a candidate must beat it (score, then tie-break rank).
     let worstScore = MIN_SCORE;
@@ -169,10 +205,10 @@ export class ScoringCore {
         worstRank = tieRank[top[k - 1]!.id]!;
       }
     };
-    // Untouched candidates in static order: exact score = S + hint − loss <= S + hint, so the walk
-    // stops once the bound cannot beat the current k-th. A first walk fills the top `k` before the
-    // touched candidates are scored, so that few of those reach the (costlier) filters.
-    const order = staticMode ? this.staticsFor(ctx.provider).order : EMPTY;
+    // Untouched slots in static order: exact score = S + hint − loss <= S + hint, so the walk stops
+    // once the bound cannot beat the current k-th. A first walk fills the top `k` before the
+    // touched slots are scored, so that few of those reach the (costlier) filters.
+    const order = statics ? statics.order : EMPTY;
     let pos = 0;
     const walk = (fill: boolean) => {
       for (; pos < order.length; pos++) {
@@ -190,7 +226,7 @@ export class ScoringCore {
       }
     };
     walk(true);
-    for (let i = 0, nt = this.nTouched; i < nt; i++) {
+    for (let i = 0, nt = scratch.nTouched; i < nt; i++) {
       const id = touched[i]!;
       const bound = base[id]! + (gain[id]! & 0xffff);
       if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) continue;
@@ -202,58 +238,51 @@ export class ScoringCore {
     return top;
   }
 
-  /** Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). */
+  /**
+   * Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). Grows the
+   * shared scratch when this version has more slots or features than it holds.
+   */
   private nextQuery(): number {
-    this.query++;
-    if (this.query > 0x7fff) {
-      this.gain.fill(0);
-      this.activeStamp.fill(0);
-      this.query = 1;
+    const { scratch } = this.state.shared;
+    if (scratch.gain.length < this.state.slotCount) {
+      const size = Math.max(this.state.slotCount, scratch.gain.length * 2);
+      scratch.gain = new Int32Array(size);
+      scratch.touched = new Int32Array(size);
+      scratch.activeStamp.fill(0);
+      scratch.query = 0;
     }
-    return this.query;
-  }
-}
-
-/**
- * A fingerprint of everything scoring reads from `candidates`, in order: id, name, description,
- * tags and installCount (two FNV-1a 32-bit hashes and the count).
- */
-export function candidatesFingerprint(candidates: readonly Skill[]): string {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x0100019b);
+    if (scratch.activeStamp.length < this.state.featureCount) {
+      const size = Math.max(this.state.featureCount, scratch.activeStamp.length * 2);
+      scratch.activeStamp = new Uint32Array(size);
+      scratch.gain.fill(0);
+      scratch.query = 0;
     }
-    a = Math.imul(a ^ 0x1f, 0x01000193);
-    b = Math.imul(b ^ 0x1f, 0x0100019b);
-  };
-  for (const s of candidates) {
-    mix(s.id);
-    mix(s.name);
-    mix(s.description);
-    for (const t of s.tags) mix(t);
-    mix(String(s.installCount));
+    scratch.query++;
+    if (scratch.query > 0x7fff) {
+      scratch.gain.fill(0);
+      scratch.activeStamp.fill(0);
+      scratch.query = 1;
+    }
+    return scratch.query;
   }
-  return `${candidates.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }
 
 const CORE_CACHE_SIZE = 4;
 const cores: ScoringCore[] = [];
 
-/** The core for `candidates`: a cached one with the same fingerprint, or a new one. */
-export function scoringCoreFor(candidates: readonly Skill[]): ScoringCore {
-  const fingerprint = candidatesFingerprint(candidates);
-  const at = cores.findIndex((c) => c.fingerprint === fingerprint);
-  if (at >= 0) {
-    const [hit] = cores.splice(at, 1);
-    cores.unshift(hit!);
-    return hit!;
-  }
-  const core = new ScoringCore(candidates, fingerprint);
+/** A cached core with this fingerprint key (most recently used first), if any. */
+export function cachedCore(key: string): ScoringCore | undefined {
+  const at = cores.findIndex((c) => c.key === key);
+  if (at < 0) return undefined;
+  const [hit] = cores.splice(at, 1);
+  cores.unshift(hit!);
+  return hit;
+}
+
+/** Keeps `core` among the last few cores, by fingerprint. */
+export function rememberCore(core: ScoringCore): void {
+  const at = cores.findIndex((c) => c.key === core.key);
+  if (at >= 0) cores.splice(at, 1);
   cores.unshift(core);
   if (cores.length > CORE_CACHE_SIZE) cores.pop();
-  return core;
 }

@@ -1,8 +1,9 @@
 /**
  * The injection index of one registry snapshot (docs/scoring.md#how-the-index-computes-it). Scoring
  * is a sum of per-feature points: context tokens (+2 per name token, +1 per description token),
- * patterns found in the context (+6 verbatim name, +3 per tag, by one Aho-Corasick pass), reason
- * tokens (+2 per name or tag token) and a provider hint. Each feature has a posting list.
+ * patterns found in the context (+6 verbatim name, +3 per tag, by one Aho-Corasick pass, plus a
+ * substring table for patterns added since the index was built), reason tokens (+2 per name or tag
+ * token) and a provider hint. Each feature has a posting list.
  *
  * Short ("rare") postings are added per request. Long ("frequent") ones — words such as "the"
  * that occur in most descriptions — would make every request touch every skill, so they are
@@ -14,13 +15,32 @@
  * beat the current fifth (a threshold scan, as in Fagin's threshold algorithm). Otherwise the
  * postings of the present frequent features are added like rare ones. Only a name's competing
  * version can win (docs/registry.md#visibility-and-shadowing), so only potential winners are
- * indexed. Results equal `scoreAutoSkill` (scoring.ts) exactly; a unit test checks that on random
- * data.
+ * indexed. Results equal `scoreAutoSkill` (scoring.ts) exactly; unit tests check that on random
+ * data, and that an index updated change by change answers as one built from scratch.
+ *
+ * A snapshot derived from the previous one by a few changes (a registry write) gets its index
+ * derived from the previous index (docs/scoring.md#keeping-the-index-current): only the changed
+ * skills are removed from and added to the scoring core, and the tool resolver is derived too.
  */
 
-import { type SkillSource, type ToolResolver, toolResolverFor } from "../registry/tool-resolver.js";
+import { LayeredMap } from "../registry/layered-map.js";
+import {
+  cachedToolResolver,
+  rememberToolResolver,
+  type SkillSource,
+  type SourceChange,
+  type ToolResolver,
+  toolResolverFor,
+} from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
-import { type ScoringCore, scoringCoreFor } from "./injection-core.js";
+import {
+  cachedCore,
+  fingerprintKey,
+  fingerprintOf,
+  rememberCore,
+  ScoringCore,
+} from "./injection-core.js";
+import { deriveCore } from "./injection-update.js";
 import type { ScoringContext } from "./scoring.js";
 
 /** A scored auto candidate. */
@@ -29,25 +49,171 @@ export interface ScoredSkill {
   score: number;
 }
 
+/** True for a potential winner that competes by score (mode `auto`, callable by the model). */
+const isCandidate = (s: Skill) => s.mode === "auto" && s.policy !== "manual";
+/** True for a potential winner that is always injected (mode `on`, callable by the model). */
+const isOn = (s: Skill) => s.mode === "on" && s.policy !== "manual";
+
+/** The resolver and candidates of a snapshot, before its scoring core is chosen. */
+export interface IndexPlan {
+  resolver: ToolResolver;
+  candidates: Skill[];
+  onGlobal: Skill[];
+  onOwn: Map<string, Skill[]>;
+  /** Fingerprint key of the candidates (see injection-core.ts). */
+  key: string;
+}
+
+interface Parts {
+  resolver: ToolResolver;
+  core: ScoringCore;
+  slotSkill: (Skill | undefined)[];
+  slotOf: LayeredMap<string, number>;
+  onGlobal: readonly Skill[];
+  onOwn: ReadonlyMap<string, readonly Skill[]>;
+}
+
 /** Scoring index of one snapshot, over its tool resolver. */
 export class InjectionIndex {
   readonly resolver: ToolResolver;
-  /** Potential winners with mode `auto` and a policy the model may trigger. */
-  private readonly candidates: Skill[] = [];
-  private readonly onGlobal: Skill[] = [];
-  private readonly onOwn = new Map<string, Skill[]>();
-  private readonly core: ScoringCore;
+  readonly core: ScoringCore;
+  /** The candidate in each core slot. */
+  private readonly slotSkill: (Skill | undefined)[];
+  /** Candidate skill id → core slot. */
+  private readonly slotOf: LayeredMap<string, number>;
+  private readonly onGlobal: readonly Skill[];
+  private readonly onOwn: ReadonlyMap<string, readonly Skill[]>;
 
-  constructor(resolver: ToolResolver) {
-    this.resolver = resolver;
+  private constructor(p: Parts) {
+    this.resolver = p.resolver;
+    this.core = p.core;
+    this.slotSkill = p.slotSkill;
+    this.slotOf = p.slotOf;
+    this.onGlobal = p.onGlobal;
+    this.onOwn = p.onOwn;
+  }
+
+  /**
+   * The first half of a build from scratch: the resolver and the candidates of `source`, and the
+   * fingerprint key a scoring core for them must have.
+   */
+  static plan(source: SkillSource): IndexPlan {
+    const resolver = toolResolverFor(source);
+    const candidates: Skill[] = [];
+    const onGlobal: Skill[] = [];
+    const onOwn = new Map<string, Skill[]>();
     for (const s of resolver.potentialWinners()) {
-      if (s.policy === "manual") continue;
-      if (s.mode === "auto") this.candidates.push(s);
-      else if (s.mode === "on" && s.apiKeyId === null) this.onGlobal.push(s);
-      else if (s.mode === "on" && s.apiKeyId !== null)
-        this.onOwn.set(s.apiKeyId, [...(this.onOwn.get(s.apiKeyId) ?? []), s]);
+      if (isCandidate(s)) candidates.push(s);
+      else if (isOn(s) && s.apiKeyId === null) onGlobal.push(s);
+      else if (isOn(s) && s.apiKeyId !== null)
+        onOwn.set(s.apiKeyId, [...(onOwn.get(s.apiKeyId) ?? []), s]);
     }
-    this.core = scoringCoreFor(this.candidates);
+    const key = fingerprintKey(fingerprintOf(candidates));
+    return { resolver, candidates, onGlobal, onOwn, key };
+  }
+
+  /**
+   * Finishes a build: the scoring core is taken from `given` (e.g. one loaded from the KV-style
+   * cache) or the in-process core cache when its fingerprint and slot ids match the candidates;
+   * otherwise it is built.
+   */
+  static fromPlan(plan: IndexPlan, given?: ScoringCore): InjectionIndex {
+    const { resolver, candidates, onGlobal, onOwn, key } = plan;
+    const byId = new Map(candidates.map((s) => [s.id, s]));
+    for (const core of [given, cachedCore(key)]) {
+      if (!core || core.key !== key) continue;
+      const slotSkill = core.state.slotIds.map((id) => (id === null ? undefined : byId.get(id)));
+      if (slotSkill.filter((s) => s !== undefined).length !== candidates.length) continue;
+      rememberCore(core);
+      return new InjectionIndex({
+        resolver,
+        core,
+        slotSkill,
+        slotOf: slotsOf(slotSkill),
+        onGlobal,
+        onOwn,
+      });
+    }
+    const core = ScoringCore.build(candidates);
+    rememberCore(core);
+    return new InjectionIndex({
+      resolver,
+      core,
+      slotSkill: candidates.slice(),
+      slotOf: slotsOf(candidates),
+      onGlobal,
+      onOwn,
+    });
+  }
+
+  /** Builds the index of `source` from scratch ({@link plan}, then {@link fromPlan}). */
+  static build(source: SkillSource, given?: ScoringCore): InjectionIndex {
+    return InjectionIndex.fromPlan(InjectionIndex.plan(source), given);
+  }
+
+  /**
+   * The index of `source`, derived from this one (the index of `source.change.from`).
+   * @returns undefined when the scoring core cannot be derived (it was derived from already).
+   */
+  derive(source: SkillSource & { change: SourceChange }): InjectionIndex | undefined {
+    const resolver =
+      cachedToolResolver(source) ?? rememberToolResolver(this.resolver.derive(source));
+    const { upserted, replaced } = source.change;
+    const gone: Skill[] = [];
+    const come: Skill[] = [];
+    const seen = new Set<string>();
+    for (const s of [...replaced, ...upserted]) {
+      for (const owner of [null, s.apiKeyId]) {
+        const pair = `${owner}\n${s.name}`;
+        if (seen.has(pair)) continue;
+        seen.add(pair);
+        const was = this.resolver.winnersFor(s.name, owner);
+        const now = resolver.winnersFor(s.name, owner);
+        if (was === now) continue;
+        if (was) gone.push(was);
+        if (now) come.push(now);
+      }
+    }
+    const removed = gone
+      .filter(isCandidate)
+      .map((s) => ({ slot: this.slotOf.get(s.id)!, candidate: s }));
+    const added = come.filter(isCandidate);
+    const derived = deriveCore(this.core, { removed, added });
+    if (!derived) return undefined;
+    const slotSkill = this.slotSkill.slice();
+    const moves: [string, number | undefined][] = [];
+    for (const r of removed) {
+      slotSkill[r.slot] = undefined;
+      moves.push([r.candidate.id, undefined]);
+    }
+    added.forEach((s, i) => {
+      slotSkill[derived.slots[i]!] = s;
+      moves.push([s.id, derived.slots[i]!]);
+    });
+    const slotOf = this.slotOf.with(moves);
+    const goneOn = new Set(gone.filter(isOn));
+    const comeOn = come.filter(isOn);
+    const onGlobal = this.onGlobal.filter((s) => !goneOn.has(s));
+    const onOwn = new Map(this.onOwn);
+    for (const s of goneOn) {
+      if (s.apiKeyId === null) continue;
+      const left = (onOwn.get(s.apiKeyId) ?? []).filter((x) => x !== s);
+      if (left.length) onOwn.set(s.apiKeyId, left);
+      else onOwn.delete(s.apiKeyId);
+    }
+    for (const s of comeOn) {
+      if (s.apiKeyId === null) onGlobal.push(s);
+      else onOwn.set(s.apiKeyId, [...(onOwn.get(s.apiKeyId) ?? []), s]);
+    }
+    rememberCore(derived.core);
+    return new InjectionIndex({
+      resolver,
+      core: derived.core,
+      slotSkill,
+      slotOf,
+      onGlobal,
+      onOwn,
+    });
   }
 
   /** The `on` skills that compete for the caller (their names' winning versions). */
@@ -70,28 +236,59 @@ export class InjectionIndex {
     keep: (skill: Skill) => boolean,
     k: number,
   ): ScoredSkill[] {
-    const { candidates, resolver } = this;
-    const accept = (id: number) =>
-      resolver.isWinner(candidates[id]!, apiKeyId) && keep(candidates[id]!);
-    return this.core
-      .top(ctx, k, accept)
-      .map(({ id, score }) => ({ skill: candidates[id]!, score }));
+    const { slotSkill, resolver } = this;
+    const accept = (slot: number) => {
+      const s = slotSkill[slot];
+      return s !== undefined && resolver.isWinner(s, apiKeyId) && keep(s);
+    };
+    return this.core.top(ctx, k, accept).map(({ id, score }) => ({ skill: slotSkill[id]!, score }));
   }
 }
 
-const indexes = new WeakMap<ToolResolver, InjectionIndex>();
+function slotsOf(slotSkill: readonly (Skill | undefined)[]): LayeredMap<string, number> {
+  const out = new Map<string, number>();
+  slotSkill.forEach((s, slot) => {
+    if (s) out.set(s.id, slot);
+  });
+  return LayeredMap.of(out);
+}
+
+const CACHE_SIZE = 4;
+const cache: InjectionIndex[] = [];
+
+/** The cached index of `source`, if any (by generation and skills array). */
+export function cachedInjectionIndex(
+  source: Pick<SkillSource, "generation" | "skills">,
+): InjectionIndex | undefined {
+  return cache.find(
+    (ix) => ix.resolver.generation === source.generation && ix.resolver.skills === source.skills,
+  );
+}
+
+/** Keeps `index` among the last few indexes. */
+export function rememberInjectionIndex(index: InjectionIndex): void {
+  const at = cache.indexOf(index);
+  if (at >= 0) cache.splice(at, 1);
+  cache.unshift(index);
+  if (cache.length > CACHE_SIZE) cache.pop();
+}
 
 /**
- * The index of a snapshot, built on first use and kept as long as the snapshot's resolver is
- * cached ({@link toolResolverFor}: the last few generations). Its scoring core is shared with
- * earlier snapshots whose candidates are unchanged.
+ * The index of a snapshot, cached by generation (and skills array, so two snapshots that reuse a
+ * generation number never share an index); keeps the last few. A snapshot derived from a cached
+ * one gets a derived index; otherwise the index is built, reusing a scoring core whose candidates
+ * are unchanged.
  */
 export function getInjectionIndex(source: SkillSource): InjectionIndex {
-  const resolver = toolResolverFor(source);
-  let index = indexes.get(resolver);
-  if (!index) {
-    index = new InjectionIndex(resolver);
-    indexes.set(resolver, index);
+  const hit = cachedInjectionIndex(source);
+  if (hit) return hit;
+  let index: InjectionIndex | undefined;
+  const change = source.change;
+  if (change) {
+    const parent = cachedInjectionIndex(change.from);
+    index = parent?.derive(source as SkillSource & { change: SourceChange });
   }
+  index ??= InjectionIndex.build(source);
+  rememberInjectionIndex(index);
   return index;
 }

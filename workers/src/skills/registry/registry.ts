@@ -3,10 +3,13 @@
  * builtins, custom and catalog skills, keyed by `name@version` per owner. Reads come from an
  * in-memory {@link RegistrySnapshot} with a 60 s TTL, backed by the KV-style cache (so other
  * instances can share a load); a cold load is idempotent and concurrent loads are de-duplicated
- * (one in flight); every write invalidates both layers, so a write is visible at once on the
- * instance that made it and on every other instance within the TTL. After editing the database by
- * hand, call {@link invalidateCache} (management endpoint `POST /api/skills/cache/invalidate`) or
- * wait 60 s.
+ * (one in flight). A write drops the shared layer and applies its change to this instance's
+ * snapshot at once (a derived snapshot: no reload, and the injection index and tool resolver are
+ * updated rather than rebuilt; docs/scoring.md#keeping-the-index-current), so it is visible at once
+ * on the instance that made it and on every other instance within the TTL. A reload compares the
+ * loaded rows with the snapshot it replaces and derives the new one from the rows that differ.
+ * After editing the database by hand, call {@link invalidateCache} (management endpoint
+ * `POST /api/skills/cache/invalidate`) or wait 60 s.
  */
 import type { Cache } from "../../cache/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
@@ -31,15 +34,23 @@ export interface RegistryOptions {
   /** Builtin declarations, seeded as global skills before the first load. */
   builtins: readonly BuiltinDefinition[];
   clock?: () => number;
+  /**
+   * Called with every new current snapshot before it is served, e.g. to prepare its injection
+   * index; `cause` says whether this instance's write made it or a load did. Errors are ignored.
+   */
+  onSnapshot?: (snapshot: RegistrySnapshot, cause: "write" | "load") => Promise<void> | void;
 }
 
-/** Registry service: cached reads, writes that invalidate. */
+/** Registry service: cached reads, writes applied to the snapshot in memory. */
 export class SkillRegistry {
   private readonly repository: SkillRepository;
   private readonly cache: Cache;
   private readonly clock: () => number;
   private readonly builtins: readonly BuiltinDefinition[];
   private readonly builtinNames: Set<string>;
+  private readonly onSnapshot: RegistryOptions["onSnapshot"];
+  /** The last snapshot served, which the next load compares its rows with. */
+  private last: RegistrySnapshot | null = null;
   private current: { snapshot: RegistrySnapshot; expiresAt: number } | null = null;
   private inFlight: Promise<RegistrySnapshot> | null = null;
   private seeded: Promise<void> | null = null;
@@ -56,6 +67,7 @@ export class SkillRegistry {
     this.cache = opts.cache;
     this.clock = opts.clock ?? Date.now;
     this.builtins = opts.builtins;
+    this.onSnapshot = opts.onSnapshot;
     this.builtinNames = new Set(opts.builtins.flatMap((b) => [b.name, ...(b.aliases ?? [])]));
   }
 
@@ -96,8 +108,10 @@ export class SkillRegistry {
           await this.cache.put(CACHE_KEY, rows, REGISTRY_CACHE_TTL_S);
         }
       }
-      const snapshot = new RegistrySnapshot(rows);
+      const snapshot = this.last ? this.last.reload(rows) : new RegistrySnapshot(rows);
       if (epoch === this.epoch) {
+        if (snapshot !== this.last) await this.announce(snapshot, "load");
+        this.last = snapshot;
         this.current = { snapshot, expiresAt: this.clock() + REGISTRY_CACHE_TTL_S * 1000 };
       }
       return snapshot;
@@ -112,6 +126,37 @@ export class SkillRegistry {
       },
     );
     return p;
+  }
+
+  private async announce(snapshot: RegistrySnapshot, cause: "write" | "load"): Promise<void> {
+    if (!this.onSnapshot) return;
+    try {
+      await this.onSnapshot(snapshot, cause);
+    } catch {
+      // Preparing derived data (an index) must not fail a read or a write.
+    }
+  }
+
+  /**
+   * After a write to the database: drops the shared layer and applies the change to the current
+   * snapshot when it is fresh (else the next read loads).
+   * @param upserted the skills written, as stored; @param removedIds the ids deleted.
+   */
+  private async applyWrite(upserted: Skill[], removedIds: string[]): Promise<void> {
+    this.epoch++;
+    this.inFlight = null;
+    this.bypassShared = true;
+    const cur = this.current;
+    if (cur && cur.expiresAt > this.clock() && cur.snapshot === this.last) {
+      const snapshot = cur.snapshot.apply(upserted, removedIds);
+      this.current = { snapshot, expiresAt: cur.expiresAt };
+      this.last = snapshot;
+      await this.cache.delete(CACHE_KEY);
+      await this.announce(snapshot, "write");
+      return;
+    }
+    this.current = null;
+    await this.cache.delete(CACHE_KEY);
   }
 
   /** Seeds (or refreshes the declared fields of) the builtin skills, once per instance. */
@@ -146,6 +191,7 @@ export class SkillRegistry {
       tags: b.tags,
       installCount: 0,
       timeoutMs: null,
+      autoUpgrade: null,
       apiKeyId: null,
       createdAt: now,
       updatedAt: now,
@@ -166,7 +212,7 @@ export class SkillRegistry {
         "skill_exists",
       );
     }
-    await this.invalidateCache();
+    await this.applyWrite([stored], []);
     return stored;
   }
 
@@ -190,7 +236,7 @@ export class SkillRegistry {
   async update(id: string, patch: SkillPatch): Promise<Skill> {
     const updated = await this.repository.update(id, { ...patch, updatedAt: this.clock() });
     if (!updated) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
-    await this.invalidateCache();
+    await this.applyWrite([updated], []);
     return updated;
   }
 
@@ -201,7 +247,7 @@ export class SkillRegistry {
   async remove(id: string): Promise<void> {
     if (!(await this.repository.delete(id)))
       throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
-    await this.invalidateCache();
+    await this.applyWrite([], [id]);
   }
 
   /**
@@ -214,7 +260,12 @@ export class SkillRegistry {
     const ids = await this.repository.idsFromSource(skill.sourceProvider, skill.sourceRef);
     const others = ids.filter((id) => id !== skill.id);
     if (others.length === 0) return skill;
-    for (const id of others) await this.repository.incrementInstallCount(id);
+    const counted: Skill[] = [];
+    for (const id of others) {
+      const row = await this.repository.incrementInstallCount(id);
+      if (row) counted.push(row);
+    }
+    await this.applyWrite(counted, []);
     return this.update(skill.id, { installCount: others.length + 1 });
   }
 }

@@ -34,6 +34,8 @@ export interface SkillRecord {
   tags: string[];
   installCount: number;
   timeoutMs: number | null;
+  /** Auto-upgrade of sandbox runs; null = the handler's default. */
+  autoUpgrade: boolean | null;
   apiKeyId: string | null;
   createdAt: number;
   updatedAt: number;
@@ -51,6 +53,7 @@ export type SkillPatch = Partial<
     | "tags"
     | "installCount"
     | "timeoutMs"
+    | "autoUpgrade"
     | "handlerSecret"
     | "updatedAt"
   >
@@ -73,8 +76,8 @@ export interface SkillRepository {
   delete(id: string): Promise<boolean>;
   /** The signing secret of an HTTP-handler skill; null when it has none or does not exist. */
   handlerSecret(id: string): Promise<string | null>;
-  /** Adds one to a skill's install count. */
-  incrementInstallCount(id: string): Promise<void>;
+  /** Adds one to a skill's install count. @returns the updated skill, or undefined for an unknown id. */
+  incrementInstallCount(id: string): Promise<Skill | undefined>;
   /** Ids of every skill installed from one catalog item (`origin` + `sourceRef`), any owner. */
   idsFromSource(origin: SkillOrigin, sourceRef: string): Promise<string[]>;
   /**

@@ -1,39 +1,138 @@
 /**
  * An immutable in-memory view of every skill in the registry (all owners), indexed for the hot
  * paths: lookup by id, by name, visibility per API key, version resolution (docs/registry.md).
- * A new snapshot (with a new `generation`) is built after every load; indexes built on top of a
- * snapshot (e.g. the injection index) are keyed by its generation.
+ * A new snapshot (with a new `generation`) is built after every load, or derived from the current
+ * one after a write ({@link RegistrySnapshot.apply}) or a reload that found a few changes
+ * ({@link RegistrySnapshot.reload}); a derived snapshot records its change, so that indexes built
+ * on top of it (the injection index) are updated rather than rebuilt
+ * (docs/scoring.md#keeping-the-index-current).
  */
 import semver from "semver";
 import type { Skill } from "../types.js";
+import { LayeredMap } from "./layered-map.js";
+import type { SkillSource, SourceChange } from "./tool-resolver.js";
 import { resolveVersion } from "./versions.js";
 
 let nextGeneration = 1;
 const NO_SKILLS: readonly Skill[] = [];
 
+/** Highest version first; within a version, a key's own skill before the global one. */
+const byVersion = (a: Skill, b: Skill) =>
+  semver.rcompare(a.version, b.version) || ownerRank(a) - ownerRank(b);
+
 /** Immutable registry view. */
-export class RegistrySnapshot {
+export class RegistrySnapshot implements SkillSource {
   /** Increases with every snapshot built in this process. */
   readonly generation: number;
   readonly skills: readonly Skill[];
-  private readonly byId = new Map<string, Skill>();
+  /** Set on a snapshot derived from another by a few changes. */
+  readonly change?: SourceChange;
+  private readonly byId: LayeredMap<string, Skill>;
   /** name → skills of every owner, highest version first. */
-  private readonly byName = new Map<string, Skill[]>();
+  private readonly byName: LayeredMap<string, readonly Skill[]>;
   private sorted: Skill[] | null = null;
 
   /** @param skills every skill row of the registry, any order. */
-  constructor(skills: readonly Skill[]) {
+  constructor(
+    skills: readonly Skill[],
+    derived?: {
+      byId: LayeredMap<string, Skill>;
+      byName: LayeredMap<string, readonly Skill[]>;
+      change: SourceChange;
+    },
+  ) {
     this.generation = nextGeneration++;
     this.skills = skills;
+    if (derived) {
+      this.byId = derived.byId;
+      this.byName = derived.byName;
+      this.change = derived.change;
+      return;
+    }
+    const byId = new Map<string, Skill>();
+    const byName = new Map<string, Skill[]>();
     for (const skill of skills) {
-      this.byId.set(skill.id, skill);
-      const list = this.byName.get(skill.name);
+      byId.set(skill.id, skill);
+      const list = byName.get(skill.name);
       if (list) list.push(skill);
-      else this.byName.set(skill.name, [skill]);
+      else byName.set(skill.name, [skill]);
     }
-    for (const list of this.byName.values()) {
-      list.sort((a, b) => semver.rcompare(a.version, b.version) || ownerRank(a) - ownerRank(b));
+    for (const list of byName.values()) list.sort(byVersion);
+    this.byId = LayeredMap.of(byId);
+    this.byName = LayeredMap.of<string, readonly Skill[]>(byName);
+  }
+
+  /**
+   * The snapshot after a write: `upserted` skills added (or replacing the skill with the same id)
+   * and `removedIds` gone. Costs O(registry) for the skills array and O(changes) for the rest.
+   * @returns a new snapshot recording the change; this one is unchanged.
+   */
+  apply(upserted: readonly Skill[], removedIds: readonly string[]): RegistrySnapshot {
+    const incoming = new Map(upserted.map((s) => [s.id, s]));
+    const removed = new Set(removedIds.filter((id) => !incoming.has(id)));
+    const replaced: Skill[] = [];
+    for (const id of [...incoming.keys(), ...removed]) {
+      const old = this.byId.get(id);
+      if (old) replaced.push(old);
     }
+    // Positions found by identity (a pointer scan), not by a lookup per skill.
+    const skills = this.skills.slice();
+    const drop: number[] = [];
+    for (const old of replaced) {
+      const at = skills.indexOf(old);
+      if (at < 0) continue;
+      const next = incoming.get(old.id);
+      if (next) {
+        skills[at] = next;
+        incoming.delete(old.id);
+      } else drop.push(at);
+    }
+    for (const at of drop.sort((a, b) => b - a)) skills.splice(at, 1);
+    skills.push(...incoming.values());
+    const gone = new Set(replaced);
+    const lists = new Map<string, Skill[]>();
+    for (const s of [...replaced, ...upserted]) {
+      if (!lists.has(s.name))
+        lists.set(
+          s.name,
+          (this.byName.get(s.name) ?? []).filter((x) => !gone.has(x)),
+        );
+    }
+    for (const s of upserted) lists.get(s.name)!.push(s);
+    const byName = this.byName.with(
+      [...lists].map(([name, list]): [string, readonly Skill[] | undefined] => [
+        name,
+        list.length ? list.sort(byVersion) : undefined,
+      ]),
+    );
+    const byId = this.byId.with([
+      ...upserted.map((s): [string, Skill] => [s.id, s]),
+      ...[...removed].map((id): [string, undefined] => [id, undefined]),
+    ]);
+    return new RegistrySnapshot(skills, {
+      byId,
+      byName,
+      change: { from: { generation: this.generation, skills: this.skills }, upserted, replaced },
+    });
+  }
+
+  /**
+   * The snapshot for freshly loaded `rows`: this snapshot itself when nothing changed (same
+   * skill objects), else one derived from it with the rows that differ. Unchanged rows keep this
+   * snapshot's skill objects (so caches keyed by skill object stay warm).
+   */
+  reload(rows: readonly Skill[]): RegistrySnapshot {
+    const upserted: Skill[] = [];
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.id);
+      const old = this.byId.get(row.id);
+      if (!old || !sameSkill(old, row)) upserted.push(row);
+    }
+    const removedIds: string[] = [];
+    for (const s of this.skills) if (!seen.has(s.id)) removedIds.push(s.id);
+    if (upserted.length === 0 && removedIds.length === 0) return this;
+    return this.apply(upserted, removedIds);
   }
 
   /** Every skill in listing order: name ascending, highest version first, global before owned (memoised). */
@@ -116,4 +215,47 @@ export class RegistrySnapshot {
 /** Own skills sort before global ones of the same version. */
 function ownerRank(skill: Skill): number {
   return skill.apiKeyId === null ? 1 : 0;
+}
+
+/** True when two skill values are equal field by field (JSON values compared deeply). */
+export function sameSkill(a: Skill, b: Skill): boolean {
+  return (
+    a.id === b.id &&
+    a.updatedAt === b.updatedAt &&
+    a.name === b.name &&
+    a.version === b.version &&
+    a.description === b.description &&
+    a.handlerCode === b.handlerCode &&
+    jsonEqual(a.handler, b.handler) &&
+    a.instructions === b.instructions &&
+    a.enabled === b.enabled &&
+    a.mode === b.mode &&
+    a.policy === b.policy &&
+    a.sourceProvider === b.sourceProvider &&
+    a.sourceRef === b.sourceRef &&
+    a.installCount === b.installCount &&
+    a.timeoutMs === b.timeoutMs &&
+    a.apiKeyId === b.apiKeyId &&
+    a.createdAt === b.createdAt &&
+    jsonEqual(a.tags, b.tags) &&
+    jsonEqual(a.schema, b.schema)
+  );
+}
+
+/** Deep equality of JSON values (objects compared key by key, in any order). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka)
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
+  return true;
 }

@@ -5,7 +5,9 @@
  * alias means, and which version of a name competes for injection. A name is parsed once
  * (tool-names.ts); versions are ordered and constraints matched with `semver` by the snapshot.
  * Interception, injection and every other front door resolve names here; a resolver is built once
- * per snapshot generation ({@link toolResolverFor}).
+ * per snapshot generation ({@link toolResolverFor}); the resolver of a snapshot derived from
+ * another by a few changes (a registry write) is derived from the other's resolver
+ * ({@link ToolResolver.derive}), at a cost that depends on the changes, not on the registry's size.
  */
 import {
   emittedToolName,
@@ -14,12 +16,25 @@ import {
   refHash,
 } from "../injection/tool-names.js";
 import type { Skill } from "../types.js";
+import { LayeredMap } from "./layered-map.js";
 import { RegistrySnapshot } from "./snapshot.js";
+
+/** How a source differs from the source it was derived from (incremental index updates). */
+export interface SourceChange {
+  /** The source this one was derived from (its generation and its skills array). */
+  readonly from: { readonly generation: number; readonly skills: readonly Skill[] };
+  /** Skills added or replaced (their new objects). */
+  readonly upserted: readonly Skill[];
+  /** Skills replaced or removed, as the earlier source held them. */
+  readonly replaced: readonly Skill[];
+}
 
 /** The registry view a resolver is built from: every skill row, and the snapshot generation. */
 export interface SkillSource {
   readonly generation: number;
   readonly skills: readonly Skill[];
+  /** Set when this source was derived from an earlier one by a few changes. */
+  readonly change?: SourceChange;
 }
 
 /** Active = may be injected or executed at all: `enabled` and mode not `off` (docs/policies.md). */
@@ -69,63 +84,188 @@ function pickForCaller(
   return global;
 }
 
+const ownKey = (apiKeyId: string, name: string) => `${apiKeyId}\n${name}`;
+/** Emitted tool names, memoised per skill object (shared by every resolver that holds it). */
+const toolNames = new WeakMap<Skill, string>();
+
+/** The winners of one name's versions (highest first): the global one and each owner's. */
+function winnersOf(
+  name: string,
+  list: readonly Skill[],
+): { global: Skill | undefined; own: [string, Skill | undefined][] } {
+  let global: Skill | undefined;
+  const own = new Map<string, Skill | undefined>();
+  for (const s of list) {
+    if (s.apiKeyId === null) {
+      if (global === undefined && isActive(s)) global = s;
+    } else if (own.get(ownKey(s.apiKeyId, name)) === undefined) {
+      own.set(ownKey(s.apiKeyId, name), isActive(s) ? s : undefined);
+    }
+  }
+  return { global, own: [...own] };
+}
+
+/** The lists of `map` at the keys `changed` touches, with `replaced` out and `upserted` in. */
+function patchLists(
+  map: LayeredMap<string, readonly Skill[]>,
+  key: (s: Skill) => string,
+  change: SourceChange,
+): LayeredMap<string, readonly Skill[]> {
+  const gone = new Set(change.replaced);
+  const lists = new Map<string, Skill[]>();
+  for (const s of [...change.replaced, ...change.upserted]) {
+    const k = key(s);
+    if (!lists.has(k))
+      lists.set(
+        k,
+        (map.get(k) ?? []).filter((x) => !gone.has(x)),
+      );
+  }
+  for (const s of change.upserted) lists.get(key(s))!.push(s);
+  return map.with(
+    [...lists].map(([k, l]): [string, readonly Skill[] | undefined] => [
+      k,
+      l.length ? l : undefined,
+    ]),
+  );
+}
+
+/** The maps of a resolver that a derived resolver shares or patches. */
+interface ResolverMaps {
+  snapshot: RegistrySnapshot;
+  byHash: LayeredMap<string, readonly Skill[]> | null;
+  globalWinner: LayeredMap<string, Skill>;
+  ownBest: LayeredMap<string, Skill>;
+  ownNames: LayeredMap<string, ReadonlySet<string>>;
+}
+
 /** Name resolution over one snapshot. */
 export class ToolResolver {
   readonly generation: number;
   readonly skills: readonly Skill[];
   private readonly snapshot: RegistrySnapshot;
   /** Built on the first hash-form lookup (most requests never need it). */
-  private byHash: Map<string, Skill[]> | null = null;
-  /** Emitted tool name of every skill, by skill id. */
-  private readonly toolNames = new Map<string, string>();
+  private byHash: LayeredMap<string, readonly Skill[]> | null;
   /** name → highest active global version. */
-  private readonly globalWinner = new Map<string, Skill>();
-  /** apiKeyId → name → highest active version the key owns. */
-  private readonly ownBest = new Map<string, Map<string, Skill>>();
-  /** Position of a winner in its name's version order (lower = higher version). */
-  private readonly rank = new Map<Skill, number>();
+  private readonly globalWinner: LayeredMap<string, Skill>;
+  /** `apiKeyId \n name` → highest active version the key owns. */
+  private readonly ownBest: LayeredMap<string, Skill>;
+  /** apiKeyId → names the key has a winner of. */
+  private readonly ownNames: LayeredMap<string, ReadonlySet<string>>;
 
-  /** @param source a {@link RegistrySnapshot}, or any view of every skill row. */
-  constructor(source: SkillSource) {
+  /**
+   * @param source a {@link RegistrySnapshot}, or any view of every skill row.
+   * @param derived maps computed by {@link derive} (internal).
+   */
+  constructor(source: SkillSource, derived?: ResolverMaps) {
     this.generation = source.generation;
     this.skills = source.skills;
     this.snapshot =
-      source instanceof RegistrySnapshot ? source : new RegistrySnapshot(source.skills);
-    for (const name of this.snapshot.names()) {
-      const list = this.snapshot.versionsOf(name);
-      list.forEach((s, i) => {
-        if (!isActive(s)) return;
-        if (s.apiKeyId === null) {
-          if (this.globalWinner.has(name)) return;
-          this.globalWinner.set(name, s);
-        } else {
-          let own = this.ownBest.get(s.apiKeyId);
-          if (!own) {
-            own = new Map();
-            this.ownBest.set(s.apiKeyId, own);
-          }
-          if (own.has(name)) return;
-          own.set(name, s);
-        }
-        this.rank.set(s, i);
-      });
+      derived?.snapshot ??
+      (source instanceof RegistrySnapshot ? source : new RegistrySnapshot(source.skills));
+    if (derived) {
+      this.byHash = derived.byHash;
+      this.globalWinner = derived.globalWinner;
+      this.ownBest = derived.ownBest;
+      this.ownNames = derived.ownNames;
+      return;
     }
+    const global = new Map<string, Skill>();
+    const own = new Map<string, Skill>();
+    const names = new Map<string, Set<string>>();
+    for (const name of this.snapshot.names()) {
+      const w = winnersOf(name, this.snapshot.versionsOf(name));
+      if (w.global) global.set(name, w.global);
+      for (const [k, s] of w.own) {
+        if (!s) continue;
+        own.set(k, s);
+        const key = s.apiKeyId!;
+        const set = names.get(key);
+        if (set) set.add(name);
+        else names.set(key, new Set([name]));
+      }
+    }
+    this.byHash = null;
+    this.globalWinner = LayeredMap.of(global);
+    this.ownBest = LayeredMap.of(own);
+    this.ownNames = LayeredMap.of<string, ReadonlySet<string>>(names);
   }
 
-  /** The emitted tool name of `skill` (memoised per snapshot). */
+  /**
+   * The resolver of `source`, derived from this one (the resolver of `source.change.from`) by
+   * its changes. Cost: O(changes × versions per name), not O(registry).
+   */
+  derive(source: SkillSource & { change: SourceChange }): ToolResolver {
+    const change = source.change;
+    const snapshot =
+      source instanceof RegistrySnapshot ? source : new RegistrySnapshot(source.skills);
+    const global = new Map<string, Skill | undefined>();
+    const own = new Map<string, Skill | undefined>();
+    const touchedNames = new Set<string>();
+    for (const s of [...change.replaced, ...change.upserted]) touchedNames.add(s.name);
+    const owners = new Map<string, Set<string>>();
+    for (const name of touchedNames) {
+      const w = winnersOf(name, snapshot.versionsOf(name));
+      global.set(name, w.global);
+      for (const [k, winner] of w.own) own.set(k, winner);
+      // A key whose last skill of this name left: no winner any more.
+      for (const r of change.replaced)
+        if (r.name === name && r.apiKeyId !== null && !own.has(ownKey(r.apiKeyId, name)))
+          own.set(ownKey(r.apiKeyId, name), undefined);
+    }
+    for (const [k, winner] of own) {
+      const cut = k.indexOf("\n");
+      const key = k.slice(0, cut);
+      const name = k.slice(cut + 1);
+      let set = owners.get(key);
+      if (!set) {
+        set = new Set(this.ownNames.get(key) ?? []);
+        owners.set(key, set);
+      }
+      if (winner) set.add(name);
+      else set.delete(name);
+    }
+    return new ToolResolver(source, {
+      snapshot,
+      byHash: this.byHash
+        ? patchLists(this.byHash, (s) => refHash(s.name, s.version), change)
+        : null,
+      globalWinner: this.globalWinner.with(global),
+      ownBest: this.ownBest.with(own),
+      ownNames: this.ownNames.with(
+        [...owners].map(([k, set]): [string, ReadonlySet<string> | undefined] => [
+          k,
+          set.size ? set : undefined,
+        ]),
+      ),
+    });
+  }
+
+  /** The emitted tool name of `skill` (memoised per skill object). */
   toolName(skill: Skill): string {
-    let name = this.toolNames.get(skill.id);
+    let name = toolNames.get(skill);
     if (name === undefined) {
       name = emittedToolName(skill);
-      this.toolNames.set(skill.id, name);
+      toolNames.set(skill, name);
     }
     return name;
   }
 
+  /** The global winner of `name` (apiKeyId null) or the winner `apiKeyId` owns, if any. */
+  winnersFor(name: string, apiKeyId: string | null): Skill | undefined {
+    return apiKeyId === null
+      ? this.globalWinner.get(name)
+      : this.ownBest.get(ownKey(apiKeyId, name));
+  }
+
   /** Every skill that may compete for injection for some caller (a name's winners), any order. */
   potentialWinners(): Skill[] {
-    const out = [...this.globalWinner.values()];
-    for (const own of this.ownBest.values()) out.push(...own.values());
+    const out: Skill[] = [];
+    const add = (s: Skill) => {
+      out.push(s);
+    };
+    this.globalWinner.forEach(add);
+    this.ownBest.forEach(add);
     return out;
   }
 
@@ -134,16 +274,19 @@ export class ToolResolver {
    * visible to it, the key's own winning ties (docs/registry.md#visibility-and-shadowing).
    */
   winner(name: string, apiKeyId: string | null): Skill | undefined {
-    const own = apiKeyId === null ? undefined : this.ownBest.get(apiKeyId)?.get(name);
+    const own = apiKeyId === null ? undefined : this.ownBest.get(ownKey(apiKeyId, name));
     const global = this.globalWinner.get(name);
-    if (own && (!global || this.rank.get(own)! < this.rank.get(global)!)) return own;
-    return global;
+    if (!own) return global;
+    if (!global) return own;
+    // Versions are ordered highest first, a key's own copy before the global one of its version.
+    const versions = this.snapshot.versionsOf(name);
+    return versions.indexOf(own) < versions.indexOf(global) ? own : global;
   }
 
   /** Every name with a competing version for the caller (global winners and the key's own). */
   competingNames(apiKeyId: string | null): Set<string> {
     const names = new Set(this.globalWinner.keys());
-    if (apiKeyId !== null) for (const n of this.ownBest.get(apiKeyId)?.keys() ?? []) names.add(n);
+    if (apiKeyId !== null) for (const n of this.ownNames.get(apiKeyId) ?? []) names.add(n);
     return names;
   }
 
@@ -221,13 +364,14 @@ export class ToolResolver {
     if (parsed.kind === "constraint")
       return this.snapshot.resolve(parsed.name, parsed.constraint, apiKeyId);
     if (!this.byHash) {
-      this.byHash = new Map();
+      const byHash = new Map<string, Skill[]>();
       for (const s of this.skills) {
         const hash = refHash(s.name, s.version);
-        const list = this.byHash.get(hash);
+        const list = byHash.get(hash);
         if (list) list.push(s);
-        else this.byHash.set(hash, [s]);
+        else byHash.set(hash, [s]);
       }
+      this.byHash = LayeredMap.of<string, readonly Skill[]>(byHash);
     }
     return pickForCaller(this.byHash.get(parsed.hash), apiKeyId);
   }
@@ -236,15 +380,35 @@ export class ToolResolver {
 const CACHE_SIZE = 4;
 const cache: ToolResolver[] = [];
 
-/**
- * The resolver of a snapshot, built on first use and cached by generation (and skills array, so
- * two views that reuse a generation number never share one). Keeps the last few.
- */
-export function toolResolverFor(source: SkillSource): ToolResolver {
-  const hit = cache.find((r) => r.generation === source.generation && r.skills === source.skills);
-  if (hit) return hit;
-  const resolver = new ToolResolver(source);
+/** The cached resolver of `source`, if any (by generation and skills array). */
+export function cachedToolResolver(
+  source: Pick<SkillSource, "generation" | "skills">,
+): ToolResolver | undefined {
+  return cache.find((r) => r.generation === source.generation && r.skills === source.skills);
+}
+
+/** Keeps `resolver` among the last few resolvers. @returns it. */
+export function rememberToolResolver(resolver: ToolResolver): ToolResolver {
+  const at = cache.indexOf(resolver);
+  if (at >= 0) cache.splice(at, 1);
   cache.unshift(resolver);
   if (cache.length > CACHE_SIZE) cache.pop();
   return resolver;
+}
+
+/**
+ * The resolver of a snapshot, built on first use and cached by generation (and skills array, so
+ * two views that reuse a generation number never share one). Keeps the last few. A snapshot
+ * derived from one whose resolver is cached gets a derived resolver.
+ */
+export function toolResolverFor(source: SkillSource): ToolResolver {
+  const hit = cachedToolResolver(source);
+  if (hit) return hit;
+  const change = source.change;
+  const parent = change ? cachedToolResolver(change.from) : undefined;
+  return rememberToolResolver(
+    parent && change
+      ? parent.derive(source as SkillSource & { change: SourceChange })
+      : new ToolResolver(source),
+  );
 }

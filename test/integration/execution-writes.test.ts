@@ -1,0 +1,161 @@
+/**
+ * What an execution costs in writes (docs/execution.md#what-an-execution-costs): a `running` row
+ * written before the handler starts, one terminal write, and concurrent executions sharing
+ * batches; a batch with a failing statement fails that statement alone.
+ */
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DrizzleExecutionRepository } from "../../workers/src/db/repositories/executions.js";
+import { apiKeys, settings } from "../../workers/src/db/schema.js";
+import { statementOf, WriteBatcher } from "../../workers/src/db/write-batcher.js";
+import { emittedToolName } from "../../workers/src/skills/injection/tool-names.js";
+import { interceptToolCalls } from "../../workers/src/skills/interception/interception.js";
+import { startTestApp, type TestApp } from "../support/app.js";
+
+describe("execution rows", () => {
+  let t: TestApp;
+  let release: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  beforeAll(async () => {
+    t = await startTestApp();
+    t.services.executor.registerHandler("gate-handler", async (input) => {
+      entered();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return input;
+    });
+    t.services.executor.registerHandler("fast-handler", async (input) => ({ got: input }));
+  });
+  afterAll(() => t.close());
+  const writes = () => (t.services.executor.store as DrizzleExecutionRepository).writes.stats;
+
+  const install = async (name: string, handlerCode: string) => {
+    const res = await t.api.post("/api/skills/install", {
+      name,
+      version: "1.0.0",
+      description: name,
+      schema: { input: { type: "object", properties: { i: { type: "integer" } } } },
+      handlerCode,
+    });
+    expect(res.status).toBe(201);
+    return res.body.skill as { id: string; name: string; version: string };
+  };
+
+  it("the row is running in the database while the handler runs, then ends in one more write", async () => {
+    await install("gated-run", "gate-handler");
+    const inHandler = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const before = { ...writes() };
+    const pending = t.api.post("/api/skills/executions", {
+      skillName: "gated-run",
+      input: { i: 1 },
+    });
+    await inHandler;
+    const during = await t.client.execute(
+      "select status, started_at, attempts from skill_executions where skill_name = 'gated-run'",
+    );
+    expect(during.rows.map((r) => r.status)).toEqual(["running"]);
+    expect(Number(during.rows[0]!.started_at)).toBeGreaterThan(0);
+    release();
+    const res = await pending;
+    expect(res.body.execution).toMatchObject({ status: "success", output: { i: 1 }, attempts: 1 });
+    const after = writes();
+    expect(after.statements - before.statements).toBe(2);
+  });
+
+  it("eight concurrent calls of one interception share two batches: their inserts, then their ends", async () => {
+    const skill = await install("fast-eight", "fast-handler");
+    const snapshot = await t.services.registry.snapshot();
+    const toolName = emittedToolName(snapshot.getById(skill.id)!);
+    const tool_calls = Array.from({ length: 8 }, (_, i) => ({
+      id: `call_${i}`,
+      type: "function",
+      function: { name: toolName, arguments: JSON.stringify({ i }) },
+    }));
+    const before = { ...writes() };
+    const result = await interceptToolCalls({
+      format: "openai-chat",
+      response: {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        created: 1,
+        model: "gpt-4.1",
+        choices: [
+          {
+            index: 0,
+            finish_reason: "tool_calls",
+            message: { role: "assistant", content: null, tool_calls },
+          },
+        ],
+      },
+      snapshot,
+      apiKeyId: null,
+      executor: t.services.executor,
+    });
+    expect(result.toolResults.map((r) => [r.status, r.output])).toEqual(
+      Array.from({ length: 8 }, (_, i) => ["success", { got: { i } }]),
+    );
+    const after = writes();
+    expect(after.statements - before.statements).toBe(16);
+    expect(after.batches - before.batches).toBe(2);
+    const rows = await t.client.execute(
+      "select status, started_at, finished_at from skill_executions where skill_id = ?",
+      [skill.id],
+    );
+    expect(rows.rows).toHaveLength(8);
+    expect(rows.rows.every((r) => r.status === "success" && r.started_at && r.finished_at)).toBe(
+      true,
+    );
+  });
+
+  it("a batch whose statement breaks a constraint fails that statement alone", async () => {
+    const db = t.deps.db;
+    const batcher = new WriteBatcher(db.$client);
+    const now = Date.now();
+    const results = await Promise.allSettled([
+      batcher.run(
+        statementOf(db.insert(settings).values({ key: "batch-a", value: "1", updatedAt: now })),
+      ),
+      batcher.run(
+        statementOf(
+          db.insert(apiKeys).values({
+            id: "batch-dup",
+            name: "one",
+            keyHash: "hash-batch-dup",
+            prefix: "sk",
+            createdAt: now,
+          }),
+        ),
+      ),
+      batcher.run(
+        statementOf(
+          db.insert(apiKeys).values({
+            id: "batch-dup",
+            name: "two",
+            keyHash: "hash-batch-dup-2",
+            prefix: "sk",
+            createdAt: now,
+          }),
+        ),
+      ),
+      batcher.run(
+        statementOf(db.insert(settings).values({ key: "batch-b", value: "2", updatedAt: now })),
+      ),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(batcher.stats).toMatchObject({ batches: 1, statements: 4, retriedBatches: 1 });
+    const keys = await db.select().from(apiKeys).where(eq(apiKeys.id, "batch-dup"));
+    expect(keys.map((k) => k.name)).toEqual(["one"]);
+    const rows = await t.client.execute(
+      "select key from settings where key in ('batch-a', 'batch-b') order by key",
+    );
+    expect(rows.rows.map((r) => r.key)).toEqual(["batch-a", "batch-b"]);
+  });
+});

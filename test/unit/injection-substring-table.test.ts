@@ -1,0 +1,55 @@
+/**
+ * The substring table (workers/src/skills/substring-table.ts) finds exactly the patterns that
+ * `String.includes` finds, as patterns of every length are added between searches (and the
+ * table grows), and a reader limited to the first patterns ignores later ones.
+ */
+import { describe, expect, it } from "vitest";
+import { SubstringTable } from "../../workers/src/skills/injection/substring-table.js";
+
+function rng(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor((s / 2 ** 31) * n);
+  };
+}
+
+function found(table: SubstringTable, text: string, limit?: number): number[] {
+  const ids = new Set<number>();
+  table.search(text, (id) => ids.add(id), limit);
+  return [...ids].sort((a, b) => a - b);
+}
+
+describe("SubstringTable", () => {
+  it("finds exactly what includes finds while patterns of any length are added", () => {
+    const rand = rng(5);
+    const word = (alphabet: string, min: number, max: number) =>
+      Array.from({ length: min + rand(max - min + 1) }, () => alphabet[rand(alphabet.length)]).join(
+        "",
+      );
+    const table = new SubstringTable(4);
+    const patterns: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      for (let i = 0; i < 12; i++) {
+        const p = word("ab-é", 1, 9);
+        patterns.push(p);
+        expect(table.add(p)).toBe(patterns.length - 1);
+      }
+      for (let t = 0; t < 5; t++) {
+        const text = word("ab- é", 0, 150);
+        const want = patterns.map((p, id) => (text.includes(p) ? id : -1)).filter((id) => id >= 0);
+        expect(found(table, text)).toEqual(want);
+      }
+    }
+    expect(table.size).toBe(patterns.length);
+  });
+
+  it("ignores patterns at or past the limit and never matches an empty pattern", () => {
+    const table = new SubstringTable();
+    table.add("report");
+    table.add("");
+    table.add("weekly");
+    expect(found(table, "the weekly report")).toEqual([0, 2]);
+    expect(found(table, "the weekly report", 1)).toEqual([0]);
+  });
+});

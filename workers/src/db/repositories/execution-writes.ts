@@ -1,0 +1,139 @@
+/**
+ * The lifecycle writes of `skill_executions` (docs/execution.md#what-an-execution-costs), compiled
+ * once from drizzle queries and sent through a {@link WriteBatcher}, so that concurrent executions
+ * share transactions and a hot write does not rebuild its SQL.
+ */
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import type { Db } from "../client.js";
+import { type ExecutionRow, skillExecutions } from "../schema.js";
+import {
+  bindTemplate,
+  compileTemplate,
+  rowsOf,
+  type StatementTemplate,
+  WriteBatcher,
+} from "../write-batcher.js";
+
+/** Columns written when an execution ends; `approval` null keeps the stored approval state. */
+export interface EndPatch {
+  status: "success" | "error" | "timeout";
+  output: string | null;
+  outputTruncated: boolean;
+  errorMessage: string | null;
+  errorCode: string | null;
+  durationMs: number;
+  attempts: number;
+  /** JSON text of the attempt records; null keeps the stored log. */
+  attemptLog: string | null;
+  finishedAt: number;
+  updatedAt: number;
+  approval: ExecutionRow["approval"] | null;
+}
+
+const p = (name: string) => sql.placeholder(name);
+const COLUMNS = Object.keys(getTableColumns(skillExecutions));
+
+/** Compiled lifecycle statements over one database. */
+export class ExecutionWrites {
+  readonly batcher: WriteBatcher;
+  private readonly insertTpl: StatementTemplate;
+  private readonly endTpl: StatementTemplate;
+  private readonly endReturningTpl: StatementTemplate;
+  private readonly attemptsTpl: StatementTemplate;
+  private readonly startApprovedTpl: StatementTemplate;
+
+  /** @param batcher the queue to write through (default: one of its own over `db`'s client). */
+  constructor(db: Db, batcher?: WriteBatcher) {
+    this.batcher = batcher ?? new WriteBatcher(db.$client);
+    const values = Object.fromEntries(COLUMNS.map((k) => [k, p(k)]));
+    this.insertTpl = compileTemplate(
+      db.insert(skillExecutions).values(values as unknown as ExecutionRow),
+    );
+    const end = db
+      .update(skillExecutions)
+      .set({
+        status: p("status"),
+        output: p("output"),
+        outputTruncated: p("outputTruncated"),
+        errorMessage: p("errorMessage"),
+        errorCode: p("errorCode"),
+        durationMs: p("durationMs"),
+        attempts: p("attempts"),
+        attemptLog: sql`coalesce(${p("attemptLog")}, ${skillExecutions.attemptLog})`,
+        finishedAt: p("finishedAt"),
+        updatedAt: p("updatedAt"),
+        approval: sql`coalesce(${p("approval")}, ${skillExecutions.approval})`,
+      } as unknown as Partial<ExecutionRow>)
+      .where(eq(skillExecutions.id, p("id")));
+    this.endTpl = compileTemplate(end);
+    this.endReturningTpl = compileTemplate(end.returning());
+    this.attemptsTpl = compileTemplate(
+      db
+        .update(skillExecutions)
+        .set({
+          attempts: p("attempts"),
+          updatedAt: p("updatedAt"),
+          attemptLog: sql`coalesce(${p("attemptLog")}, ${skillExecutions.attemptLog})`,
+          timeoutMs: sql`coalesce(${p("timeoutMs")}, ${skillExecutions.timeoutMs})`,
+        } as unknown as ExecutionRow)
+        .where(eq(skillExecutions.id, p("id"))),
+    );
+    this.startApprovedTpl = compileTemplate(
+      db
+        .update(skillExecutions)
+        .set({
+          status: "running",
+          approval: "approved",
+          startedAt: p("now"),
+          updatedAt: p("now"),
+          timeoutMs: p("timeoutMs"),
+        } as unknown as ExecutionRow)
+        .where(
+          and(
+            eq(skillExecutions.id, p("id")),
+            eq(skillExecutions.status, "pending"),
+            eq(skillExecutions.approval, "required"),
+          ),
+        )
+        .returning({ id: skillExecutions.id }),
+    );
+  }
+
+  /** Inserts `row` (every column). */
+  async insert(row: ExecutionRow): Promise<void> {
+    await this.batcher.run(bindTemplate(this.insertTpl, row as unknown as Record<string, unknown>));
+  }
+
+  /**
+   * Writes the end of execution `id`. With `returning`, @returns the stored row afterwards
+   * (undefined when no row has that id); without it, undefined.
+   */
+  async end(id: string, patch: EndPatch, returning: boolean): Promise<ExecutionRow | undefined> {
+    const values = { ...patch, id } as unknown as Record<string, unknown>;
+    const rs = await this.batcher.run(
+      bindTemplate(returning ? this.endReturningTpl : this.endTpl, values),
+    );
+    return returning ? rowsOf<ExecutionRow>(skillExecutions, rs)[0] : undefined;
+  }
+
+  /**
+   * Records the attempt count of a running execution; `attemptLog` (JSON text) and `timeoutMs`
+   * replace the stored values when not null.
+   */
+  async setAttempts(
+    id: string,
+    attempts: number,
+    now: number,
+    opts: { attemptLog: string | null; timeoutMs: number | null },
+  ): Promise<void> {
+    await this.batcher.run(
+      bindTemplate(this.attemptsTpl, { id, attempts, updatedAt: now, ...opts }),
+    );
+  }
+
+  /** Approves and starts a row awaiting approval. @returns false when it was no longer awaiting. */
+  async startApproved(id: string, timeoutMs: number, now: number): Promise<boolean> {
+    const rs = await this.batcher.run(bindTemplate(this.startApprovedTpl, { id, timeoutMs, now }));
+    return rs.rows.length === 1;
+  }
+}

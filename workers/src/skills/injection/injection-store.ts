@@ -1,0 +1,88 @@
+/**
+ * Keeps the injection index of the registry's snapshots ready (docs/scoring.md#keeping-the-index-current):
+ * - a snapshot derived from one whose index is in memory (after a write or a reload) gets its
+ *   index derived at once, so the first request after a write does not pay for it;
+ * - with a cache shared between instances (Workers KV), the scoring core is stored serialised
+ *   (injection-serial.ts) after it is built or updated, and an instance without an index (a cold
+ *   Worker isolate) loads it from there instead of building it; a stored core whose candidates
+ *   differ from the snapshot's (another instance's newer write) is ignored and replaced.
+ * With a cache private to the process, nothing is stored and an index is built on first use.
+ */
+import type { Cache } from "../../cache/types.js";
+import type { SkillSource } from "../registry/tool-resolver.js";
+import {
+  cachedInjectionIndex,
+  getInjectionIndex,
+  InjectionIndex,
+  rememberInjectionIndex,
+} from "./injection-index.js";
+import { decodeCore, encodeCore } from "./injection-serial.js";
+
+/** Key of the serialised scoring core in the shared cache (one entry, the latest). */
+export const INDEX_CACHE_KEY = "injection:core:v1";
+/** How long a stored core lives without being refreshed, in seconds. */
+export const INDEX_CACHE_TTL_S = 86_400;
+
+/** What {@link InjectionIndexStore} did, for tests, benchmarks and health output. */
+export interface IndexStoreStats {
+  /** Indexes derived from the previous snapshot's. */
+  derived: number;
+  /** Indexes whose scoring core was loaded from the shared cache. */
+  loaded: number;
+  /** Indexes built from scratch. */
+  built: number;
+  /** Cores written to the shared cache. */
+  stored: number;
+}
+
+/** Prepares injection indexes for new registry snapshots. */
+export class InjectionIndexStore {
+  readonly stats: IndexStoreStats = { derived: 0, loaded: 0, built: 0, stored: 0 };
+
+  constructor(private readonly cache: Cache) {}
+
+  /**
+   * Prepares the index of `snapshot` (see the module docs). A derived index is stored only when
+   * this instance's write made the snapshot (other instances reach the same index by reloading).
+   * Never throws for a cache failure or an unreadable stored core: the index is then built.
+   */
+  async prepare(snapshot: SkillSource, cause: "write" | "load" = "load"): Promise<void> {
+    if (cachedInjectionIndex(snapshot)) return;
+    const change = snapshot.change;
+    if (change && cachedInjectionIndex(change.from)) {
+      const index = getInjectionIndex(snapshot);
+      this.stats.derived++;
+      if (cause === "write") await this.store(index);
+      return;
+    }
+    if (!this.cache.shared) return;
+    const plan = InjectionIndex.plan(snapshot);
+    const bytes = await this.cache.getBytes(INDEX_CACHE_KEY).catch(() => undefined);
+    let core: ReturnType<typeof decodeCore> | undefined;
+    if (bytes) {
+      try {
+        core = decodeCore(bytes);
+      } catch {
+        core = undefined;
+      }
+    }
+    const index = InjectionIndex.fromPlan(plan, core?.key === plan.key ? core : undefined);
+    rememberInjectionIndex(index);
+    if (core && index.core === core) {
+      this.stats.loaded++;
+      return;
+    }
+    this.stats.built++;
+    await this.store(index);
+  }
+
+  private async store(index: InjectionIndex): Promise<void> {
+    if (!this.cache.shared) return;
+    try {
+      await this.cache.putBytes(INDEX_CACHE_KEY, encodeCore(index.core), INDEX_CACHE_TTL_S);
+      this.stats.stored++;
+    } catch {
+      // The next cold instance builds its own index.
+    }
+  }
+}
