@@ -147,4 +147,42 @@ describe.skipIf(SKIP_DOCKER)("auto-upgrade of sandbox runs", () => {
       again.body.execution.attemptLog.map((a: Record<string, unknown>) => a.timeoutMs),
     ).toEqual([500, 1000]);
   });
+  it("does not upgrade when the key's daily sandbox budget cannot cover the doubled time limit", async () => {
+    const key = await t.api.createKey(`upgrade-budget-${Date.now()}`);
+    // 2 s are reserved by the first phase; the upgraded phase would need 4 s more (6 > 5).
+    await t.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 5 });
+    const res = await t.api.as(key.key).post("/api/skills/executions", {
+      skillName: "eval_code",
+      input: { language: "python", code: "while True: pass" },
+    });
+    expect(res.status).toBe(200);
+    const ex = res.body.execution;
+    expect(ex).toMatchObject({ status: "timeout", attempts: 1, errorCode: "timeout" });
+    expect(ex.attemptLog).toHaveLength(1);
+    expect(ex.attemptLog[0]).toMatchObject({ timeoutMs: 2000, upgradeReason: null });
+    expect(ex.errorMessage).toBe(
+      "Skill execution timed out after 2000 ms; not upgraded: the key's daily sandbox budget cannot cover the upgraded run's 4000 ms time limit",
+    );
+    const read = await t.api.get(`/api/skills/executions/${ex.id}`);
+    expect(read.body.execution.errorMessage).toBe(ex.errorMessage);
+    const usage = (await t.api.get(`/api/keys/${key.id}`)).body.limits.usage;
+    expect(usage.reservedSandboxSeconds).toBe(0);
+    expect(usage.sandboxRunsToday).toBe(1);
+    expect(usage.sandboxSecondsToday).toBeGreaterThan(0);
+    expect(usage.sandboxSecondsToday).toBeLessThanOrEqual(5);
+  });
+
+  it("upgrades when the key's daily sandbox budget covers both phases, and settles both", async () => {
+    const key = await t.api.createKey(`upgrade-budget-ok-${Date.now()}`);
+    await t.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 6 });
+    const res = await t.api.as(key.key).post("/api/skills/executions", {
+      skillName: "eval_code",
+      input: { language: "node", code: "setTimeout(() => console.log('finished'), 2500)" },
+    });
+    expect(res.body.execution).toMatchObject({ status: "success", attempts: 2 });
+    const usage = (await t.api.get(`/api/keys/${key.id}`)).body.limits.usage;
+    expect(usage.reservedSandboxSeconds).toBe(0);
+    expect(usage.sandboxRunsToday).toBe(1);
+    expect(usage.sandboxSecondsToday).toBeGreaterThan(2);
+  });
 });

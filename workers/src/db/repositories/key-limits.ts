@@ -58,6 +58,24 @@ export class DrizzleUsageStore implements UsageStore {
     return rows.length === 1;
   }
 
+  async reserve(
+    apiKeyId: string,
+    day: string,
+    reserveMs: number,
+    budgetMs: number | null,
+  ): Promise<boolean> {
+    const within =
+      budgetMs === null
+        ? sql`1 = 1`
+        : sql`${apiKeyUsage.sandboxMs} + ${apiKeyUsage.reservedMs} + ${reserveMs} <= ${budgetMs}`;
+    const rows = await this.db
+      .update(apiKeyUsage)
+      .set({ reservedMs: sql`${apiKeyUsage.reservedMs} + ${reserveMs}` })
+      .where(and(eq(apiKeyUsage.apiKeyId, apiKeyId), eq(apiKeyUsage.day, day), within))
+      .returning({ day: apiKeyUsage.day });
+    return rows.length === 1;
+  }
+
   async settle(apiKeyId: string, day: string, reservedMs: number, actualMs: number): Promise<void> {
     await this.db
       .update(apiKeyUsage)

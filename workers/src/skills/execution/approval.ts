@@ -7,7 +7,7 @@
 import { ConflictError, InvalidInputError } from "../../errors.js";
 import type { CallerContext, Execution, Skill } from "../types.js";
 import type { ExecutionRepository } from "./execution-repository.js";
-import type { ExecutionAdmission } from "./limits.js";
+import type { AdmissionTicket, ExecutionAdmission } from "./limits.js";
 
 /** What the approval flow needs from the executor. */
 export interface ApprovalHost {
@@ -29,6 +29,7 @@ export interface ApprovalHost {
     input: unknown,
     ctx: CallerContext,
     limit: number,
+    ticket: AdmissionTicket,
   ) => Promise<Execution>;
   /** Reports an execution that ended without running to the metrics; returns it unchanged. */
   ended: (execution: Execution) => Execution;
@@ -104,7 +105,7 @@ export async function approve(
   });
   try {
     if (!(await host.store.startApproved(execution.id, limit))) throw notAwaiting(execution);
-    return await host.run(execution.id, skill, execution.input, ctx, limit);
+    return await host.run(execution.id, skill, execution.input, ctx, limit, ticket);
   } finally {
     await ticket.settle();
   }

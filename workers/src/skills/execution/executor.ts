@@ -22,9 +22,9 @@ import type { Metrics } from "../../metrics/types.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { type ApprovalHost, approve, reject, requestApproval } from "./approval.js";
 import type { ExecutionRepository } from "./execution-repository.js";
-import { ADMIT_ALL, type ExecutionAdmission } from "./limits.js";
+import { ADMIT_ALL, type AdmissionTicket, type ExecutionAdmission } from "./limits.js";
 import { type PreflightGates, preflight } from "./preflight.js";
-import { countTerminal, runExecution } from "./run-execution.js";
+import { countTerminal, type RunDeps, runExecution } from "./run-execution.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -96,8 +96,8 @@ export class Executor {
       admission: this.admission,
       preflight: (skill, input) => preflight(this.gates, skill, input),
       limitFor: (skill, input) => this.limitFor(skill, input),
-      run: async (id, skill, input, ctx, limit) =>
-        this.withInput(input, await this.run(id, skill, input, ctx, limit)),
+      run: async (id, skill, input, ctx, limit, ticket) =>
+        this.withInput(input, await this.run(id, skill, input, ctx, limit, ticket)),
       ended: (execution) => countTerminal(this.metrics, execution, null),
       onApprovalRequested: opts.onApprovalRequested,
     };
@@ -179,7 +179,10 @@ export class Executor {
     });
     try {
       const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
-      return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
+      return this.withInput(
+        input,
+        await this.run(row.id, skill, input, ctx, limit, ticket, signal),
+      );
     } finally {
       await ticket.settle();
     }
@@ -223,15 +226,17 @@ export class Executor {
     input: unknown,
     ctx: CallerContext,
     limit: number,
+    ticket: AdmissionTicket,
     signal?: AbortSignal,
   ): Promise<Execution> {
-    const deps = {
+    const deps: RunDeps = {
       store: this.store,
       handler: this.handlers.get(skill.handlerCode)!,
       timing: this.timings.get(skill.handlerCode),
       clock: this.clock,
       maxAttempts: this.maxRetries,
       retryBackoffMs: this.retryBackoffMs,
+      reserveUpgrade: (ms) => ticket.reserveMore(ms),
     };
     const outcome = await runExecution(deps, id, skill, input, ctx, limit, signal);
     const end = outcome.execution;

@@ -58,6 +58,17 @@ export interface UsageStore {
     day: string,
     opts: { count: boolean; reserveMs: number | null; budgetMs: number | null },
   ): Promise<boolean>;
+  /**
+   * Reserves `reserveMs` more ms for a sandbox run already counted on `day` (its upgraded phase),
+   * in one atomic step that happens only when `budgetMs` is null or settled + reserved +
+   * `reserveMs` ≤ `budgetMs`. @returns true when reserved; false (nothing changed) when refused.
+   */
+  reserve(
+    apiKeyId: string,
+    day: string,
+    reserveMs: number,
+    budgetMs: number | null,
+  ): Promise<boolean>;
   /** Releases `reservedMs` held on `day` and adds `actualMs` of sandbox time there. */
   settle(apiKeyId: string, day: string, reservedMs: number, actualMs: number): Promise<void>;
   /** Usage of `apiKeyId` on `day` (zeros when none). */
@@ -76,6 +87,13 @@ export interface AdmissionRequest {
 
 /** An admitted execution; settle it exactly once when the run has ended. */
 export interface AdmissionTicket {
+  /**
+   * Reserves `ms` more of the daily sandbox budget for the run's upgraded phase
+   * (docs/execution.md#auto-upgrade), atomically like the admission's own reservation; the ticket
+   * then settles both reservations to the run's actual time. @returns false when the key's budget
+   * cannot cover `ms` (nothing is reserved; the caller must not run the phase).
+   */
+  reserveMore(ms: number): Promise<boolean>;
   /**
    * Ends the run: frees its concurrency slot and settles its sandbox time (its wall time). Never
    * rejects: a storage failure is logged and leaves the reservation held.
@@ -122,7 +140,7 @@ export function secondsToUtcMidnight(now: number): number {
   return Math.max(1, Math.ceil((DAY_MS - (now % DAY_MS)) / 1000));
 }
 
-const NOOP_TICKET: AdmissionTicket = { settle: async () => {} };
+const NOOP_TICKET: AdmissionTicket = { reserveMore: async () => true, settle: async () => {} };
 
 /** Admits everything (an executor without per-key limits). */
 export const ADMIT_ALL: ExecutionAdmission = { admit: async () => NOOP_TICKET };
@@ -203,7 +221,7 @@ export class ExecutionLimiter implements ExecutionAdmission {
         throw await this.budgetRefusal(key, day, now, policy, budget ?? 0, req.limitMs);
       }
       if (!sandbox) return NOOP_TICKET;
-      return this.ticket(key, day, req.limitMs, now);
+      return this.ticket(key, day, req.limitMs, budgetMs, now);
     } catch (err) {
       if (counted) this.minute.refund(key, now);
       if (sandbox) this.concurrent.release(key);
@@ -211,10 +229,26 @@ export class ExecutionLimiter implements ExecutionAdmission {
     }
   }
 
-  /** The ticket of an admitted sandbox run that reserved `reservedMs` on `day`. */
-  private ticket(key: string, day: string, reservedMs: number, started: number): AdmissionTicket {
+  /**
+   * The ticket of an admitted sandbox run that reserved `firstMs` on `day` of a key whose budget
+   * is `budgetMs` (null: none).
+   */
+  private ticket(
+    key: string,
+    day: string,
+    firstMs: number,
+    budgetMs: number | null,
+    started: number,
+  ): AdmissionTicket {
     let settled = false;
+    let reservedMs = firstMs;
     return {
+      reserveMore: async (ms) => {
+        if (settled) return false;
+        if (!(await this.opts.usage.reserve(key, day, ms, budgetMs))) return false;
+        reservedMs += ms;
+        return true;
+      },
       settle: async () => {
         if (settled) return;
         settled = true;

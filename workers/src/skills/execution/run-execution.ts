@@ -36,6 +36,17 @@ export interface RunDeps {
   maxAttempts: number;
   /** Base of the linear retry backoff, ms. */
   retryBackoffMs: number;
+  /**
+   * Reserves the time limit (ms) of an upgraded phase of the key's daily sandbox budget
+   * (`AdmissionTicket.reserveMore`); false = the budget cannot cover it, and the run is not
+   * upgraded. Absent: always covered.
+   */
+  reserveUpgrade?: (ms: number) => Promise<boolean>;
+}
+
+/** What the row's error message gains when the daily sandbox budget refused an upgrade. */
+export function upgradeSkippedNote(timeoutMs: number): string {
+  return `not upgraded: the key's daily sandbox budget cannot cover the upgraded run's ${timeoutMs} ms time limit`;
 }
 
 /** The terminal execution of a run, with a saturated service's Retry-After (s) when it sent one. */
@@ -49,7 +60,9 @@ export interface RunOutcome {
  * phase of attempts (docs/execution.md#retries), and for a sandbox skill whose run ran out of time
  * or memory, one upgraded phase with doubled limits (docs/execution.md#auto-upgrade). Never throws
  * for handler failures; a storage failure mid-run leaves an `internal_error` row and propagates.
- * `cancel` aborting ends it as `error` `cancelled` (never upgraded).
+ * `cancel` aborting ends it as `error` `cancelled` (never upgraded). An upgrade the key's daily
+ * sandbox budget cannot cover (`deps.reserveUpgrade`) does not run: the execution ends with the
+ * first phase's outcome, its error message saying why ({@link upgradeSkippedNote}).
  */
 export async function runExecution(
   deps: RunDeps,
@@ -84,7 +97,14 @@ export async function runExecution(
         reportedLimits(phase.failure?.output),
         timing?.maxLimitMs,
       );
-      if (next) {
+      if (next && !(await (deps.reserveUpgrade?.(next.timeoutMs) ?? true))) {
+        const end = phase.end;
+        const note = upgradeSkippedNote(next.timeoutMs);
+        phase = {
+          ...phase,
+          end: { ...end, errorMessage: end.errorMessage ? `${end.errorMessage}; ${note}` : note },
+        };
+      } else if (next) {
         limits = next;
         await store.setAttempts(id, log.length + 1, {
           attemptLog: log,
