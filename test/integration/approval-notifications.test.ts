@@ -30,10 +30,10 @@ async function receiver(handler: Parameters<typeof startFakeServer>[0]): Promise
   return server;
 }
 
-async function app(env: Record<string, string> = {}, guarded = true): Promise<TestApp> {
+async function app(env: Record<string, string> = {}, resolvesTo = PUBLIC): Promise<TestApp> {
   const t = await startTestApp({
     env,
-    deps: guarded ? { outbound: { resolve: async () => [PUBLIC], connect: toLocal } } : {},
+    deps: { outbound: { resolve: async () => [resolvesTo], connect: toLocal } },
     services: { notificationBackoffMs: 10 },
   });
   closers.push(() => t.close());
@@ -254,13 +254,14 @@ describe("approval notifications", () => {
       res.writeHead(200);
       res.end();
     });
-    // Without the test's resolver the app uses the real outbound layer: 127.0.0.1 is refused.
-    const t = await app({}, false);
+    // The name passes the set-time check; at delivery it resolves to 127.0.0.1, which is refused.
+    const t = await app({}, "127.0.0.1");
     const { key, call } = await pendingCall(t, { text: "private" });
-    await t.api.put(`/api/keys/${key.id}/approval-webhook`, {
-      url: `${hook.url}/private`,
+    const set = await t.api.put(`/api/keys/${key.id}/approval-webhook`, {
+      url: `http://hooks.example.com:${hook.port}/private`,
       secret: newSecret(),
     });
+    expect(set.status).toBe(200);
     const id = await call();
     await t.services.approvalNotifier.settled();
     expect(hook.requests).toHaveLength(0);
@@ -291,5 +292,82 @@ describe("approval notifications", () => {
     expect(hook.requests).toHaveLength(0);
     const ex = await t.api.get(`/api/skills/executions/${id}`);
     expect(ex.body.execution.notifications).toEqual([]);
+  });
+  it("refuses webhook URLs the outbound guard's literal rules refuse, on a key and globally", async () => {
+    const t = await app();
+    const key = await t.api.createKey(`k-${randomBytes(3).toString("hex")}`);
+    const secret = newSecret();
+    const refused = [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://127.0.0.1:1/",
+      "http://localhost:8080/hook",
+      "http://0x7f000001/hook",
+      "http://[::1]/hook",
+      "http://10.0.0.5/hook",
+      "https://user:pw@example.com/x",
+    ];
+    for (const url of refused) {
+      const perKey = await t.api.put(`/api/keys/${key.id}/approval-webhook`, { url, secret });
+      expect(perKey.status, url).toBe(400);
+      expect(perKey.body.error.code, url).toBe("invalid_webhook_url");
+      expect(JSON.stringify(perKey.body)).not.toContain("pw@");
+      const global = await t.api.put("/api/settings", {
+        approvalWebhookUrl: url,
+        approvalWebhookSecret: secret,
+      });
+      expect(global.status, url).toBe(400);
+      expect(global.body.error.code, url).toBe("invalid_webhook_url");
+      expect(JSON.stringify(global.body)).not.toContain("pw@");
+    }
+    // Nothing was stored.
+    expect((await t.api.get(`/api/keys/${key.id}`)).body.apiKey).toMatchObject({
+      approvalWebhookUrl: null,
+      approvalWebhookSecretSet: false,
+    });
+    expect((await t.api.get("/api/settings")).body.settings).toMatchObject({
+      approvalWebhookUrl: null,
+      approvalWebhookSecretSet: false,
+    });
+    const listed = await t.api.get("/api/keys");
+    expect(JSON.stringify(listed.body)).not.toContain("pw@");
+  });
+
+  it("clears the global webhook's secret with approvalWebhookUrl null, as for a key", async () => {
+    const t = await app();
+    const set = await t.api.put("/api/settings", {
+      approvalWebhookUrl: "https://hooks.example.com/global",
+      approvalWebhookSecret: newSecret(),
+    });
+    expect(set.body.settings).toMatchObject({ approvalWebhookSecretSet: true });
+    const cleared = await t.api.put("/api/settings", { approvalWebhookUrl: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.settings).toMatchObject({
+      approvalWebhookUrl: null,
+      approvalWebhookSecretSet: false,
+    });
+    // A new URL without a secret now needs one.
+    const again = await t.api.put("/api/settings", {
+      approvalWebhookUrl: "https://hooks.example.com/global",
+    });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe("invalid_webhook_secret");
+  });
+
+  it("answers 409 api_key_revoked when a revoked key's webhook or limits are set", async () => {
+    const t = await app();
+    const key = await t.api.createKey(`k-${randomBytes(3).toString("hex")}`);
+    expect((await t.api.delete(`/api/keys/${key.id}`)).status).toBe(200);
+    const hook = await t.api.put(`/api/keys/${key.id}/approval-webhook`, {
+      url: "https://hooks.example.com/x",
+      secret: newSecret(),
+    });
+    expect(hook.status).toBe(409);
+    expect(hook.body.error.code).toBe("api_key_revoked");
+    const limits = await t.api.put(`/api/keys/${key.id}/limits`, { executionsPerMinute: 5 });
+    expect(limits.status).toBe(409);
+    expect(limits.body.error.code).toBe("api_key_revoked");
+    const read = await t.api.get(`/api/keys/${key.id}`);
+    expect(read.body.apiKey.approvalWebhookUrl).toBeNull();
+    expect(read.body.limits.overrides).toEqual({});
   });
 });

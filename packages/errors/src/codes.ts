@@ -92,12 +92,24 @@ export const ERROR_CODES = {
   },
   reserved_name: { status: 409, retryable: false, message: "The name is a builtin's and reserved" },
   already_revoked: { status: 409, retryable: false, message: "The API key is already revoked" },
+  api_key_revoked: {
+    status: 409,
+    retryable: false,
+    message: "The API key is revoked: its limits and approval webhook no longer change",
+  },
 
   // --- Approval notifications ---
   invalid_webhook_secret: {
     status: 400,
     retryable: false,
     message: "The webhook secret is missing or not a Standard Webhooks secret (whsec_ + base64)",
+  },
+
+  invalid_webhook_url: {
+    status: 400,
+    retryable: false,
+    message:
+      "The webhook URL is refused by the outbound guard (http/https, no credentials, no special names, public IP literals only)",
   },
 
   // --- Custom handlers and imported MCP servers ---

@@ -110,11 +110,11 @@ const putKeyWebhookRoute = createRoute({
   security: MANAGEMENT_ONLY,
   summary: "Set or clear where approval notifications of this key's executions go",
   description:
-    "Notifications are signed per Standard Webhooks with `secret` (docs/approval-notifications.md). A URL needs a secret: the one given, else the one stored; `url: null` clears both.",
+    "Notifications are signed per Standard Webhooks with `secret` (docs/approval-notifications.md). A URL needs a secret: the one given, else the one stored; `url: null` clears both. The URL must pass the outbound guard's literal rules (http/https, no credentials, no special names, public IP literals only), else 400 `invalid_webhook_url`; a revoked key answers 409 `api_key_revoked`.",
   request: { params: IdParam, body: jsonBody(ApprovalWebhookBody) },
   responses: {
     200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
-    ...errorResponses(400, 401, 403, 404),
+    ...errorResponses(400, 401, 403, 404, 409),
   },
 });
 
@@ -216,11 +216,11 @@ const putKeyLimitsRoute = createRoute({
   security: MANAGEMENT_ONLY,
   summary: "Set a key's own execution limits",
   description:
-    "Replaces the key's overrides (docs/rate-limits.md): fields given are the key's own (null = no limit), fields left out follow `defaultLimits`.",
+    "Replaces the key's overrides (docs/rate-limits.md): fields given are the key's own (null = no limit), fields left out follow `defaultLimits`. A revoked key answers 409 `api_key_revoked`.",
   request: { params: IdParam, body: jsonBody(LimitsBody) },
   responses: {
     200: jsonResponse(z.object({ limits: KeyLimitsSchema }), "The key's limits and usage"),
-    ...errorResponses(400, 401, 403, 404),
+    ...errorResponses(400, 401, 403, 404, 409),
   },
 });
 const revokeKeyRoute = createRoute({
@@ -299,7 +299,7 @@ export function adminRoutes() {
   });
   app.openapi(putKeyLimitsRoute, async (c) => {
     const services = c.get("services");
-    const apiKey = await services.keys.get(c.req.valid("param").id);
+    const apiKey = await services.keys.getChangeable(c.req.valid("param").id);
     await services.limits.setOverrides(apiKey.id, c.req.valid("json"));
     return c.json({ limits: await services.limits.view(apiKey.id) }, 200);
   });

@@ -12,6 +12,14 @@ import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import { type Page, pageOf } from "./page.js";
+import { requireWebhookUrl } from "./webhook-url.js";
+
+function revokedError(id: string): ConflictError {
+  return new ConflictError(
+    `API key ${id} is revoked: its limits and approval webhook no longer change`,
+    "api_key_revoked",
+  );
+}
 
 /** A stored key (never the key itself). Times in ms since the epoch. */
 export interface ApiKeyRecord {
@@ -182,9 +190,23 @@ export class ApiKeyService {
   }
 
   /**
+   * One key's public view, for a change of its settings (limits, approval webhook).
+   * @throws NotFoundError `api_key_not_found`; ConflictError `api_key_revoked` when the key is
+   *   revoked (its settings no longer change; docs/api-keys.md).
+   */
+  async getChangeable(id: string): Promise<ApiKeyInfo> {
+    const row = await this.repository.get(id);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    if (row.revokedAt !== null) throw revokedError(id);
+    return toInfo(row);
+  }
+
+  /**
    * Sets the key's approval webhook (docs/approval-notifications.md), or clears it with `url`
-   * null. A URL needs a secret: the one given, else the one already stored.
-   * @throws NotFoundError `api_key_not_found`; InvalidInputError `invalid_webhook_secret`.
+   * null. A URL needs a secret: the one given, else the one already stored; and it must pass the
+   * outbound guard's literal rules (`requireWebhookUrl`).
+   * @throws NotFoundError `api_key_not_found`; ConflictError `api_key_revoked`; InvalidInputError
+   *   `invalid_webhook_url` | `invalid_webhook_secret` (nothing is stored).
    */
   async setApprovalWebhook(
     id: string,
@@ -193,6 +215,8 @@ export class ApiKeyService {
   ): Promise<ApiKeyInfo> {
     const current = await this.repository.get(id);
     if (!current) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    if (current.revokedAt !== null) throw revokedError(id);
+    if (url !== null) await requireWebhookUrl(url, "url");
     const kept = secret ?? current.approvalWebhookSecret ?? null;
     if (url !== null) requireWebhookSecret(kept, "secret");
     const row = await this.repository.setApprovalWebhook(id, url, url === null ? null : kept);

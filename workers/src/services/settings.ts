@@ -6,6 +6,7 @@ import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
 import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
+import { requireWebhookUrl } from "./webhook-url.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -142,6 +143,7 @@ export class SettingsService {
   async change(change: SettingsChange): Promise<PublicSettings> {
     const { activeProvider, defaultLimits, ...rest } = change;
     if (change.approvalWebhookUrl) {
+      await requireWebhookUrl(change.approvalWebhookUrl, "approvalWebhookUrl");
       const secret =
         change.approvalWebhookSecret !== undefined
           ? change.approvalWebhookSecret
@@ -151,6 +153,8 @@ export class SettingsService {
     const limits = defaultLimits
       ? { ...NO_LIMITS, ...(await this.get()).defaultLimits, ...defaultLimits }
       : undefined;
+    // Clearing the URL clears its secret too, as for a key's own webhook.
+    if (change.approvalWebhookUrl === null) rest.approvalWebhookSecret = null;
     return toPublic(
       await this.update({ ...rest, activeCatalog: activeProvider, defaultLimits: limits }),
     );
