@@ -42,7 +42,7 @@ it("hands the model a tool error for calls over the key's limit and answers with
   for (const r of results) {
     expect(JSON.parse(r.text)).toEqual({
       status: "error",
-      error: "This API key may not start executions (executionsPerMinute is 0)",
+      error: "This API key is blocked from starting executions (executionsPerMinute is 0)",
     });
   }
   // Nothing ran, so nothing was recorded.

@@ -287,6 +287,70 @@ describe("concurrent sandbox runs", () => {
   });
 });
 
+describe("a limit of 0", () => {
+  it("answers 403 limit_blocked without Retry-After for each limit set to 0, and runs nothing", async () => {
+    const cases = [
+      {
+        limits: { executionsPerMinute: 0 },
+        skill: "echoer",
+        policy: '"executions-per-minute";q=0;w=60',
+        rateLimit: '"executions-per-minute";r=0',
+        message: "This API key is blocked from starting executions (executionsPerMinute is 0)",
+      },
+      {
+        limits: { executionsPerMinute: null, concurrentSandboxRuns: 0 },
+        skill: "boxed",
+        policy: '"concurrent-sandbox-runs";q=0;qu="concurrent-requests"',
+        rateLimit: '"concurrent-sandbox-runs";r=0',
+        message: "This API key is blocked from running sandbox skills (concurrentSandboxRuns is 0)",
+      },
+      {
+        limits: { concurrentSandboxRuns: null, dailySandboxSeconds: 0 },
+        skill: "boxed",
+        policy: '"daily-sandbox-seconds";q=0;w=86400;skillgate-unit="sandbox-seconds"',
+        rateLimit: '"daily-sandbox-seconds";r=0',
+        message:
+          "This API key is blocked from running sandbox skills: it has no sandbox time (dailySandboxSeconds is 0)",
+      },
+    ];
+    for (const c of cases) {
+      await t.api.put(`/api/keys/${key.id}/limits`, c.limits);
+      const refused = await run(c.skill);
+      expect(refused.status, c.skill).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: "limit_blocked", message: c.message });
+      expect(refused.body.error.details).toEqual({
+        limit: Object.keys(c.limits).at(-1),
+        value: 0,
+      });
+      expect(refused.headers.get("retry-after")).toBeNull();
+      expect(refused.headers.get("ratelimit-policy")).toBe(c.policy);
+      expect(refused.headers.get("ratelimit")).toBe(c.rateLimit);
+    }
+    expect(started).toBe(0);
+    expect((await asKey().get("/api/skills/executions")).body.total).toBe(0);
+  });
+
+  it("gives a model's call a tool error saying the key is blocked, over interception and MCP", async () => {
+    await t.api.put(`/api/keys/${key.id}/limits`, { executionsPerMinute: 0 });
+    const message = "This API key is blocked from starting executions (executionsPerMinute is 0)";
+    const response = json(chatResponse("echoer_v1_0_0"));
+    const res = await asKey().post("/api/skills/intercept", { format: "openai-chat", response });
+    expect(res.status).toBe(200);
+    const errors = (res.body.toolResults as { status: string; error?: string }[]).map(
+      (r) => r.error,
+    );
+    expect(errors).toEqual([message, message]);
+    const client = await connectMcp(t.url, key.key);
+    try {
+      const refused = await callTool(client, "echoer_v1_0_0", { text: "y" });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ status: "error", error: message });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("daily sandbox seconds", () => {
   it("lets exactly one of many concurrent callers reserve the last of the budget", async () => {
     await t.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 5 });

@@ -168,6 +168,11 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The API key's daily budget of sandbox seconds is spent",
   },
+  limit_blocked: {
+    status: 403,
+    retryable: false,
+    message: "A limit of 0 blocks this API key from this kind of call",
+  },
 
   // --- Catalogs ---
   provider_not_active: {

@@ -3,7 +3,8 @@
  * and a daily budget of sandbox seconds. The executor asks {@link ExecutionLimiter.admit} before it
  * writes anything; a refusal is a 429 {@link AppError} (`rate_limited`, `concurrency_limited`,
  * `quota_exceeded`) carrying `Retry-After` and the `RateLimit-Policy` / `RateLimit` fields of
- * draft-ietf-httpapi-ratelimit-headers (docs/rate-limits.md#headers). Front doors that run a
+ * draft-ietf-httpapi-ratelimit-headers (docs/rate-limits.md#headers), or, for a limit of 0, a
+ * 403 `limit_blocked` without `Retry-After`. Front doors that run a
  * model's call turn that error into a tool error result (model-call.ts).
  *
  * Daily budgets are exact: a sandbox run reserves its whole time limit in the database with one
@@ -105,7 +106,8 @@ export interface AdmissionTicket {
 export interface ExecutionAdmission {
   /**
    * Admits an execution of `skill` for `ctx`'s key. @throws AppError 429 (`rate_limited`,
-   * `concurrency_limited`, `quota_exceeded`) when a limit refuses it; nothing is counted then.
+   * `concurrency_limited`, `quota_exceeded`) when a limit refuses it, or 403 `limit_blocked`
+   * when that limit is 0; nothing is counted then.
    */
   admit(skill: Skill, ctx: CallerContext, req: AdmissionRequest): Promise<AdmissionTicket>;
 }
@@ -305,11 +307,18 @@ export function policyField(limits: ExecutionLimits, sandbox: boolean): string {
 }
 
 const BLOCKED: Record<keyof ExecutionLimits, string> = {
-  executionsPerMinute: "This API key may not start executions",
-  concurrentSandboxRuns: "This API key may not run sandbox skills",
-  dailySandboxSeconds: "This API key has no sandbox time",
+  executionsPerMinute: "This API key is blocked from starting executions",
+  concurrentSandboxRuns: "This API key is blocked from running sandbox skills",
+  dailySandboxSeconds:
+    "This API key is blocked from running sandbox skills: it has no sandbox time",
 };
 
+/**
+ * The error of a refused admission. A limit of 0 blocks the key for that kind of call
+ * (docs/rate-limits.md#a-limit-of-0): waiting does not help, so it is a 403 `limit_blocked`
+ * without `Retry-After` (the `RateLimit-Policy` field still shows q=0); any other limit is a
+ * retryable 429 with `Retry-After`.
+ */
 function refusal(
   code: "rate_limited" | "concurrency_limited" | "quota_exceeded",
   policy: string,
@@ -317,9 +326,14 @@ function refusal(
   retryAfterS: number,
   info: { message: string; limit: keyof ExecutionLimits; value: number },
 ): AppError {
-  // A limit of 0 blocks: waiting does not help, so the message says so rather than "retry".
-  const message = info.value === 0 ? `${BLOCKED[info.limit]} (${info.limit} is 0)` : info.message;
-  return new AppError(code, message, {
+  if (info.value === 0) {
+    const name = rateLimit.slice(0, rateLimit.indexOf(";"));
+    return new AppError("limit_blocked", `${BLOCKED[info.limit]} (${info.limit} is 0)`, {
+      headers: { "RateLimit-Policy": policy, RateLimit: `${name};r=0` },
+      details: { limit: info.limit, value: 0 },
+    });
+  }
+  return new AppError(code, info.message, {
     retryAfterS,
     headers: { "RateLimit-Policy": policy, RateLimit: rateLimit },
     details: { limit: info.limit, value: info.value, retryAfterS },
