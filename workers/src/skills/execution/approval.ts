@@ -86,7 +86,8 @@ export async function requestApproval(
 /**
  * Approves a pending execution and runs it. Returns the terminal execution.
  * @throws DisabledError when the skill is now off; AppError 429 `concurrency_limited` |
- *   `quota_exceeded` when the key's sandbox limits refuse the run (it stays pending);
+ *   `quota_exceeded` (403 `limit_blocked` for a limit of 0) when the key's sandbox limits refuse
+ *   the run (it stays pending);
  *   ConflictError `not_awaiting_approval` when it is no longer pending.
  */
 export async function approve(

@@ -161,7 +161,8 @@ export class Executor {
    *   handler's own signal fires, and the execution ends `error` with code `cancelled`
    *   (docs/execution.md#outcomes).
    * @throws as the preflight (`preflight.ts`); AppError 429 `rate_limited` | `concurrency_limited` |
-   *   `quota_exceeded` when the key's limits refuse it (docs/rate-limits.md); nothing is written
+   *   `quota_exceeded` (403 `limit_blocked` for a limit of 0) when the key's limits refuse it
+   *   (docs/rate-limits.md); nothing is written
    *   when it throws.
    */
   async execute(
@@ -201,7 +202,8 @@ export class Executor {
   /**
    * Approves a pending execution and runs it. Returns the terminal execution.
    * @throws DisabledError when the skill is now off; AppError 429 `concurrency_limited` |
-   *   `quota_exceeded` when the key's sandbox limits refuse the run (it stays pending);
+   *   `quota_exceeded` (403 `limit_blocked` for a limit of 0) when the key's sandbox limits refuse
+   *   the run (it stays pending);
    *   ConflictError `not_awaiting_approval` when it is no longer pending.
    */
   approve(execution: Execution, skill: Skill): Promise<Execution> {
