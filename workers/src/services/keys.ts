@@ -192,7 +192,7 @@ export class ApiKeyService {
   /**
    * One key's public view, for a change of its settings (limits, approval webhook).
    * @throws NotFoundError `api_key_not_found`; ConflictError `api_key_revoked` when the key is
-   *   revoked (its settings no longer change; docs/api-keys.md).
+   *   revoked (its settings no longer change; docs/rate-limits.md, docs/approval-notifications.md).
    */
   async getChangeable(id: string): Promise<ApiKeyInfo> {
     const row = await this.repository.get(id);
