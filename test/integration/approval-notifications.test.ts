@@ -370,4 +370,17 @@ describe("approval notifications", () => {
     expect(read.body.apiKey.approvalWebhookUrl).toBeNull();
     expect(read.body.limits.overrides).toEqual({});
   });
+  it("never shows credentials of a webhook URL stored before URLs were checked", async () => {
+    const t = await app();
+    const key = await t.api.createKey(`k-${randomBytes(3).toString("hex")}`);
+    await t.client.execute({
+      sql: "UPDATE api_keys SET approval_webhook_url = ?, approval_webhook_secret = ? WHERE id = ?",
+      args: ["https://user:pw@hooks.example.com/x?t=1", newSecret(), key.id],
+    });
+    const read = await t.api.get(`/api/keys/${key.id}`);
+    expect(read.body.apiKey.approvalWebhookUrl).toBe("https://hooks.example.com/x?t=1");
+    const listed = await t.api.get("/api/keys");
+    expect(JSON.stringify(listed.body)).not.toContain("pw@");
+    expect(JSON.stringify(listed.body)).toContain("https://hooks.example.com/x?t=1");
+  });
 });

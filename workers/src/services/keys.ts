@@ -12,7 +12,7 @@ import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import { type Page, pageOf } from "./page.js";
-import { requireWebhookUrl } from "./webhook-url.js";
+import { requireWebhookUrl, shownWebhookUrl } from "./webhook-url.js";
 
 function revokedError(id: string): ConflictError {
   return new ConflictError(
@@ -109,7 +109,7 @@ function toInfo(row: ApiKeyRecord): ApiKeyInfo {
     expiresAt: isoOrNull(row.expiresAt),
     revokedAt: isoOrNull(row.revokedAt),
     scopes: parseStoredScopes(row.scopes),
-    approvalWebhookUrl: row.approvalWebhookUrl ?? null,
+    approvalWebhookUrl: shownWebhookUrl(row.approvalWebhookUrl ?? null),
     approvalWebhookSecretSet: !!row.approvalWebhookSecret,
   };
 }

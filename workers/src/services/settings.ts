@@ -6,7 +6,7 @@ import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
 import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
-import { requireWebhookUrl } from "./webhook-url.js";
+import { requireWebhookUrl, shownWebhookUrl } from "./webhook-url.js";
 
 /** Settings with their types. */
 export interface Settings {
@@ -174,7 +174,7 @@ function toPublic(s: Settings): PublicSettings {
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
     defaultLimits: { ...NO_LIMITS, ...s.defaultLimits },
-    approvalWebhookUrl: s.approvalWebhookUrl,
+    approvalWebhookUrl: shownWebhookUrl(s.approvalWebhookUrl),
     approvalWebhookSecretSet: !!s.approvalWebhookSecret,
     customSkillExecution: s.customSkillExecution,
   };

@@ -26,3 +26,22 @@ export async function requireWebhookUrl(url: string, field: string): Promise<voi
     );
   }
 }
+
+/**
+ * `url` as the API shows it: without a user name or password, should a URL stored before the
+ * set-time check carry them (they are credentials). null stays null; an unparsable URL is shown
+ * as stored.
+ */
+export function shownWebhookUrl(url: string | null): string | null {
+  if (url === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === "" && parsed.password === "") return url;
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.href;
+}
