@@ -238,6 +238,11 @@ export const apiKeyUsage = sqliteTable(
     apiKeyId: text("api_key_id").notNull(),
     /** UTC day, `YYYY-MM-DD`. */
     day: text("day").notNull(),
+    /**
+     * Not written: a key's executions of a day are counted from `skill_executions`, so that an
+     * execution that is not a sandbox run costs no write here. Kept so the table matches its
+     * migration.
+     */
     executions: integer("executions").notNull().default(0),
     sandboxRuns: integer("sandbox_runs").notNull().default(0),
     sandboxMs: integer("sandbox_ms").notNull().default(0),
