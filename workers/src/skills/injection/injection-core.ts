@@ -109,15 +109,16 @@ export class ScoringCore {
   private gainFeature(fid: number, q: number): void {
     const { scratch } = this.state.shared;
     const { gain, touched } = scratch;
-    const { ids, points } = this.state.postings;
+    const { entries } = this.state.postings;
     const tag = q << 16;
     let nt = scratch.nTouched;
     for (let i = this.state.featStart[fid]!, end = i + this.state.featLen[fid]!; i < end; i++) {
-      const id = ids[i]!;
+      const e = entries[i]!;
+      const id = e >> 8;
       const v = gain[id]!;
-      if (v >>> 16 === q) gain[id] = v + points[i]!;
+      if (v >>> 16 === q) gain[id] = v + ((e << 24) >> 24);
       else {
-        gain[id] = tag | points[i]!;
+        gain[id] = tag | ((e << 24) >> 24);
         touched[nt++] = id;
       }
     }
@@ -127,11 +128,12 @@ export class ScoringCore {
   /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
   private lossOf(id: number, q: number): number {
     const { freqStart, freqEnd, freq, shared } = this.state;
-    const { ids, points } = freq;
+    const { entries } = freq;
     const activeStamp = shared.scratch.activeStamp;
     let loss = 0;
     for (let i = freqStart[id]!, end = freqEnd[id]!; i < end; i++) {
-      if (activeStamp[ids[i]!] !== q) loss += points[i]!;
+      const e = entries[i]!; // packEntry(feature, points)
+      if (activeStamp[e >> 8] !== q) loss += (e << 24) >> 24;
     }
     return loss;
   }
