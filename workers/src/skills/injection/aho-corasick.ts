@@ -41,14 +41,14 @@ export class AhoCorasick {
   private readonly edges: Int32Array;
   /** Dense rows: `dense[row * alphabet + symbol]` → next state | REPORTS (failures folded in). */
   private readonly dense: Int32Array;
-  /** Nearest state on the failure chain that ends a pattern (-1: none). */
-  private readonly dict: Int32Array;
-  /** First state to report from at a state: itself when it ends a pattern, else its `dict`. */
-  private readonly report: Int32Array;
-  /** Pattern ids ending at state `s`: `outIds[outStart[s] .. outStart[s + 1]]`. */
-  private readonly outStart: Int32Array;
+  /**
+   * What a reporting step reads, one 16-byte record per state `s` at `s * REC`: [the last search
+   * that reported from `s`, the nearest state on the failure chain that ends a pattern (-1: none),
+   * the pattern id when one pattern ends at `s` (else the start of its ids in `outIds`), the
+   * number of patterns ending at `s`].
+   */
+  private readonly out: Int32Array;
   private readonly outIds: Int32Array;
-  private readonly seenState: Uint32Array;
   private query = 0;
 
   /** @param patterns non-empty strings; empty ones never match. */
@@ -159,11 +159,9 @@ export class AhoCorasick {
     let nEdges = 0;
     for (const e of kids) nEdges += Math.max(0, e.length - 2);
     this.edges = new Int32Array(Math.max(nEdges, 2));
-    this.dict = new Int32Array(n).fill(-1);
-    this.report = new Int32Array(n).fill(-1);
-    this.outStart = new Int32Array(n + 1);
+    this.out = new Int32Array(n * REC);
     let nOut = 0;
-    for (const list of ends) nOut += list ? list.length : 0;
+    for (const list of ends) nOut += list && list.length > 1 ? list.length : 0;
     this.outIds = new Int32Array(nOut);
     let edge = 0;
     let out = 0;
@@ -180,13 +178,12 @@ export class AhoCorasick {
       this.node[r + 2] = rowOf[old]! >= 0 ? -1 - rowOf[old]! : (e.length - 2) / 2;
       if (e.length === 0) this.node[r + 2] = 0;
       this.node[r + 3] = newId[fail[old]!]!;
-      this.dict[s] = dict[old]! >= 0 ? newId[dict[old]!]! : -1;
-      this.report[s] = ends[old] ? s : this.dict[s]!;
-      this.outStart[s] = out;
-      for (const id of ends[old] ?? []) this.outIds[out++] = id;
+      const list = ends[old] ?? [];
+      this.out[r + 1] = dict[old]! >= 0 ? newId[dict[old]!]! : -1;
+      this.out[r + 2] = list.length === 1 ? list[0]! : out;
+      this.out[r + 3] = list.length;
+      if (list.length > 1) for (const id of list) this.outIds[out++] = id;
     }
-    this.outStart[n] = out;
-    this.seenState = new Uint32Array(n);
   }
 
   /** The already filled dense row entry of insertion-id state `f` (a row built earlier). */
@@ -199,14 +196,13 @@ export class AhoCorasick {
    * Not re-entrant: one search at a time per matcher.
    */
   search(text: string, visit: (patternId: number) => void): void {
-    this.query = (this.query + 1) >>> 0;
-    if (this.query === 0) {
-      this.seenState.fill(0);
+    this.query = (this.query + 1) | 0;
+    if (this.query <= 0) {
+      for (let i = 0; i < this.out.length; i += REC) this.out[i] = 0;
       this.query = 1;
     }
     const q = this.query;
-    const { symbols, node, edges, dense, dict, outStart, outIds, seenState, report, alphabet } =
-      this;
+    const { symbols, node, edges, dense, out, outIds, alphabet } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const sym = symbols[text.charCodeAt(i)]!;
@@ -239,9 +235,14 @@ export class AhoCorasick {
       }
       state = next & STATE;
       if ((next & REPORTS) === 0) continue;
-      for (let t = report[state]!; t >= 0 && seenState[t] !== q; t = dict[t]!) {
-        seenState[t] = q;
-        for (let o = outStart[t]!, end = outStart[t + 1]!; o < end; o++) visit(outIds[o]!);
+      // From the state itself along its dictionary links; a state reported from in this search
+      // had its whole chain reported then.
+      for (let t = state; t >= 0 && out[t * REC] !== q; t = out[t * REC + 1]!) {
+        const r = t * REC;
+        out[r] = q;
+        const count = out[r + 3]!;
+        if (count === 1) visit(out[r + 2]!);
+        else for (let o = out[r + 2]!, end = o + count; o < end; o++) visit(outIds[o]!);
       }
     }
   }
