@@ -8,23 +8,31 @@
  * cold CPU caches"): states are numbered depth-first, so a state's first child is the next state
  * and the chain of states spelling the tail of a pattern lies contiguously in memory. Each state
  * is one 16-byte record in a single Int32Array (first child's symbol, further edges, failure
- * link, report flags). Branching states near the root also get a dense row of the full automaton
- * (failure links folded in), so that a step from them costs one array read. A transition's
+ * link, report flags). Branching states near the root, and the other states while a budget
+ * lasts, also get a dense row of the full automaton (failure links folded in), so that a step from
+ * them costs one array read. A transition's
  * target carries a flag bit when a pattern ends there or on its failure chain, so that a step to
  * a state with nothing to report reads nothing else.
  */
 
 /** Entries of the dense transition table (rows × alphabet): 1 MB of int32 per matcher. */
 const DENSE_BUDGET = 262_144;
-/** Set on a transition target from which something is reported (states stay below 2^30). */
+/** Set on a transition target from which something is reported. */
 const REPORTS = 1 << 30;
-const STATE = REPORTS - 1;
+/**
+ * Set on a position that is a dense row (the rest is the row number, else it is a state id, below
+ * 2^29): a step from a dense row reads one entry and nothing else.
+ */
+const DENSE = 1 << 29;
+const ID = DENSE - 1;
 /** Int32 entries per state record. */
 const REC = 4;
 /** Record field 0: the first child's symbol (low 17 bits; {@link LEAF}: no child), flag bit 20. */
 const SYM = 0x1ffff;
 const LEAF = SYM;
 const CHILD_REPORTS = 1 << 20;
+/** Record field 0 flag: the first child has a dense row (its record's field 2 is `-1 - row`). */
+const CHILD_DENSE = 1 << 21;
 
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
@@ -32,15 +40,17 @@ export class AhoCorasick {
   private readonly symbols = new Int32Array(65536).fill(-1);
   private readonly alphabet: number;
   /**
-   * Per state `s`, at `s * REC`: [first child's symbol | CHILD_REPORTS (child is `s + 1`),
-   * start of its further edges in `edges`, their count or `-1 - row` for a dense row,
-   * failure link].
+   * Per state `s`, at `s * REC`: [first child's symbol | CHILD_REPORTS | CHILD_DENSE (the child
+   * is `s + 1`), start of its further edges in `edges`, their count or `-1 - row` for a dense
+   * row, failure link (a position)].
    */
   private readonly node: Int32Array;
-  /** Further goto edges, `[symbol, target | REPORTS]` pairs, grouped by state. */
+  /** Further goto edges, `[symbol, target position | REPORTS]` pairs, grouped by state. */
   private readonly edges: Int32Array;
-  /** Dense rows: `dense[row * alphabet + symbol]` → next state | REPORTS (failures folded in). */
+  /** Dense rows: `dense[row * alphabet + symbol]` → next position | REPORTS (failures folded in). */
   private readonly dense: Int32Array;
+  /** The state id of each dense row. */
+  private readonly rowState: Int32Array;
   /**
    * What a reporting step reads, one 16-byte record per state `s` at `s * REC`: [the last search
    * that reported from `s`, the nearest state on the failure chain that ends a pattern (-1: none),
@@ -131,7 +141,8 @@ export class AhoCorasick {
       const e = kids[s]!;
       for (let j = e.length - 2; j >= 0; j -= 2) stack.push(e[j + 1]!);
     }
-    // 4. Dense rows for the root and the branching states nearest to it (breadth-first).
+    // 4. Dense rows for the root and the branching states nearest to it (breadth-first), then
+    // for the other states while the budget lasts.
     const rows = Math.max(1, Math.floor(DENSE_BUDGET / A));
     const rowOf = new Int32Array(n).fill(-1);
     let nRows = 0;
@@ -139,11 +150,24 @@ export class AhoCorasick {
       if (nRows >= rows) break;
       if (s === 0 || kids[s]!.length >= 4) rowOf[s] = nRows++;
     }
-    const flagged = (old: number) => newId[old]! | (reportsOld(old) ? REPORTS : 0);
+    // Room left (small automata): the other states too, so that no step walks failure links.
+    for (const s of bfs) {
+      if (nRows >= rows) break;
+      if (rowOf[s]! < 0) rowOf[s] = nRows++;
+    }
+    if (n >= DENSE) throw new RangeError("too many Aho-Corasick states");
+    const rowOld = new Int32Array(nRows);
+    for (let s = 0; s < n; s++) if (rowOf[s]! >= 0) rowOld[rowOf[s]!] = s;
+    this.rowState = Int32Array.from(rowOld, (old) => newId[old]!);
+    /** The position of insertion-id state `old`. */
+    const at = (old: number) => (rowOf[old]! >= 0 ? DENSE | rowOf[old]! : newId[old]!);
+    const flagged = (old: number) => at(old) | (reportsOld(old) ? REPORTS : 0);
+    /** Insertion id of a position. */
+    const oldOf = (pos: number) => ((pos & DENSE) !== 0 ? rowOld[pos & ID]! : dfs[pos & ID]!);
     this.dense = new Int32Array(nRows * A);
     const delta = (s: number, sym: number): number => {
       for (let f = s; ; f = fail[f]!) {
-        if (rowOf[f]! >= 0 && f !== s) return this.denseOld(f, sym, rowOf, dfs);
+        if (rowOf[f]! >= 0 && f !== s) return oldOf(this.dense[rowOf[f]! * A + sym]!);
         const t = gotoMap.get(f * A + sym);
         if (t !== undefined) return t;
         if (f === 0) return 0;
@@ -169,7 +193,12 @@ export class AhoCorasick {
       const old = dfs[s]!;
       const e = kids[old]!;
       const r = s * REC;
-      this.node[r] = e.length === 0 ? LEAF : e[0]! | (reportsOld(e[1]!) ? CHILD_REPORTS : 0);
+      this.node[r] =
+        e.length === 0
+          ? LEAF
+          : e[0]! |
+            (reportsOld(e[1]!) ? CHILD_REPORTS : 0) |
+            (rowOf[e[1]!]! >= 0 ? CHILD_DENSE : 0);
       this.node[r + 1] = edge;
       for (let j = 2; j < e.length; j += 2) {
         this.edges[edge++] = e[j]!;
@@ -177,18 +206,13 @@ export class AhoCorasick {
       }
       this.node[r + 2] = rowOf[old]! >= 0 ? -1 - rowOf[old]! : (e.length - 2) / 2;
       if (e.length === 0) this.node[r + 2] = 0;
-      this.node[r + 3] = newId[fail[old]!]!;
+      this.node[r + 3] = at(fail[old]!);
       const list = ends[old] ?? [];
       this.out[r + 1] = dict[old]! >= 0 ? newId[dict[old]!]! : -1;
       this.out[r + 2] = list.length === 1 ? list[0]! : out;
       this.out[r + 3] = list.length;
       if (list.length > 1) for (const id of list) this.outIds[out++] = id;
     }
-  }
-
-  /** The already filled dense row entry of insertion-id state `f` (a row built earlier). */
-  private denseOld(f: number, sym: number, rowOf: Int32Array, dfs: readonly number[]): number {
-    return dfs[this.dense[rowOf[f]! * this.alphabet + sym]! & STATE]!;
   }
 
   /**
@@ -202,39 +226,42 @@ export class AhoCorasick {
       this.query = 1;
     }
     const q = this.query;
-    const { symbols, node, edges, dense, out, outIds, alphabet } = this;
-    let state = 0;
+    const { symbols, node, edges, dense, rowState, out, outIds, alphabet } = this;
+    /** The current position: a dense row (DENSE | row) or a state id; the root is row 0. */
+    let pos = DENSE;
     for (let i = 0; i < text.length; i++) {
       const sym = symbols[text.charCodeAt(i)]!;
       if (sym < 0) {
-        state = 0;
+        pos = DENSE;
         continue;
       }
       let next: number;
       for (;;) {
-        const r = state * REC;
-        const more = node[r + 2]!;
-        if (more < 0) {
-          next = dense[(-1 - more) * alphabet + sym]!;
+        if ((pos & DENSE) !== 0) {
+          next = dense[(pos & ID) * alphabet + sym]!;
           break;
         }
+        const r = pos * REC;
         const first = node[r]!;
         if ((first & SYM) === sym) {
-          next = (state + 1) | ((first & CHILD_REPORTS) === 0 ? 0 : REPORTS);
+          next =
+            (first & CHILD_DENSE) === 0 ? pos + 1 : DENSE | (-1 - node[(pos + 1) * REC + 2]!);
+          if ((first & CHILD_REPORTS) !== 0) next |= REPORTS;
           break;
         }
         next = -1;
-        for (let e = node[r + 1]!, end = e + more * 2; e < end; e += 2) {
+        for (let e = node[r + 1]!, end = e + node[r + 2]! * 2; e < end; e += 2) {
           if (edges[e] === sym) {
             next = edges[e + 1]!;
             break;
           }
         }
         if (next >= 0) break;
-        state = node[r + 3]!; // the root has a dense row, so this ends
+        pos = node[r + 3]!; // the root has a dense row, so this ends
       }
-      state = next & STATE;
+      pos = next & ~REPORTS;
       if ((next & REPORTS) === 0) continue;
+      const state = (pos & DENSE) !== 0 ? rowState[pos & ID]! : pos;
       // From the state itself along its dictionary links; a state reported from in this search
       // had its whole chain reported then.
       for (let t = state; t >= 0 && out[t * REC] !== q; t = out[t * REC + 1]!) {
