@@ -56,7 +56,12 @@ describe("TokenTable", () => {
   });
   it("compares the text of a token with characters outside one byte", () => {
     // "\u0161" & 0xff is "a": packed alone it would look like "abc".
-    const table = new TokenTable(new Map([["\u0161bc", 0], ["abd", 1]]));
+    const table = new TokenTable(
+      new Map([
+        ["\u0161bc", 0],
+        ["abd", 1],
+      ]),
+    );
     const seen: number[] = [];
     table.scan("abc abd", (i) => seen.push(i));
     expect(seen).toEqual([1]);

@@ -244,8 +244,7 @@ export class AhoCorasick {
         const r = pos * REC;
         const first = node[r]!;
         if ((first & SYM) === sym) {
-          next =
-            (first & CHILD_DENSE) === 0 ? pos + 1 : DENSE | (-1 - node[(pos + 1) * REC + 2]!);
+          next = (first & CHILD_DENSE) === 0 ? pos + 1 : DENSE | (-1 - node[(pos + 1) * REC + 2]!);
           if ((first & CHILD_REPORTS) !== 0) next |= REPORTS;
           break;
         }

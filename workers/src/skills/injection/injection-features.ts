@@ -248,7 +248,8 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
       featStart[fid] = at;
       featLen[fid] = len;
       featFrequent[fid] = t !== 1 && len >= frequentAt ? 1 : 0;
-      for (let i = 0; i < len; i++) postings.entries[at++] = packEntry(flat[2 * i]!, flat[2 * i + 1]!);
+      for (let i = 0; i < len; i++)
+        postings.entries[at++] = packEntry(flat[2 * i]!, flat[2 * i + 1]!);
       byKey[t]!.set(key, fid++);
     }
   });

@@ -173,10 +173,7 @@ export class TokenTable {
             // A stored token of <= 8 one-byte chars equal to the run's first 8: equal iff the run
             // is as short (zero padding holds the length).
             if (len > INLINE) continue;
-          } else if (
-            texts[slot]!.length !== len ||
-            !lower.startsWith(texts[slot]!, start)
-          )
+          } else if (texts[slot]!.length !== len || !lower.startsWith(texts[slot]!, start))
             continue;
           visit(value & ~LONG);
           break;
