@@ -8,11 +8,11 @@
  * cold CPU caches"): states are numbered depth-first, so a state's first child is the next state
  * and the chain of states spelling the tail of a pattern lies contiguously in memory. Each state
  * is one 16-byte record in a single Int32Array (first child's symbol, further edges, failure
- * link, report flags). Branching states near the root, and the other states while a budget
- * lasts, also get a dense row of the full automaton (failure links folded in), so that a step from
- * them costs one array read. A transition's
- * target carries a flag bit when a pattern ends there or on its failure chain, so that a step to
- * a state with nothing to report reads nothing else.
+ * link). Branching states near the root, and the other states while a budget lasts, also get a
+ * dense row of the full automaton (failure links folded in); a position names such a row
+ * directly, so that a step from it costs one array read. A transition's target carries a flag
+ * bit when a pattern ends there or on its failure chain, so that a step to a state with nothing
+ * to report reads nothing else; what reporting reads is one more 16-byte record per state.
  */
 
 /** Entries of the dense transition table (rows × alphabet): 1 MB of int32 per matcher. */
