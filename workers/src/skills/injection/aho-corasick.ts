@@ -34,6 +34,8 @@ const CHILD_REPORTS = 1 << 20;
 /** Record field 0 flag: the first child has a dense row (its record's field 2 is `-1 - row`). */
 const CHILD_DENSE = 1 << 21;
 
+const NO_IDS: readonly number[] = [];
+
 /** An immutable matcher over a fixed pattern list (pattern ids are list positions). */
 export class AhoCorasick {
   /** UTF-16 code unit → symbol index, -1 when no pattern uses the code unit. */
@@ -75,19 +77,23 @@ export class AhoCorasick {
     // 1. Trie with insertion ids: edges as [symbol, child] pairs per state, and a goto map.
     const kids: number[][] = [[]];
     const ends: (number[] | undefined)[] = [undefined];
-    const gotoMap = new Map<number, number>();
+    /** The trie child of insertion-id `state` on `sym`, or undefined (children are few). */
+    const child = (state: number, sym: number): number | undefined => {
+      const e = kids[state]!;
+      for (let j = 0; j < e.length; j += 2) if (e[j] === sym) return e[j + 1]!;
+      return undefined;
+    };
     patterns.forEach((p, id) => {
       if (p.length === 0) return;
       let state = 0;
       for (let i = 0; i < p.length; i++) {
         const sym = this.symbols[p.charCodeAt(i)]!;
-        let next = gotoMap.get(state * A + sym);
+        let next = child(state, sym);
         if (next === undefined) {
           next = kids.length;
           kids.push([]);
           ends.push(undefined);
           kids[state]!.push(sym, next);
-          gotoMap.set(state * A + sym, next);
         }
         state = next;
       }
@@ -105,12 +111,12 @@ export class AhoCorasick {
       const e = kids[s]!;
       for (let j = 0; j < e.length; j += 2) {
         const sym = e[j]!;
-        const child = e[j + 1]!;
-        bfs.push(child);
+        const kid = e[j + 1]!;
+        bfs.push(kid);
         let target = 0;
         if (s !== 0) {
           for (let f = fail[s]!; ; f = fail[f]!) {
-            const t = gotoMap.get(f * A + sym);
+            const t = child(f, sym);
             if (t !== undefined) {
               target = t;
               break;
@@ -118,8 +124,8 @@ export class AhoCorasick {
             if (f === 0) break;
           }
         }
-        fail[child] = target;
-        dict[child] = ends[target] ? target : dict[target]!;
+        fail[kid] = target;
+        dict[kid] = ends[target] ? target : dict[target]!;
       }
     }
     const reportsOld = (s: number) => ends[s] !== undefined || dict[s]! >= 0;
@@ -128,6 +134,7 @@ export class AhoCorasick {
     const dfs: number[] = [];
     const stack: number[] = [0];
     for (const e of kids) {
+      if (e.length <= 2) continue;
       const pairs: [number, number][] = [];
       for (let j = 0; j < e.length; j += 2) pairs.push([e[j]!, e[j + 1]!]);
       pairs.sort((a, b) => a[0] - b[0]);
@@ -168,7 +175,7 @@ export class AhoCorasick {
     const delta = (s: number, sym: number): number => {
       for (let f = s; ; f = fail[f]!) {
         if (rowOf[f]! >= 0 && f !== s) return oldOf(this.dense[rowOf[f]! * A + sym]!);
-        const t = gotoMap.get(f * A + sym);
+        const t = child(f, sym);
         if (t !== undefined) return t;
         if (f === 0) return 0;
       }
@@ -207,7 +214,7 @@ export class AhoCorasick {
       this.node[r + 2] = rowOf[old]! >= 0 ? -1 - rowOf[old]! : (e.length - 2) / 2;
       if (e.length === 0) this.node[r + 2] = 0;
       this.node[r + 3] = at(fail[old]!);
-      const list = ends[old] ?? [];
+      const list = ends[old] ?? NO_IDS;
       this.out[r + 1] = dict[old]! >= 0 ? newId[dict[old]!]! : -1;
       this.out[r + 2] = list.length === 1 ? list[0]! : out;
       this.out[r + 3] = list.length;
