@@ -167,11 +167,12 @@ describe("hourly execution rollups", () => {
     );
     await expectConsistent(t);
 
-    // Changes of ended rows move their contribution (another key, status and duration).
+    // Changes of ended rows move their contribution (another key, status and duration); edge-95
+    // held the greatest duration of its row.
     await t.deps.db
       .update(skillExecutions)
       .set({ apiKeyId: alice.id, status: "success", durationMs: 77 })
-      .where(inArray(skillExecutions.id, ["edge-3", "edge-4", "edge-40"]));
+      .where(inArray(skillExecutions.id, ["edge-3", "edge-4", "edge-40", "edge-95"]));
     await expectConsistent(t);
 
     // Explicit delete of one key's executions, then of one skill's.
@@ -197,13 +198,13 @@ describe("hourly execution rollups", () => {
       Date.now(),
     );
     const finished = Object.fromEntries(mine.perSkill.map((s) => [s.skillName, s.finished]));
-    expect(finished).toEqual({ "roll-echo": 6, "roll-gated": 3, "roll-fail": undefined });
+    expect(finished).toEqual({ "roll-echo": 7, "roll-gated": 3, "roll-fail": undefined });
   });
 
   it("follow retention and leave pruned hours out", async () => {
     const skill = await installed(t, "roll-old");
     const now = Date.now();
-    const ages = [72, 50, 30, 26, 2, 0].map((h) => now - h * HOUR);
+    const ages = [72, 50, 30, 26.5, 2, 0].map((h) => now - h * HOUR);
     await t.deps.db.insert(skillExecutions).values(
       ages.flatMap((at, i) =>
         [5, 50, 500].map((ms, j) => ({
@@ -221,12 +222,36 @@ describe("hourly execution rollups", () => {
         })),
       ),
     );
+    // One hour straddles the cut-off (30 min into it): its shortest run goes, two stay.
+    const cutoff = Math.floor((now - 24 * HOUR) / HOUR) * HOUR + 30 * 60_000;
+    await t.deps.db.insert(skillExecutions).values(
+      [
+        [cutoff - 60_000, 1],
+        [cutoff + 60_000, 900],
+        [cutoff + 120_000, 20],
+      ].map(([at, ms], i) => ({
+        id: `straddle-${i}`,
+        skillId: skill.id,
+        skillName: skill.name,
+        version: skill.version,
+        apiKeyId: null,
+        status: "success" as const,
+        input: "{}",
+        durationMs: ms!,
+        attempts: 1,
+        createdAt: at!,
+        updatedAt: at!,
+      })),
+    );
     await expectConsistent(t);
     // Retention of one day deletes the rows created more than 24 h ago.
-    const outcome = await t.services.executions.applyRetention(1, now);
-    expect(outcome.deleted).toBe(12);
+    const outcome = await t.services.executions.applyRetention(1, cutoff + 24 * HOUR);
+    expect(outcome.deleted).toBe(13);
     await expectConsistent(t);
-    expect(Object.keys(await stored(t))).toHaveLength(4); // two hours × success / timeout
+    // Two recent hours × success / timeout, and the straddling hour (20 .. 900 ms).
+    expect(Object.keys(await stored(t))).toHaveLength(5);
+    const straddling = (await stored(t))[`${cutoff - 30 * 60_000}||roll-old|success`];
+    expect(straddling).toMatchObject({ count: 2, minMs: 20, maxMs: 900 });
 
     // Pruning deletes rollup hours older than 48 h only (here: none are left older than that).
     await t.deps.db.insert(executionHourlyRollups).values({
