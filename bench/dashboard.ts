@@ -122,7 +122,7 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
 
   // The charts are cached per change stamp: every new execution misses the cache, so in a busy
   // gateway the miss is the common case. Each sample below adds an ended execution (its rollup
-  // written by the insert trigger) before the page, so the page recomputes the charts.
+  // written by the insert trigger) before the page (not timed), so the page recomputes the charts.
   let added = 0;
   const addExecution = async (apiKeyId: string | null) => {
     const at = Date.now();
@@ -151,10 +151,13 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
   for (const [label, cookie, owner] of chartPages) {
     const warm = await timeEach(30, () => get("/dashboard", cookie));
     row(`${label}, warm`, fmt(median(warm)), fmt(percentile(warm, 95)), "(info)");
-    const miss = await timeEach(30, async () => {
+    const miss: number[] = [];
+    for (let i = 0; i < 30; i++) {
       await addExecution(owner);
+      const t0 = performance.now();
       await get("/dashboard", cookie);
-    });
+      miss.push(performance.now() - t0);
+    }
     const p50 = median(miss);
     out[`${label}, cache miss`] = p50;
     row(

@@ -248,8 +248,10 @@ export const executionHourlyRollups = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.hourStart, t.apiKeyId, t.skillName, t.status] }),
-    /** One key's rollups of a window. */
-    index("execution_hourly_rollups_key_hour_idx").on(t.apiKeyId, t.hourStart),
+    /** Covers the executions per hour by status of a window (all keys). */
+    index("execution_hourly_rollups_hour_status_idx").on(t.hourStart, t.status, t.count),
+    /** One key's rollups of a window; covers its executions per hour by status. */
+    index("execution_hourly_rollups_key_hour_idx").on(t.apiKeyId, t.hourStart, t.status, t.count),
   ],
 );
 
