@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, qs } from "./context.js";
+import { registerLimitsCommand } from "./limits-command.js";
 import { fields, print, printJson, table, withProgress } from "./output.js";
 import { type ExecutionView, type SkillView, showExecution } from "./skills-commands.js";
 
@@ -119,6 +120,7 @@ export function registerOpsCommands(program: Command): void {
       if (ctx.json) return printJson(res);
       print(`Revoked key ${res.apiKey.name} (${res.apiKey.id})`);
     });
+  registerLimitsCommand(keys);
 
   const executions = program.command("executions").description("execution history and approvals");
   const filterOptions = (c: Command) =>

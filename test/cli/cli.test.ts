@@ -68,6 +68,30 @@ describe("skillgate CLI", () => {
     expect(denied.stderr).toContain("SKILLGATE_TOKEN");
   });
 
+  it("shows and sets a key's limits with keys limits, keeping the other overrides", async () => {
+    const created = await json(["keys", "create", "limited"]);
+    const id = created.apiKey.id as string;
+    await t.api.put("/api/settings", { defaultLimits: { concurrentSandboxRuns: 2 } });
+    const set = await json(["keys", "limits", id, "--executions-per-minute", "30"]);
+    expect(set.limits.limits).toEqual({
+      executionsPerMinute: 30,
+      concurrentSandboxRuns: 2,
+      dailySandboxSeconds: null,
+    });
+    const more = await json(["keys", "limits", id, "--daily-sandbox-seconds", "none"]);
+    expect(more.limits.overrides).toEqual({ executionsPerMinute: 30, dailySandboxSeconds: null });
+    const back = await json(["keys", "limits", id, "--executions-per-minute", "default"]);
+    expect(back.limits.overrides).toEqual({ dailySandboxSeconds: null });
+    const shown = await cli(["keys", "limits", id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/concurrent sandbox runs:\s+2 \(default\)/);
+    expect(shown.stdout).toMatch(/daily sandbox seconds:\s+none\n/);
+    const bad = await cli(["keys", "limits", id, "--executions-per-minute", "-3"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("non-negative integer");
+    expect((await json(["keys", "limits", id, "--reset"])).limits.overrides).toEqual({});
+  });
+
   it("installs from JSON and SKILL.md, lists, shows, switches mode, deletes", async () => {
     const jsonFile = join(tmp.dir, "skill.json");
     writeFileSync(

@@ -108,6 +108,7 @@ describe("API key scopes", () => {
       "GET /api/keys",
       "GET /api/keys/{id}",
       "DELETE /api/keys/{id}",
+      "PUT /api/keys/{id}/limits",
       "PUT /api/keys/{id}/approval-webhook",
       "GET /api/settings",
       "PUT /api/settings",

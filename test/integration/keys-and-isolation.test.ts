@@ -199,6 +199,11 @@ describe("API keys, ownership and isolation", () => {
       skillsEnabled: true,
       activeProvider: "skillssh",
       skillsmpApiKeySet: true,
+      defaultLimits: {
+        executionsPerMinute: null,
+        concurrentSandboxRuns: null,
+        dailySandboxSeconds: null,
+      },
       approvalWebhookUrl: null,
       approvalWebhookSecretSet: false,
       customSkillExecution: true,

@@ -167,6 +167,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="skillgate"');
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
       else if (err.code === "skills_disabled") c.header("Retry-After", "60");
+      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
       // A body refused before it was read leaves bytes on the connection: close it, so that a
       // client's next request never lands on a socket the server is about to drop (RFC 9112 §9.6).
       if (err.status === 413) c.header("Connection", "close");

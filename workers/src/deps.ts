@@ -8,6 +8,7 @@ import type { Db } from "./db/client.js";
 import type { Metrics } from "./metrics/types.js";
 import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/client.js";
+import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
 
 /** Resolves a host name to IP addresses (for the outbound guard of http_request). */
 export type HostResolver = (hostname: string) => Promise<string[]>;
@@ -40,6 +41,11 @@ export interface AppDeps {
    * Worker); default: nothing.
    */
   metrics?: Metrics;
+  /**
+   * The platform's rate limiting binding (Workers `ratelimits`), applied to executions per minute
+   * across isolates besides the in-process window (docs/rate-limits.md#workers); default none.
+   */
+  executionRateLimiter?: PlatformRateLimiter;
   /** Runtime name for health output. */
   runtime?: "node" | "workerd";
 }

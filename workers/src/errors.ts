@@ -17,6 +17,8 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Seconds a client should wait before trying again, sent as `Retry-After` (at least 1). */
   retryAfterS?: number;
+  /** Further response header fields (e.g. `RateLimit-Policy` and `RateLimit` of a 429). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** An error the API answers with: a registry code, its status, a message, details. */
@@ -28,6 +30,8 @@ export class AppError extends Error {
   readonly details?: unknown;
   /** Seconds a client should wait before trying again, sent as `Retry-After`; undefined = none. */
   readonly retryAfterS?: number;
+  /** Further response header fields sent with the error answer. */
+  readonly headers?: Readonly<Record<string, string>>;
 
   /**
    * @param code a registry code (snake_case).
@@ -43,6 +47,7 @@ export class AppError extends Error {
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
     this.details = opts.details;
+    this.headers = opts.headers;
     if (opts.retryAfterS !== undefined) this.retryAfterS = Math.max(1, Math.ceil(opts.retryAfterS));
   }
 }

@@ -6,7 +6,9 @@
  * Builds the deps from bindings — Turso/libSQL over HTTP (`@libsql/client/web`), the `SKILLS_KV`
  * namespace (with a per-isolate memory layer), secrets (`MGMT_TOKEN`, `SANDBOX_SECRET`,
  * `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`. With an `ANALYTICS` dataset bound, requests
- * and executions are written to Workers Analytics Engine (metrics/analytics-engine.ts).
+ * and executions are written to Workers Analytics Engine (metrics/analytics-engine.ts); with an
+ * `EXECUTION_RATE_LIMITER` rate limiting binding, executions per minute are limited across
+ * isolates too (docs/rate-limits.md#workers).
  */
 import { createClient } from "@libsql/client/web";
 import { type BuiltApp, createApp } from "./app.js";
@@ -18,12 +20,18 @@ import {
   createAnalyticsEngineMetrics,
 } from "./metrics/analytics-engine.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
+import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
   SKILLS_KV: KvNamespaceLike;
   /** Optional Workers Analytics Engine dataset: one data point per request and execution. */
   ANALYTICS?: AnalyticsEngineDatasetLike;
+  /**
+   * Optional rate limiting binding (`[[ratelimits]]`, period 60): executions per minute of each
+   * key across isolates (docs/rate-limits.md#workers).
+   */
+  EXECUTION_RATE_LIMITER?: PlatformRateLimiter;
   LIBSQL_URL: string;
   LIBSQL_AUTH_TOKEN?: string;
   [name: string]: unknown;
@@ -69,6 +77,7 @@ export function appFor(env: WorkerEnv): BuiltApp {
     sandbox: sandboxClientFromConfig(config),
     fetch: (input, init) => fetch(input, init),
     metrics: env.ANALYTICS ? createAnalyticsEngineMetrics(env.ANALYTICS) : undefined,
+    executionRateLimiter: env.EXECUTION_RATE_LIMITER,
     runtime: "workerd",
   });
   built = { env, app };

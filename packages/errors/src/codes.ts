@@ -141,6 +141,21 @@ export const ERROR_CODES = {
     retryable: true,
     message: "Skills execution is disabled (the master switch is off)",
   },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    message: "The API key's executions-per-minute limit was reached",
+  },
+  concurrency_limited: {
+    status: 429,
+    retryable: true,
+    message: "The API key's limit of concurrent sandbox runs was reached",
+  },
+  quota_exceeded: {
+    status: 429,
+    retryable: true,
+    message: "The API key's daily budget of sandbox seconds is spent",
+  },
 
   // --- Catalogs ---
   provider_not_active: {

@@ -284,6 +284,36 @@ export const settings = sqliteTable("settings", {
 });
 
 /**
+ * Per-key overrides of the execution limits (docs/rate-limits.md): a JSON object holding only the
+ * overridden fields (`executionsPerMinute`, `concurrentSandboxRuns`, `dailySandboxSeconds`), each a
+ * non-negative integer or null (no limit); absent fields follow the `defaultLimits` setting.
+ */
+export const apiKeyLimits = sqliteTable("api_key_limits", {
+  apiKeyId: text("api_key_id").primaryKey(),
+  limits: text("limits").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * Usage of one key on one UTC day (docs/rate-limits.md#daily-budget): executions admitted, sandbox
+ * time of finished runs and sandbox time reserved by runs still going (ms). The daily budget is
+ * checked and reserved in one conditional UPDATE.
+ */
+export const apiKeyUsage = sqliteTable(
+  "api_key_usage",
+  {
+    apiKeyId: text("api_key_id").notNull(),
+    /** UTC day, `YYYY-MM-DD`. */
+    day: text("day").notNull(),
+    executions: integer("executions").notNull().default(0),
+    sandboxRuns: integer("sandbox_runs").notNull().default(0),
+    sandboxMs: integer("sandbox_ms").notNull().default(0),
+    reservedMs: integer("reserved_ms").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.day] })],
+);
+
+/**
  * Workspace files of `file_read` / `file_write` (docs/workspaces.md: a Worker has no disk). One row
  * per file; `workspace` is `sha256(apiKeyId || "anonymous").slice(0, 24)`.
  */

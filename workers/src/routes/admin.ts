@@ -40,6 +40,51 @@ const ApiKeySchema = z
   })
   .openapi("ApiKey");
 
+const limitValue = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000_000)
+    .nullable()
+    .openapi({ description: `${what}; null = no limit` });
+
+const LimitsSchema = z
+  .object({
+    executionsPerMinute: limitValue("Executions a key may start per minute"),
+    concurrentSandboxRuns: limitValue("Sandbox runs a key may have going at once"),
+    dailySandboxSeconds: limitValue("Sandbox seconds a key may use per UTC day"),
+  })
+  .openapi("ExecutionLimits");
+
+const LimitsBody = LimitsSchema.partial().strict();
+
+const KeyUsageSchema = z
+  .object({
+    day: z.string().openapi({ description: "UTC day of the daily counters (YYYY-MM-DD)" }),
+    executionsToday: z.number().int(),
+    sandboxRunsToday: z.number().int(),
+    sandboxSecondsToday: z.number(),
+    reservedSandboxSeconds: z.number(),
+    remainingSandboxSeconds: z.number().nullable(),
+    executionsThisMinute: z
+      .number()
+      .int()
+      .openapi({ description: "Counted by the instance that answers" }),
+    concurrentSandboxRuns: z
+      .number()
+      .int()
+      .openapi({ description: "Counted by the instance that answers" }),
+  })
+  .openapi("ApiKeyUsage");
+
+const KeyLimitsSchema = z
+  .object({
+    limits: LimitsSchema,
+    overrides: LimitsBody,
+    usage: KeyUsageSchema,
+  })
+  .openapi("ApiKeyLimits");
 const WebhookUrl = z
   .string()
   .url()
@@ -96,6 +141,7 @@ const SettingsSchema = z
     skillsEnabled: z.boolean(),
     activeProvider: z.enum(CATALOG_IDS),
     skillsmpApiKeySet: z.boolean(),
+    defaultLimits: LimitsSchema,
     approvalWebhookUrl: z.string().nullable().openapi({
       description: "global approval-notification URL (docs/approval-notifications.md)",
     }),
@@ -112,6 +158,10 @@ const SettingsBody = z
     skillsEnabled: z.boolean().optional(),
     activeProvider: z.enum(CATALOG_IDS).optional(),
     skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
+    defaultLimits: LimitsBody.optional().openapi({
+      description:
+        "Limits of keys without their own (docs/rate-limits.md); fields left out keep their value",
+    }),
     approvalWebhookUrl: WebhookUrl.nullable().optional(),
     approvalWebhookSecret: WebhookSecret.nullable().optional(),
     customSkillExecution: z.boolean().optional(),
@@ -151,11 +201,26 @@ const getKeyRoute = createRoute({
   operationId: "getApiKey",
   tags: [TAGS.keys],
   security: MANAGEMENT_ONLY,
-  summary: "Read one API key (never the key itself), with its scopes",
+  summary: "Read one API key (never the key itself), with its scopes, limits and usage today",
   request: { params: IdParam },
   responses: {
-    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema, limits: KeyLimitsSchema }), "Key"),
     ...errorResponses(401, 403, 404),
+  },
+});
+const putKeyLimitsRoute = createRoute({
+  method: "put",
+  path: "/api/keys/{id}/limits",
+  operationId: "setApiKeyLimits",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Set a key's own execution limits",
+  description:
+    "Replaces the key's overrides (docs/rate-limits.md): fields given are the key's own (null = no limit), fields left out follow `defaultLimits`.",
+  request: { params: IdParam, body: jsonBody(LimitsBody) },
+  responses: {
+    200: jsonResponse(z.object({ limits: KeyLimitsSchema }), "The key's limits and usage"),
+    ...errorResponses(400, 401, 403, 404),
   },
 });
 const revokeKeyRoute = createRoute({
@@ -192,7 +257,7 @@ const putSettingsRoute = createRoute({
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
   summary:
-    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution)",
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, approval webhook, defaultLimits)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
@@ -228,8 +293,15 @@ export function adminRoutes() {
     return c.json(await c.get("services").keys.list(page, limit), 200);
   });
   app.openapi(getKeyRoute, async (c) => {
-    const apiKey = await c.get("services").keys.get(c.req.valid("param").id);
-    return c.json({ apiKey }, 200);
+    const services = c.get("services");
+    const apiKey = await services.keys.get(c.req.valid("param").id);
+    return c.json({ apiKey, limits: await services.limits.view(apiKey.id) }, 200);
+  });
+  app.openapi(putKeyLimitsRoute, async (c) => {
+    const services = c.get("services");
+    const apiKey = await services.keys.get(c.req.valid("param").id);
+    await services.limits.setOverrides(apiKey.id, c.req.valid("json"));
+    return c.json({ limits: await services.limits.view(apiKey.id) }, 200);
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").keys.revoke(c.req.valid("param").id);
@@ -247,7 +319,9 @@ export function adminRoutes() {
     return c.json({ settings }, 200);
   });
   app.openapi(putSettingsRoute, async (c) => {
-    const settings = await c.get("services").settings.change(c.req.valid("json"));
+    const services = c.get("services");
+    const settings = await services.settings.change(c.req.valid("json"));
+    services.limits.forgetEffective();
     return c.json({ settings }, 200);
   });
   return app;

@@ -14,6 +14,7 @@ import { sandboxTiming } from "../skills/builtins/sandbox.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
 import type { ApprovalNotifier } from "../skills/execution/approval-notifier.js";
 import { Executor } from "../skills/execution/executor.js";
+import { ExecutionLimiter } from "../skills/execution/limits.js";
 import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
 import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
@@ -25,6 +26,7 @@ import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
+import { LimitsService } from "./limits.js";
 import { McpServerService } from "./mcp-servers.js";
 import { OperatorService } from "./operator.js";
 import { ProxyService, type ProxySettings } from "./proxy.js";
@@ -53,6 +55,8 @@ export interface FrontDoorServices {
   operator: OperatorService;
   /** Imported MCP servers (docs/custom-skills.md#mcp-servers). */
   mcpServers: McpServerService;
+  /** Per-key execution limits and usage (docs/rate-limits.md). */
+  limits: LimitsService;
 }
 
 /**
@@ -63,6 +67,8 @@ export interface FrontDoorServices {
 export interface Services extends FrontDoorServices {
   registry: SkillRegistry;
   executor: Executor;
+  /** Enforces the per-key limits; `countAsSandbox(name)` adds an embedder's sandbox handler. */
+  limiter: ExecutionLimiter;
   /** Background delivery of approval notifications (docs/approval-notifications.md). */
   approvalNotifier: ApprovalNotifier;
   /** Prepares the injection index of each registry snapshot (derived, or loaded from the cache). */
@@ -143,6 +149,21 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     store: repos.executions,
     backoffMs: opts.notificationBackoffMs,
   });
+  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
+  const limiter: ExecutionLimiter = new ExecutionLimiter({
+    limitsFor: (id) => limits.effective(id),
+    usage: repos.usage,
+    sandboxHandlers: sandboxHandlerNames(builtins),
+    platform: deps.executionRateLimiter,
+    clock,
+  });
+  const limits = new LimitsService(
+    repos.limitOverrides,
+    repos.usage,
+    settings,
+    () => limiter,
+    clock,
+  );
   const executor = new Executor({
     store: repos.executions,
     isSkillsEnabled: async () => (await settings.get()).skillsEnabled,
@@ -150,9 +171,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     clock,
     retryBackoffMs: opts.retryBackoffMs,
     metrics: deps.metrics,
+    admission: limiter,
     onApprovalRequested: (execution, skill) => approvalNotifier.notify(execution, skill),
   });
-  const timings = new Map(builtins.map((b) => [b.name, b.timing]));
   const env = envOf(deps);
   const handlers = createBuiltinHandlers({ ...env, workspaces: repos.workspaces });
   for (const [name, handler] of Object.entries(handlers)) {
@@ -191,6 +212,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   return {
     registry,
     executor,
+    limiter,
+    limits,
     approvalNotifier,
     indexes,
     skills,
@@ -238,6 +261,14 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       runtime: deps.runtime,
     }),
   };
+}
+
+/**
+ * Handlers whose runs use the sandbox host (docs/rate-limits.md): the builtins declared `sandbox`
+ * (`eval_code`, `execute_command`, `browser`) and code skills.
+ */
+function sandboxHandlerNames(builtins: readonly BuiltinDefinition[]): string[] {
+  return [...builtins.filter((b) => b.sandbox === true).map((b) => b.name), CODE_HANDLER_NAME];
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
+import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 
 /** Settings with their types. */
@@ -17,6 +18,8 @@ export interface Settings {
   activeCatalog: CatalogId;
   /** SkillsMP API key; write-only through the API (reads show only whether it is set). */
   skillsmpApiKey: string | null;
+  /** Limits of every key that does not override them (docs/rate-limits.md); null = no limit. */
+  defaultLimits: ExecutionLimits;
   /** Global approval-notification URL (docs/approval-notifications.md); a key's own wins. */
   approvalWebhookUrl: string | null;
   /** Its Standard Webhooks secret (`whsec_...`); write-only through the API. */
@@ -41,6 +44,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsEnabled: true,
   activeCatalog: "skillsmp",
   skillsmpApiKey: null,
+  defaultLimits: NO_LIMITS,
   approvalWebhookUrl: null,
   approvalWebhookSecret: null,
   customSkillExecution: true,
@@ -51,12 +55,13 @@ const STORED_KEY: Record<keyof Settings, string> = {
   skillsEnabled: "skillsEnabled",
   activeCatalog: "activeProvider",
   skillsmpApiKey: "skillsmpApiKey",
+  defaultLimits: "defaultLimits",
   approvalWebhookUrl: "approvalWebhookUrl",
   approvalWebhookSecret: "approvalWebhookSecret",
   customSkillExecution: "customSkillExecution",
 };
 
-const CACHE_KEY = "settings:v2";
+const CACHE_KEY = "settings:v3";
 const CACHE_TTL_S = 60;
 
 /** Settings as the API shows them: secrets replaced by a flag. */
@@ -64,6 +69,7 @@ export interface PublicSettings {
   skillsEnabled: boolean;
   activeProvider: CatalogId;
   skillsmpApiKeySet: boolean;
+  defaultLimits: ExecutionLimits;
   approvalWebhookUrl: string | null;
   approvalWebhookSecretSet: boolean;
   customSkillExecution: boolean;
@@ -74,6 +80,8 @@ export interface SettingsChange {
   skillsEnabled?: boolean;
   activeProvider?: CatalogId;
   skillsmpApiKey?: string | null;
+  /** Default limits to change; fields left out keep their value, null = no limit. */
+  defaultLimits?: Partial<ExecutionLimits>;
   approvalWebhookUrl?: string | null;
   approvalWebhookSecret?: string | null;
   customSkillExecution?: boolean;
@@ -132,7 +140,7 @@ export class SettingsService {
 
   /** Applies a change as the API names it. @returns the API view of the new settings. */
   async change(change: SettingsChange): Promise<PublicSettings> {
-    const { activeProvider, ...rest } = change;
+    const { activeProvider, defaultLimits, ...rest } = change;
     if (change.approvalWebhookUrl) {
       const secret =
         change.approvalWebhookSecret !== undefined
@@ -140,7 +148,12 @@ export class SettingsService {
           : (await this.get()).approvalWebhookSecret;
       requireWebhookSecret(secret, "approvalWebhookSecret");
     }
-    return toPublic(await this.update({ ...rest, activeCatalog: activeProvider }));
+    const limits = defaultLimits
+      ? { ...NO_LIMITS, ...(await this.get()).defaultLimits, ...defaultLimits }
+      : undefined;
+    return toPublic(
+      await this.update({ ...rest, activeCatalog: activeProvider, defaultLimits: limits }),
+    );
   }
 
   /** Drops cached settings (after a write, or after editing the table by hand). */
@@ -156,6 +169,7 @@ function toPublic(s: Settings): PublicSettings {
     skillsEnabled: s.skillsEnabled,
     activeProvider: s.activeCatalog,
     skillsmpApiKeySet: !!s.skillsmpApiKey,
+    defaultLimits: { ...NO_LIMITS, ...s.defaultLimits },
     approvalWebhookUrl: s.approvalWebhookUrl,
     approvalWebhookSecretSet: !!s.approvalWebhookSecret,
     customSkillExecution: s.customSkillExecution,

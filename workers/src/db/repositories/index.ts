@@ -10,6 +10,7 @@ import type { Db } from "../client.js";
 import { DrizzleAgentTaskRepository } from "./a2a-tasks.js";
 import { DrizzleApiKeyRepository } from "./api-keys.js";
 import { DrizzleExecutionRepository } from "./executions.js";
+import { DrizzleLimitOverridesRepository, DrizzleUsageStore } from "./key-limits.js";
 import { createMcpServerStore } from "./mcp-servers.js";
 import { DrizzleSettingsRepository } from "./settings.js";
 import { DrizzleSkillRepository } from "./skills.js";
@@ -25,6 +26,9 @@ export interface Repositories {
   workspaces: DrizzleWorkspaceRepository;
   agentTasks: DrizzleAgentTaskRepository;
   routingHistory: DrizzleRoutingHistoryRepository;
+  /** Per-key limit overrides and daily usage (docs/rate-limits.md). */
+  limitOverrides: DrizzleLimitOverridesRepository;
+  usage: DrizzleUsageStore;
   /** Imported MCP servers. */
   mcpServers: McpServerStore;
   /** `select 1`, for health checks. */
@@ -49,6 +53,8 @@ export function createRepositories(
     workspaces: new DrizzleWorkspaceRepository(db, clock),
     agentTasks: new DrizzleAgentTaskRepository(db, clock),
     routingHistory: new DrizzleRoutingHistoryRepository(db, clock),
+    limitOverrides: new DrizzleLimitOverridesRepository(db),
+    usage: new DrizzleUsageStore(db),
     mcpServers: createMcpServerStore(db),
     database: {
       async ping() {

@@ -99,6 +99,7 @@ export const browserDefinitions: BuiltinDefinition[] = [
     mode: "off",
     enabled: false,
     available: (deps) => deps.sandbox !== undefined,
+    sandbox: true,
     tags: ["browser", "web", "page", "chromium", "scrape", "screenshot", "click", "form"],
     timing: () => ({
       limitFromInput: (input) => {

@@ -116,6 +116,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
       "sandbox",
     ],
     timing: (config) => sandboxTiming(config, true),
+    sandbox: true,
   },
   {
     name: "execute_command",
@@ -140,6 +141,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     mode: "auto",
     tags: ["shell", "command", "execute", "run", "cli", "terminal", "sandbox"],
     timing: sandboxTiming,
+    sandbox: true,
   },
 ];
 

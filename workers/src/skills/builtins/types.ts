@@ -47,6 +47,11 @@ export interface BuiltinDefinition {
    */
   timing?: (config: Config) => HandlerTiming;
   /**
+   * True when the builtin's runs use the sandbox host: they count as sandbox runs of the caller's
+   * key (concurrent sandbox runs, daily sandbox seconds; docs/rate-limits.md).
+   */
+  sandbox?: boolean;
+  /**
    * False when the builtin cannot work with this deployment's configuration (no search provider,
    * no sandbox host): it is then never injected, so a model is not offered a tool that can only
    * fail. Absent: always available.

@@ -33,6 +33,7 @@ import {
 } from "./auto-upgrade.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { validateSkillInput } from "./input-validation.js";
+import { ADMIT_ALL, type ExecutionAdmission } from "./limits.js";
 import { type PhaseDeps, runPhase } from "./phase.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
@@ -61,6 +62,8 @@ export interface ExecutorOptions {
   retryBackoffMs?: number;
   /** Receives each execution that reaches a terminal status here (run or rejected). */
   metrics?: Pick<Metrics, "countExecution">;
+  /** Per-key limits asked before an execution is written (docs/rate-limits.md); default none. */
+  admission?: ExecutionAdmission;
   /**
    * Told of each execution that starts waiting for approval (docs/approval-notifications.md);
    * must return at once (work goes on in the background) and never throw.
@@ -83,10 +86,12 @@ export class Executor {
   private readonly isSkillsEnabled: () => Promise<boolean>;
   private readonly isCustomExecutionEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
+  private readonly admission: ExecutionAdmission;
   private readonly onApprovalRequested: ExecutorOptions["onApprovalRequested"];
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
+    this.admission = opts.admission ?? ADMIT_ALL;
     this.onApprovalRequested = opts.onApprovalRequested;
     this.metrics = opts.metrics;
     this.isSkillsEnabled = opts.isSkillsEnabled;
@@ -186,7 +191,9 @@ export class Executor {
    * @param signal optional cancellation by the caller (a proxy client that went away): the
    *   handler's own signal fires, and the execution ends `error` with code `cancelled`
    *   (docs/execution.md#outcomes).
-   * @throws see {@link preflight}; nothing is written when it throws.
+   * @throws see {@link preflight}; AppError 429 `rate_limited` | `concurrency_limited` |
+   *   `quota_exceeded` when the key's limits refuse it (docs/rate-limits.md); nothing is written
+   *   when it throws.
    */
   async execute(
     skill: Skill,
@@ -196,8 +203,17 @@ export class Executor {
   ): Promise<Execution> {
     await this.preflight(skill, input);
     const limit = this.limitFor(skill, input);
-    const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
-    return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: true,
+      run: true,
+    });
+    try {
+      const row = await this.store.create(skill, input, ctx, { timeoutMs: limit, running: true });
+      return this.withInput(input, await this.run(row.id, skill, input, ctx, limit, signal));
+    } finally {
+      await ticket.settle();
+    }
   }
 
   /**
@@ -205,7 +221,8 @@ export class Executor {
    * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
    * run reads it from there.
    * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
-   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`.
+   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`; AppError 429 `rate_limited` when the key's
+   *   executions per minute are used (docs/rate-limits.md).
    */
   async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
     await this.preflight(skill, input);
@@ -217,9 +234,16 @@ export class Executor {
         "input_too_large",
       );
     }
+    const limit = this.limitFor(skill, input);
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: true,
+      run: false,
+    });
+    await ticket.settle();
     const pending = await this.store.create(skill, input, ctx, {
       approval: "required",
-      timeoutMs: this.limitFor(skill, input),
+      timeoutMs: limit,
     });
     this.onApprovalRequested?.(pending, skill);
     return pending;
@@ -227,22 +251,34 @@ export class Executor {
 
   /**
    * Approves a pending execution and runs it. Returns the terminal execution.
-   * @throws DisabledError when the skill is now off; ConflictError `not_awaiting_approval` when it is no longer pending.
+   * @throws DisabledError when the skill is now off; AppError 429 `concurrency_limited` |
+   *   `quota_exceeded` when the key's sandbox limits refuse the run (it stays pending);
+   *   ConflictError `not_awaiting_approval` when it is no longer pending.
    */
   async approve(execution: Execution, skill: Skill): Promise<Execution> {
     await this.preflight(skill, execution.input);
     const limit = this.limitFor(skill, execution.input);
-    if (!(await this.store.startApproved(execution.id, limit))) {
-      throw new ConflictError(
-        `Execution ${execution.id} is not awaiting approval`,
-        "not_awaiting_approval",
-      );
-    }
     const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    return this.withInput(
-      execution.input,
-      await this.run(execution.id, skill, execution.input, ctx, limit),
-    );
+    // The execution was counted when it was requested; its run still takes a sandbox slot and budget.
+    const ticket = await this.admission.admit(skill, ctx, {
+      limitMs: limit,
+      count: false,
+      run: true,
+    });
+    try {
+      if (!(await this.store.startApproved(execution.id, limit))) {
+        throw new ConflictError(
+          `Execution ${execution.id} is not awaiting approval`,
+          "not_awaiting_approval",
+        );
+      }
+      return this.withInput(
+        execution.input,
+        await this.run(execution.id, skill, execution.input, ctx, limit),
+      );
+    } finally {
+      await ticket.settle();
+    }
   }
 
   /** Rejects a pending execution: it ends as `error` "rejected". */

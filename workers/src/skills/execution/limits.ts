@@ -1,0 +1,293 @@
+/**
+ * Per-key execution limits (docs/rate-limits.md): executions per minute, concurrent sandbox runs
+ * and a daily budget of sandbox seconds. The executor asks {@link ExecutionLimiter.admit} before it
+ * writes anything; a refusal is a 429 {@link AppError} (`rate_limited`, `concurrency_limited`,
+ * `quota_exceeded`) carrying `Retry-After` and the `RateLimit-Policy` / `RateLimit` fields of
+ * draft-ietf-httpapi-ratelimit-headers (docs/rate-limits.md#headers). Front doors that run a
+ * model's call turn that error into a tool error result (model-call.ts).
+ *
+ * Daily budgets are exact: a sandbox run reserves its whole time limit in the database with one
+ * conditional UPDATE before it starts, and settles to its actual duration when it ends (a
+ * {@link UsageStore}). Management calls (no API key) are never limited.
+ */
+import { AppError } from "../../errors.js";
+import type { CallerContext, Skill } from "../types.js";
+import { ConcurrencyCounter, MinuteCounter, type PlatformRateLimiter } from "./limit-counters.js";
+
+/** The limits of one key; null = no limit. Units: executions, runs, whole seconds. */
+export interface ExecutionLimits {
+  executionsPerMinute: number | null;
+  concurrentSandboxRuns: number | null;
+  dailySandboxSeconds: number | null;
+}
+
+/** Names of the limits, in the order the API shows them. */
+export const LIMIT_NAMES = [
+  "executionsPerMinute",
+  "concurrentSandboxRuns",
+  "dailySandboxSeconds",
+] as const satisfies readonly (keyof ExecutionLimits)[];
+
+/** No limit at all (the default of a fresh install). */
+export const NO_LIMITS: ExecutionLimits = {
+  executionsPerMinute: null,
+  concurrentSandboxRuns: null,
+  dailySandboxSeconds: null,
+};
+
+/** One key's usage on one UTC day. Units: executions, runs, ms. */
+export interface DailyUsage {
+  executions: number;
+  sandboxRuns: number;
+  /** Sandbox time of finished runs, ms. */
+  sandboxMs: number;
+  /** Sandbox time held by runs still going (their time limits), ms. */
+  reservedMs: number;
+}
+
+/** Where daily usage is kept (the drizzle implementation is in `db/repositories/key-usage.ts`). */
+export interface UsageStore {
+  /**
+   * Counts one admitted execution of `apiKeyId` on `day` and, when `reserveMs` is set, one
+   * sandbox run holding `reserveMs` ms — all in one atomic step that happens only when
+   * `budgetMs` is null or settled + reserved + `reserveMs` ≤ `budgetMs`.
+   * @returns true when counted; false (nothing changed) when the budget refused.
+   */
+  admit(
+    apiKeyId: string,
+    day: string,
+    opts: { count: boolean; reserveMs: number | null; budgetMs: number | null },
+  ): Promise<boolean>;
+  /** Releases `reservedMs` held on `day` and adds `actualMs` of sandbox time there. */
+  settle(apiKeyId: string, day: string, reservedMs: number, actualMs: number): Promise<void>;
+  /** Usage of `apiKeyId` on `day` (zeros when none). */
+  usage(apiKeyId: string, day: string): Promise<DailyUsage>;
+}
+
+/** What one admission covers. */
+export interface AdmissionRequest {
+  /** The execution's time limit (ms): what a sandbox run reserves of the daily budget. */
+  limitMs: number;
+  /** Counts toward executions per minute (a new execution, not the run of an approved one). */
+  count: boolean;
+  /** The skill runs now (false: it only waits for approval). */
+  run: boolean;
+}
+
+/** An admitted execution; settle it exactly once when the run has ended. */
+export interface AdmissionTicket {
+  /**
+   * Ends the run: frees its concurrency slot and settles its sandbox time (its wall time). Never
+   * rejects: a storage failure is logged and leaves the reservation held.
+   */
+  settle(): Promise<void>;
+}
+
+/** What the executor asks before it writes an execution (see {@link ExecutionLimiter}). */
+export interface ExecutionAdmission {
+  /**
+   * Admits an execution of `skill` for `ctx`'s key. @throws AppError 429 (`rate_limited`,
+   * `concurrency_limited`, `quota_exceeded`) when a limit refuses it; nothing is counted then.
+   */
+  admit(skill: Skill, ctx: CallerContext, req: AdmissionRequest): Promise<AdmissionTicket>;
+}
+
+/** Options of {@link ExecutionLimiter}. */
+export interface ExecutionLimiterOptions {
+  /** The effective limits of a key (its overrides over the `defaultLimits` setting). */
+  limitsFor: (apiKeyId: string) => Promise<ExecutionLimits>;
+  usage: UsageStore;
+  /** Handler names whose runs use the sandbox host (`eval_code`, `execute_command`, code skills). */
+  sandboxHandlers: Iterable<string>;
+  /** The platform's rate limiting binding (Workers), consulted besides the in-process window. */
+  platform?: PlatformRateLimiter;
+  /** ms since the epoch. */
+  clock?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+const POLICY = {
+  minute: "executions-per-minute",
+  concurrent: "concurrent-sandbox-runs",
+  daily: "daily-sandbox-seconds",
+} as const;
+
+/** The UTC day holding `now` (ms), as `YYYY-MM-DD`. */
+export function utcDay(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}
+
+/** Whole seconds from `now` (ms) to the next UTC midnight, at least 1. */
+export function secondsToUtcMidnight(now: number): number {
+  return Math.max(1, Math.ceil((DAY_MS - (now % DAY_MS)) / 1000));
+}
+
+const NOOP_TICKET: AdmissionTicket = { settle: async () => {} };
+
+/** Admits everything (an executor without per-key limits). */
+export const ADMIT_ALL: ExecutionAdmission = { admit: async () => NOOP_TICKET };
+
+/** Enforces the per-key execution limits (see the module docs). */
+export class ExecutionLimiter implements ExecutionAdmission {
+  private readonly minute = new MinuteCounter();
+  private readonly concurrent = new ConcurrencyCounter();
+  private readonly sandboxHandlers: Set<string>;
+  private readonly clock: () => number;
+
+  constructor(private readonly opts: ExecutionLimiterOptions) {
+    this.sandboxHandlers = new Set(opts.sandboxHandlers);
+    this.clock = opts.clock ?? Date.now;
+  }
+
+  /**
+   * Counts the runs of handler `name` as sandbox runs (for code embedding Skillgate that
+   * registers its own handler backed by a sandbox).
+   */
+  countAsSandbox(name: string): void {
+    this.sandboxHandlers.add(name);
+  }
+
+  /** True when runs of `skill` use the sandbox (concurrency and the daily budget apply). */
+  usesSandbox(skill: Skill): boolean {
+    return this.sandboxHandlers.has(skill.handlerCode);
+  }
+
+  /** This process's view of a key's short-window usage: executions this minute, runs going. */
+  liveUsage(apiKeyId: string): { executionsThisMinute: number; concurrentSandboxRuns: number } {
+    return {
+      executionsThisMinute: this.minute.count(apiKeyId, this.clock()),
+      concurrentSandboxRuns: this.concurrent.current(apiKeyId),
+    };
+  }
+
+  async admit(skill: Skill, ctx: CallerContext, req: AdmissionRequest): Promise<AdmissionTicket> {
+    const key = ctx.apiKeyId;
+    if (key === null) return NOOP_TICKET;
+    const limits = await this.opts.limitsFor(key);
+    const sandbox = req.run && this.usesSandbox(skill);
+    const policy = policyField(limits, sandbox);
+    if (sandbox && !this.concurrent.tryAcquire(key, limits.concurrentSandboxRuns)) {
+      const max = limits.concurrentSandboxRuns ?? 0;
+      throw refusal("concurrency_limited", policy, `"${POLICY.concurrent}";r=0`, 1, {
+        message: `Concurrent sandbox run limit reached for this API key: ${max} run${max === 1 ? "" : "s"} at a time; retry when one ends`,
+        limit: "concurrentSandboxRuns",
+        value: max,
+      });
+    }
+    const now = this.clock();
+    let counted = false;
+    try {
+      if (req.count) {
+        // Counted without a limit too, so that the key's usage shows its executions this minute.
+        const perMinute = limits.executionsPerMinute;
+        const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
+        const platformOk =
+          decision.ok && perMinute !== null && this.opts.platform
+            ? (await this.opts.platform.limit({ key })).success
+            : decision.ok;
+        counted = decision.ok;
+        if (!platformOk && perMinute !== null) {
+          const t = decision.resetS;
+          throw refusal("rate_limited", policy, `"${POLICY.minute}";r=0;t=${t}`, t, {
+            message: `Rate limit reached for this API key: ${perMinute} execution${perMinute === 1 ? "" : "s"} per minute; retry in ${t} s`,
+            limit: "executionsPerMinute",
+            value: perMinute,
+          });
+        }
+      }
+      const day = utcDay(now);
+      const reserveMs = sandbox ? req.limitMs : null;
+      const budget = limits.dailySandboxSeconds;
+      const budgetMs = sandbox && budget !== null ? budget * 1000 : null;
+      if (!(await this.opts.usage.admit(key, day, { count: req.count, reserveMs, budgetMs }))) {
+        throw await this.budgetRefusal(key, day, now, policy, budget ?? 0, req.limitMs);
+      }
+      if (!sandbox) return NOOP_TICKET;
+      return this.ticket(key, day, req.limitMs, now);
+    } catch (err) {
+      if (counted) this.minute.refund(key, now);
+      if (sandbox) this.concurrent.release(key);
+      throw err;
+    }
+  }
+
+  /** The ticket of an admitted sandbox run that reserved `reservedMs` on `day`. */
+  private ticket(key: string, day: string, reservedMs: number, started: number): AdmissionTicket {
+    let settled = false;
+    return {
+      settle: async () => {
+        if (settled) return;
+        settled = true;
+        this.concurrent.release(key);
+        const actualMs = Math.max(0, this.clock() - started);
+        // The run has ended and its answer stands; a failed write leaves the reservation held for
+        // the rest of the day (docs/rate-limits.md#storage), which only errs on the safe side.
+        await this.opts.usage.settle(key, day, reservedMs, actualMs).catch((err: unknown) => {
+          console.error(`[skillgate] settling sandbox time of key ${key} failed:`, err);
+        });
+      },
+    };
+  }
+
+  private async budgetRefusal(
+    key: string,
+    day: string,
+    now: number,
+    policy: string,
+    budget: number,
+    limitMs: number,
+  ): Promise<AppError> {
+    const used = await this.opts.usage.usage(key, day);
+    const leftS = Math.max(
+      0,
+      Math.floor((budget * 1000 - used.sandboxMs - used.reservedMs) / 1000),
+    );
+    const t = secondsToUtcMidnight(now);
+    const needS = Math.ceil(limitMs / 1000);
+    return refusal("quota_exceeded", policy, `"${POLICY.daily}";r=${leftS};t=${t}`, t, {
+      message: `Daily sandbox budget reached for this API key: ${budget} s per UTC day, ${leftS} s left; this run needs ${needS} s free (its time limit). Ask for a smaller timeoutMs, or retry after 00:00 UTC`,
+      limit: "dailySandboxSeconds",
+      value: budget,
+    });
+  }
+}
+
+/**
+ * The `RateLimit-Policy` field value for `limits` (draft-ietf-httpapi-ratelimit-headers, "RateLimit-Policy
+ * Field"): the per-minute policy, and for sandbox runs the concurrency and daily policies. The
+ * draft registers no unit of time, so the daily policy names its unit in a vendor parameter.
+ */
+export function policyField(limits: ExecutionLimits, sandbox: boolean): string {
+  const items: string[] = [];
+  if (limits.executionsPerMinute !== null)
+    items.push(`"${POLICY.minute}";q=${limits.executionsPerMinute};w=60`);
+  if (sandbox && limits.concurrentSandboxRuns !== null)
+    items.push(`"${POLICY.concurrent}";q=${limits.concurrentSandboxRuns};qu="concurrent-requests"`);
+  if (sandbox && limits.dailySandboxSeconds !== null)
+    items.push(
+      `"${POLICY.daily}";q=${limits.dailySandboxSeconds};w=86400;skillgate-unit="sandbox-seconds"`,
+    );
+  return items.join(", ");
+}
+
+const BLOCKED: Record<keyof ExecutionLimits, string> = {
+  executionsPerMinute: "This API key may not start executions",
+  concurrentSandboxRuns: "This API key may not run sandbox skills",
+  dailySandboxSeconds: "This API key has no sandbox time",
+};
+
+function refusal(
+  code: "rate_limited" | "concurrency_limited" | "quota_exceeded",
+  policy: string,
+  rateLimit: string,
+  retryAfterS: number,
+  info: { message: string; limit: keyof ExecutionLimits; value: number },
+): AppError {
+  // A limit of 0 blocks: waiting does not help, so the message says so rather than "retry".
+  const message = info.value === 0 ? `${BLOCKED[info.limit]} (${info.limit} is 0)` : info.message;
+  return new AppError(code, message, {
+    retryAfterS,
+    headers: { "RateLimit-Policy": policy, RateLimit: rateLimit },
+    details: { limit: info.limit, value: info.value, retryAfterS },
+  });
+}
