@@ -188,6 +188,10 @@ export async function runDashboardBench(): Promise<Record<string, number>> {
       `SELECT skill_name, sum(count) AS n FROM execution_hourly_rollups WHERE hour_start >= ${now - 86_400_000} AND api_key_id = 'key-1' GROUP BY skill_name ORDER BY n DESC LIMIT 20`,
     ],
     [
+      "skill histograms",
+      `SELECT skill_name, sum(b00) FROM execution_hourly_rollups WHERE hour_start >= ${now - 86_400_000} AND skill_name IN ('skill-0001', 'skill-0002') GROUP BY skill_name`,
+    ],
+    [
       "live per hour",
       `SELECT created_at / 3600000 AS h, status, count(*) FROM skill_executions WHERE status IN ('pending', 'running') AND created_at >= ${now - 86_400_000} GROUP BY h, status`,
     ],

@@ -43,8 +43,8 @@ CREATE TABLE `execution_hourly_rollups` (
 	PRIMARY KEY(`hour_start`, `api_key_id`, `skill_name`, `status`)
 );
 --> statement-breakpoint
-CREATE INDEX `execution_hourly_rollups_hour_status_idx` ON `execution_hourly_rollups` (`hour_start`,`status`,`count`);--> statement-breakpoint
-CREATE INDEX `execution_hourly_rollups_key_hour_idx` ON `execution_hourly_rollups` (`api_key_id`,`hour_start`,`status`,`count`);--> statement-breakpoint
+CREATE INDEX `execution_hourly_rollups_hour_status_idx` ON `execution_hourly_rollups` (`hour_start`,`status`,`skill_name`,`count`,`error_count`);--> statement-breakpoint
+CREATE INDEX `execution_hourly_rollups_key_hour_idx` ON `execution_hourly_rollups` (`api_key_id`,`hour_start`,`status`,`skill_name`,`count`,`error_count`);--> statement-breakpoint
 -- Rollups of the executions of the last 48 hours that ended, so that the charts of an existing deployment are filled at once.
 INSERT INTO execution_hourly_rollups (hour_start, api_key_id, skill_name, status, count, error_count, duration_sum_ms, min_ms, max_ms, b00, b01, b02, b03, b04, b05, b06, b07, b08, b09, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27, b28, b29, b30, b31)
 SELECT h, k, s, st, count(*), sum(st <> 'success'), sum(d), min(d), max(d), sum(b = 0), sum(b = 1), sum(b = 2), sum(b = 3), sum(b = 4), sum(b = 5), sum(b = 6), sum(b = 7), sum(b = 8), sum(b = 9), sum(b = 10), sum(b = 11), sum(b = 12), sum(b = 13), sum(b = 14), sum(b = 15), sum(b = 16), sum(b = 17), sum(b = 18), sum(b = 19), sum(b = 20), sum(b = 21), sum(b = 22), sum(b = 23), sum(b = 24), sum(b = 25), sum(b = 26), sum(b = 27), sum(b = 28), sum(b = 29), sum(b = 30), sum(b = 31)

@@ -248,10 +248,23 @@ export const executionHourlyRollups = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.hourStart, t.apiKeyId, t.skillName, t.status] }),
-    /** Covers the executions per hour by status of a window (all keys). */
-    index("execution_hourly_rollups_hour_status_idx").on(t.hourStart, t.status, t.count),
-    /** One key's rollups of a window; covers its executions per hour by status. */
-    index("execution_hourly_rollups_key_hour_idx").on(t.apiKeyId, t.hourStart, t.status, t.count),
+    /** Covers the executions per hour by status and the skill ranking of a window (all keys). */
+    index("execution_hourly_rollups_hour_status_idx").on(
+      t.hourStart,
+      t.status,
+      t.skillName,
+      t.count,
+      t.errorCount,
+    ),
+    /** The same for one key's rollups. */
+    index("execution_hourly_rollups_key_hour_idx").on(
+      t.apiKeyId,
+      t.hourStart,
+      t.status,
+      t.skillName,
+      t.count,
+      t.errorCount,
+    ),
   ],
 );
 

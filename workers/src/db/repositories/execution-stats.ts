@@ -48,7 +48,7 @@ export async function executionSummary(
       : apiKeyId === null
         ? sql`api_key_id IS NULL`
         : sql`api_key_id = ${apiKeyId}`;
-  const [endedRows, liveRows, skillRows] = await Promise.all([
+  const [endedRows, liveRows, ranked] = await Promise.all([
     db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
         SELECT hour_start AS h, status, sum(count) AS n FROM execution_hourly_rollups
         WHERE hour_start >= ${since} AND ${rollupKey} GROUP BY hour_start, status`),
@@ -57,21 +57,35 @@ export async function executionSummary(
           status, count(*) AS n
         FROM skill_executions WHERE status IN ('pending', 'running') AND created_at >= ${since}
           AND ${rowKey} GROUP BY h, status`),
-    db.all<Record<string, number> & { skill_name: string }>(sql`
-        SELECT skill_name, sum(count) AS n, sum(error_count) AS errors, min(min_ms) AS min_ms,
-          max(max_ms) AS max_ms, ${BUCKET_SUMS}
+    // The ranking reads only the covering index; the histograms only the listed skills' rows.
+    db.all<{ skill_name: string; n: number; errors: number }>(sql`
+        SELECT skill_name, sum(count) AS n, sum(error_count) AS errors
         FROM execution_hourly_rollups WHERE hour_start >= ${since} AND ${rollupKey}
         GROUP BY skill_name ORDER BY n DESC, skill_name LIMIT ${limit}`),
   ]);
+  const names = ranked.map((r) => r.skill_name);
+  const histograms = names.length
+    ? await db.all<Record<string, number> & { skill_name: string }>(sql`
+        SELECT skill_name, min(min_ms) AS min_ms, max(max_ms) AS max_ms, ${BUCKET_SUMS}
+        FROM execution_hourly_rollups
+        WHERE hour_start >= ${since} AND ${rollupKey}
+          AND skill_name IN (${sql.join(
+            names.map((n) => sql`${n}`),
+            sql`, `,
+          )})
+        GROUP BY skill_name`)
+    : [];
+  const byName = new Map(histograms.map((r) => [r.skill_name, r]));
   const hourly = emptyHours(firstHour, hours);
   for (const r of [...endedRows, ...liveRows]) {
     const bucket = hourly[Number(r.h) / HOUR_MS - firstHour];
     if (bucket && r.status in bucket.counts) bucket.counts[r.status] += Number(r.n);
   }
-  const perSkill = skillRows.map((r) => {
+  const perSkill = ranked.map((r) => {
     const n = Number(r.n);
-    const counts = BUCKET_COLUMNS.map((c) => Number(r[c] ?? 0));
-    const bounds = { minMs: Number(r.min_ms), maxMs: Number(r.max_ms) };
+    const h = byName.get(r.skill_name);
+    const counts = BUCKET_COLUMNS.map((c) => Number(h?.[c] ?? 0));
+    const bounds = { minMs: Number(h?.min_ms ?? 0), maxMs: Number(h?.max_ms ?? 0) };
     return {
       skillName: r.skill_name,
       finished: n,
