@@ -1,8 +1,9 @@
 /**
  * Chart aggregates (docs/dashboard.md#charts): executions per hour by status, and per skill the
  * median / p95 duration and the error rate. Ended executions are read from the hourly rollups
- * (`execution_hourly_rollups`, kept by triggers on `skill_executions`), so a read costs one pass
- * over at most hours × skills × keys × 3 rollup rows whatever the number of executions;
+ * (`execution_hourly_rollups`, kept by triggers on `skill_executions`), so a read costs two
+ * passes over at most hours × skills × keys × 3 covering index entries, plus the rollup rows of
+ * the listed skills, whatever the number of executions;
  * executions still `pending` or `running` are counted from their rows through
  * `skill_executions_status_created_idx` (a handful at any time).
  */
