@@ -194,7 +194,8 @@ export const skillExecutions = sqliteTable(
  * status, with the count, the errors among them, the sum, least and greatest of durations and a log-scale duration
  * histogram in `b00`..`b31` (bucket bounds in skills/execution/duration-histogram.ts). Triggers on
  * `skill_executions` (migration `execution_hourly_rollups`) keep them equal to the rows in the
- * same statement as every insert, end, change and delete; the cron prunes hours older than 48 h.
+ * same statement as every insert, end, change and delete (a migration that rebuilds
+ * `skill_executions` must create them again); the cron prunes hours older than 48 h.
  */
 export const executionHourlyRollups = sqliteTable(
   "execution_hourly_rollups",
