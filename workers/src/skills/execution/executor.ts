@@ -13,28 +13,18 @@
  * that talks to another service registers a grace (`HandlerTiming.graceMs`): the time the
  * executor still waits past the deadline for that service to report a run it stopped itself.
  * The grace is internal and never shown.
+ *
+ * Its parts: the checks before anything is written (`preflight.ts`), the run of a `running` row
+ * to its terminal status (`run-execution.ts`, phases in `phase.ts`) and the approval flow
+ * (`approval.ts`).
  */
-import { ConflictError, DisabledError, InvalidInputError, NotFoundError } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
-import { isBuiltin } from "../registry/tool-resolver.js";
-import type {
-  AttemptLimits,
-  AttemptRecord,
-  CallerContext,
-  Execution,
-  Skill,
-  SkillHandler,
-} from "../types.js";
-import {
-  exhaustedResource,
-  reportedLimits,
-  upgradedLimits,
-  upgradeEnabled,
-} from "./auto-upgrade.js";
+import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
+import { type ApprovalHost, approve, reject, requestApproval } from "./approval.js";
 import type { ExecutionRepository } from "./execution-repository.js";
-import { validateSkillInput } from "./input-validation.js";
 import { ADMIT_ALL, type ExecutionAdmission } from "./limits.js";
-import { type PhaseDeps, runPhase } from "./phase.js";
+import { type PreflightGates, preflight } from "./preflight.js";
+import { countTerminal, runExecution } from "./run-execution.js";
 import { type HandlerTiming, limitOf } from "./timing.js";
 
 /** Defaults (docs/execution.md#time-budget, docs/execution.md#retries). */
@@ -83,21 +73,34 @@ export class Executor {
   private readonly clock: () => number;
   /** Where executions are recorded. */
   readonly store: ExecutionRepository;
-  private readonly isSkillsEnabled: () => Promise<boolean>;
-  private readonly isCustomExecutionEnabled: () => Promise<boolean>;
   private readonly metrics: Pick<Metrics, "countExecution"> | undefined;
   private readonly admission: ExecutionAdmission;
-  private readonly onApprovalRequested: ExecutorOptions["onApprovalRequested"];
+  /** The settings and handler registry the preflight reads. */
+  private readonly gates: PreflightGates;
+  /** What the approval flow uses of this executor. */
+  private readonly approvals: ApprovalHost;
 
   constructor(opts: ExecutorOptions) {
     this.store = opts.store;
     this.admission = opts.admission ?? ADMIT_ALL;
-    this.onApprovalRequested = opts.onApprovalRequested;
     this.metrics = opts.metrics;
-    this.isSkillsEnabled = opts.isSkillsEnabled;
-    this.isCustomExecutionEnabled = opts.isCustomExecutionEnabled ?? (async () => true);
     this.clock = opts.clock ?? Date.now;
     this.retryBackoffMs = opts.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
+    this.gates = {
+      isSkillsEnabled: opts.isSkillsEnabled,
+      isCustomExecutionEnabled: opts.isCustomExecutionEnabled ?? (async () => true),
+      hasHandler: (name) => this.handlers.has(name),
+    };
+    this.approvals = {
+      store: this.store,
+      admission: this.admission,
+      preflight: (skill, input) => preflight(this.gates, skill, input),
+      limitFor: (skill, input) => this.limitFor(skill, input),
+      run: async (id, skill, input, ctx, limit) =>
+        this.withInput(input, await this.run(id, skill, input, ctx, limit)),
+      ended: (execution) => countTerminal(this.metrics, execution, null),
+      onApprovalRequested: opts.onApprovalRequested,
+    };
   }
 
   /**
@@ -152,46 +155,12 @@ export class Executor {
   }
 
   /**
-   * Checks that `skill` may run now with `input`, before anything is written.
-   * @throws DisabledError `skills_disabled` (503, master switch), `custom_execution_disabled` (409,
-   *   a custom skill while the `customSkillExecution` setting is off) or `skill_disabled` (409, mode off);
-   *   NotFoundError `handler_not_found` when no handler is registered; InvalidInputError for bad input.
-   */
-  private async preflight(skill: Skill, input: unknown): Promise<void> {
-    if (!(await this.isSkillsEnabled())) {
-      throw new DisabledError(
-        "Skills execution is disabled (skillsEnabled = false)",
-        "skills_disabled",
-      );
-    }
-    if (!isBuiltin(skill) && !(await this.isCustomExecutionEnabled())) {
-      throw new DisabledError(
-        `Skill ${skill.name}@${skill.version} is a custom skill and custom skill execution is off (setting customSkillExecution = false): only builtins run`,
-        "custom_execution_disabled",
-      );
-    }
-    if (skill.mode === "off" || !skill.enabled) {
-      throw new DisabledError(
-        `Skill ${skill.name}@${skill.version} is disabled (mode "off")`,
-        "skill_disabled",
-      );
-    }
-    if (!this.handlers.has(skill.handlerCode)) {
-      throw new NotFoundError(
-        `No handler "${skill.handlerCode}" is registered for ${skill.name}@${skill.version}`,
-        "handler_not_found",
-      );
-    }
-    validateSkillInput(skill, input);
-  }
-
-  /**
    * Runs `skill` now and returns the terminal execution (docs/execution.md#outcomes: `success`,
    * `error` with `errorMessage` and the program's output, or `timeout` with partial output).
    * @param signal optional cancellation by the caller (a proxy client that went away): the
    *   handler's own signal fires, and the execution ends `error` with code `cancelled`
    *   (docs/execution.md#outcomes).
-   * @throws see {@link preflight}; AppError 429 `rate_limited` | `concurrency_limited` |
+   * @throws as the preflight (`preflight.ts`); AppError 429 `rate_limited` | `concurrency_limited` |
    *   `quota_exceeded` when the key's limits refuse it (docs/rate-limits.md); nothing is written
    *   when it throws.
    */
@@ -201,7 +170,7 @@ export class Executor {
     ctx: CallerContext,
     signal?: AbortSignal,
   ): Promise<Execution> {
-    await this.preflight(skill, input);
+    await preflight(this.gates, skill, input);
     const limit = this.limitFor(skill, input);
     const ticket = await this.admission.admit(skill, ctx, {
       limitMs: limit,
@@ -218,35 +187,12 @@ export class Executor {
 
   /**
    * Creates an execution that waits for an operator's approval (policy `hybrid`;
-   * docs/policies.md#approval). Its input must fit in the history row whole, since the approved
-   * run reads it from there.
-   * @throws see {@link preflight}; InvalidInputError `input_too_large` when the input's JSON is
-   *   longer than `SKILLS_MAX_STORED_INPUT_BYTES`; AppError 429 `rate_limited` when the key's
-   *   executions per minute are used (docs/rate-limits.md).
+   * docs/policies.md#approval); see `requestApproval` in `approval.ts`.
+   * @throws as the preflight (`preflight.ts`); InvalidInputError `input_too_large` when the input
+   *   does not fit whole in the history row; AppError 429 `rate_limited` (docs/rate-limits.md).
    */
-  async requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
-    await this.preflight(skill, input);
-    if (!this.store.inputFits(input)) {
-      const maxBytes = this.store.limits.maxInputBytes;
-      throw new InvalidInputError(
-        `Input is longer than ${maxBytes} bytes of JSON: an execution awaiting approval keeps its whole input, at most SKILLS_MAX_STORED_INPUT_BYTES`,
-        { maxBytes },
-        "input_too_large",
-      );
-    }
-    const limit = this.limitFor(skill, input);
-    const ticket = await this.admission.admit(skill, ctx, {
-      limitMs: limit,
-      count: true,
-      run: false,
-    });
-    await ticket.settle();
-    const pending = await this.store.create(skill, input, ctx, {
-      approval: "required",
-      timeoutMs: limit,
-    });
-    this.onApprovalRequested?.(pending, skill);
-    return pending;
+  requestApproval(skill: Skill, input: unknown, ctx: CallerContext): Promise<Execution> {
+    return requestApproval(this.approvals, skill, input, ctx);
   }
 
   /**
@@ -255,71 +201,22 @@ export class Executor {
    *   `quota_exceeded` when the key's sandbox limits refuse the run (it stays pending);
    *   ConflictError `not_awaiting_approval` when it is no longer pending.
    */
-  async approve(execution: Execution, skill: Skill): Promise<Execution> {
-    await this.preflight(skill, execution.input);
-    const limit = this.limitFor(skill, execution.input);
-    const ctx = { apiKeyId: execution.apiKeyId, sessionId: execution.sessionId };
-    // The execution was counted when it was requested; its run still takes a sandbox slot and budget.
-    const ticket = await this.admission.admit(skill, ctx, {
-      limitMs: limit,
-      count: false,
-      run: true,
-    });
-    try {
-      if (!(await this.store.startApproved(execution.id, limit))) {
-        throw new ConflictError(
-          `Execution ${execution.id} is not awaiting approval`,
-          "not_awaiting_approval",
-        );
-      }
-      return this.withInput(
-        execution.input,
-        await this.run(execution.id, skill, execution.input, ctx, limit),
-      );
-    } finally {
-      await ticket.settle();
-    }
+  approve(execution: Execution, skill: Skill): Promise<Execution> {
+    return approve(this.approvals, execution, skill);
   }
 
-  /** Rejects a pending execution: it ends as `error` "rejected". */
-  async reject(execution: Execution, reason?: string): Promise<Execution> {
-    if (!(await this.store.claimApproval(execution.id, "rejected"))) {
-      throw new ConflictError(
-        `Execution ${execution.id} is not awaiting approval`,
-        "not_awaiting_approval",
-      );
-    }
-    const rejected = await this.store.finish(execution.id, {
-      status: "error",
-      errorMessage: reason ? `rejected: ${reason}` : "rejected",
-      errorCode: "rejected",
-      durationMs: 0,
-      attempts: 0,
-    });
-    return this.counted(rejected, null);
+  /**
+   * Rejects a pending execution: it ends as `error` "rejected".
+   * @throws ConflictError `not_awaiting_approval` when it is no longer pending.
+   */
+  reject(execution: Execution, reason?: string): Promise<Execution> {
+    return reject(this.approvals, execution, reason);
   }
 
-  /** Reports a terminal execution to the metrics backend. @returns it unchanged. */
-  private counted(
-    execution: Execution,
-    durationMs: number | null = execution.durationMs,
-  ): Execution {
-    if (
-      execution.status === "success" ||
-      execution.status === "error" ||
-      execution.status === "timeout"
-    ) {
-      this.metrics?.countExecution({
-        skill: execution.skillName,
-        status: execution.status,
-        errorCode: execution.errorCode,
-        durationMs,
-      });
-    }
-    return execution;
-  }
-
-  /** Runs a row already marked `running` to its terminal status and reports it to the metrics. */
+  /**
+   * Runs a row already marked `running` to its terminal status (see `runExecution`), keeps its
+   * retry hint and reports it to the metrics.
+   */
   private async run(
     id: string,
     skill: Skill,
@@ -328,78 +225,17 @@ export class Executor {
     limit: number,
     signal?: AbortSignal,
   ): Promise<Execution> {
-    return this.counted(await this.runPhases(id, skill, input, ctx, limit, signal));
-  }
-
-  /**
-   * Runs a row already marked `running` within `limit` ms and writes the outcome: one phase of attempts
-   * (docs/execution.md#retries), and for a sandbox skill whose run ran out of time or memory, one
-   * upgraded phase with doubled limits (docs/execution.md#auto-upgrade). Never throws for
-   * handler failures; a storage failure mid-run leaves an `internal_error` row and propagates.
-   * `cancel` aborting ends it as `error` `cancelled` (never upgraded).
-   */
-  private async runPhases(
-    id: string,
-    skill: Skill,
-    input: unknown,
-    ctx: CallerContext,
-    limit: number,
-    cancel?: AbortSignal,
-  ): Promise<Execution> {
-    const timing = this.timings.get(skill.handlerCode);
-    const log: AttemptRecord[] = [];
-    const deps: PhaseDeps = {
+    const deps = {
+      store: this.store,
       handler: this.handlers.get(skill.handlerCode)!,
-      graceMs: timing?.graceMs ?? 0,
-      placement: timing?.sandbox ? "sandbox" : "direct",
+      timing: this.timings.get(skill.handlerCode),
       clock: this.clock,
       maxAttempts: this.maxRetries,
       retryBackoffMs: this.retryBackoffMs,
-      setAttempts: (attempts, attemptLog) => this.store.setAttempts(id, attempts, { attemptLog }),
-      cancel,
     };
-    const started = this.clock();
-    try {
-      let limits: AttemptLimits = { timeoutMs: limit, memoryMb: null };
-      let phase = await runPhase(deps, id, skill, input, ctx, limits, null, log);
-      const reason = phase.failure && !phase.aborted ? exhaustedResource(phase.failure) : undefined;
-      if (reason && upgradeEnabled(timing?.sandbox, skill, input)) {
-        const next = upgradedLimits(
-          reason,
-          limits,
-          reportedLimits(phase.failure?.output),
-          timing?.maxLimitMs,
-        );
-        if (next) {
-          limits = next;
-          await this.store.setAttempts(id, log.length + 1, {
-            attemptLog: log,
-            timeoutMs: next.timeoutMs,
-          });
-          phase = await runPhase(deps, id, skill, input, ctx, limits, reason, log);
-        }
-      }
-      const end = await this.store.finish(id, {
-        ...phase.end,
-        durationMs: this.clock() - started,
-        attempts: log.length,
-        attemptLog: log,
-      });
-      if (phase.retryAfterS !== undefined) this.retryHints.set(end, phase.retryAfterS);
-      return end;
-    } catch (err) {
-      // A storage failure mid-run: still try to leave a terminal row behind.
-      await this.store
-        .finish(id, {
-          status: "error",
-          errorMessage: `internal error: ${(err as Error).message}`,
-          errorCode: "internal_error",
-          durationMs: this.clock() - started,
-          attempts: log.length,
-          attemptLog: log,
-        })
-        .catch(() => undefined);
-      throw err;
-    }
+    const outcome = await runExecution(deps, id, skill, input, ctx, limit, signal);
+    const end = outcome.execution;
+    if (outcome.retryAfterS !== undefined) this.retryHints.set(end, outcome.retryAfterS);
+    return countTerminal(this.metrics, end);
   }
 }

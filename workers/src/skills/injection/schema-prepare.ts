@@ -29,9 +29,22 @@ import {
   SAFE_ARGUMENT_NAME,
   safeArgumentNames,
 } from "./argument-names.js";
-import { JSON_TYPES, TYPED_KEYWORDS } from "./schema-keywords.js";
+import { TYPED_KEYWORDS } from "./schema-keywords.js";
+import {
+  addProperties,
+  appendDescription,
+  asList,
+  isObject,
+  isObjectLike,
+  isRefinement,
+  type Obj,
+  oneBranch,
+  stringList,
+  typesOf,
+  withoutBooleanBranches,
+} from "./schema-node.js";
 
-export { SAFE_ARGUMENT_NAME };
+export { appendDescription, SAFE_ARGUMENT_NAME };
 
 /** A portable schema and its argument-name map. */
 export interface PreparedSchema {
@@ -40,32 +53,12 @@ export interface PreparedSchema {
   names: ArgumentNameMap | undefined;
 }
 
-type Obj = Record<string, unknown>;
 type Converted = { schema: Obj; names?: ArgumentNameMap };
 
 const MAX_DEPTH = 32;
 const MAX_REFS = 16;
 /** Nodes converted per schema at most (inlining a $defs graph can multiply them). */
 const MAX_NODES = 5_000;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function typesOf(node: Obj): string[] {
-  const raw = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
-  const types = [
-    ...new Set(raw.filter((t): t is string => typeof t === "string" && JSON_TYPES.has(t))),
-  ];
-  if (node.nullable === true && types.length > 0 && !types.includes("null")) types.push("null");
-  return types;
-}
-
-/** Appends `note` to the node's description. */
-export function appendDescription(out: Obj, note: string): void {
-  out.description =
-    typeof out.description === "string" && out.description ? `${out.description} (${note})` : note;
-}
 
 class Preparer {
   private readonly defs: Obj;
@@ -280,53 +273,6 @@ class Preparer {
     if (additional) names.additional = additional;
     return map.size > 0 || additional ? { schema, names, rename } : { schema, rename };
   }
-}
-
-/** `base` plus the properties of `extra` it does not have (base keys first, base schemas win). */
-function addProperties(base: unknown, extra: Obj): Obj {
-  const out: Obj = isObject(base) ? { ...base } : {};
-  for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(out, k)) out[k] = v;
-  return out;
-}
-
-function asList(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-/**
- * The node with `false` members removed from its `anyOf`/`oneOf`, and a combinator holding a
- * `true` member (always satisfied) removed.
- */
-function withoutBooleanBranches(node: Obj): Obj {
-  let out = node;
-  for (const k of ["anyOf", "oneOf"] as const) {
-    const list = out[k];
-    if (!Array.isArray(list) || !list.some((b) => typeof b === "boolean")) continue;
-    const { [k]: _drop, ...rest } = out;
-    out = list.includes(true) ? rest : { ...rest, [k]: list.filter((b) => b !== false) };
-  }
-  return out;
-}
-
-/** True when the node's anyOf/oneOf hold exactly one schema between them. */
-function oneBranch(node: Obj): boolean {
-  return asList(node.anyOf).length + asList(node.oneOf).length === 1;
-}
-
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
-function isObjectLike(b: Obj): boolean {
-  const t = typesOf(b);
-  return t.length === 0 || t.includes("object");
-}
-
-/** A branch that only adds object constraints (`{"required": ["a"]}`, extra properties). */
-function isRefinement(b: Obj | null): boolean {
-  if (!b || !isObjectLike(b)) return false;
-  const allowed = new Set(["type", "properties", "required", "title", "description"]);
-  return Object.keys(b).every((k) => allowed.has(k));
 }
 
 const prepared = new WeakMap<JsonSchema, PreparedSchema>();
