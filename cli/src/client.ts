@@ -50,7 +50,7 @@ const HINTS: Record<number, string> = {
 
 /** Connection settings. */
 export interface ClientOptions {
-  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  /** Base URL, e.g. `http://127.0.0.1:20128`. */
   url: string;
   token: string | undefined;
 }

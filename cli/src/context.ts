@@ -21,7 +21,7 @@ export interface Ctx {
 }
 
 /** Default server URL when neither `--url` nor `SKILLGATE_URL` is set. */
-export const DEFAULT_URL = "http://127.0.0.1:8787";
+export const DEFAULT_URL = "http://127.0.0.1:20128";
 
 /** Builds the context from the root program's options. */
 export function ctxOf(cmd: Command): Ctx {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import { captureConsole } from "../support/console-capture.js";
 
 /** A signed-in dashboard session: GET pages, post forms with the session's CSRF token. */
 interface DashboardClient {
@@ -163,5 +164,36 @@ describe("dashboard and key scopes", () => {
       activeProvider: "skillsmp",
     });
     expect((await t.api.get("/api/settings")).body.settings.customSkillExecution).toBe(true);
+  });
+
+  it("a cross-site form post is refused with 403 and a page, not a server error", async () => {
+    const logs = captureConsole();
+    try {
+      const noOrigin = await fetch(`${t.url}/dashboard/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: MGMT_TOKEN }).toString(),
+        redirect: "manual",
+      });
+      expect(noOrigin.status).toBe(403);
+      expect(noOrigin.headers.get("set-cookie")).toBeNull();
+      expect(await noOrigin.text()).toContain("cross-site request refused");
+      const dash = await signIn(t, MGMT_TOKEN);
+      expect(dash).toBeDefined();
+      const evil = await fetch(`${t.url}/dashboard/settings`, {
+        method: "POST",
+        headers: {
+          origin: "https://evil.example",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ activeProvider: "skillsmp" }).toString(),
+        redirect: "manual",
+      });
+      expect(evil.status).toBe(403);
+      expect((await t.api.get("/api/settings")).body.settings.skillsEnabled).toBe(true);
+      expect(logs.lines.filter((l) => l.includes("dashboard error"))).toEqual([]);
+    } finally {
+      logs.restore();
+    }
   });
 });

@@ -80,8 +80,11 @@ describe("request body limits over real HTTP (defaults)", () => {
       fillBytes: 20 * MiB,
       tail: '"}}',
     });
-    expect([res.status, res.body.error.code]).toEqual([413, "payload_too_large"]);
+    // 413, or (when the server's close beat the answer to the client) a cut connection.
+    if (res.status === 0) expect(["EPIPE", "ECONNRESET"]).toContain(res.body.closed);
+    else expect([res.status, res.body.error.code]).toEqual([413, "payload_too_large"]);
     expect(await executions()).toBe(before);
+    expect((await t.api.get("/api/health")).status).toBe(200);
   });
 
   it("a chunked body under the limit is read whole and runs", async () => {

@@ -22,6 +22,7 @@ function decode(text: string): unknown {
 /**
  * POSTs `head`, then `fillBytes` bytes of `a` in chunks of `chunkBytes`, then `tail`, with
  * `Transfer-Encoding: chunked`. Stops writing once the server has answered (an early 413).
+ * A connection the server closed mid-upload before its answer could be read gives status 0.
  */
 export function postChunked(
   base: string,
@@ -52,8 +53,14 @@ export function postChunked(
       });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: decode(text) }));
     });
-    req.on("error", (err) => {
-      if (!answered) reject(err);
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      if (answered) return;
+      // The server may answer early (413) and close while bytes are still being written: the
+      // write then fails with EPIPE / ECONNRESET, sometimes before the answer is parsed. That is
+      // a refusal too; it is reported as status 0 with the error code.
+      if (err.code === "EPIPE" || err.code === "ECONNRESET")
+        resolve({ status: 0, body: { closed: err.code } });
+      else reject(err);
     });
     const chunk = "a".repeat(parts.chunkBytes ?? 64 * 1024);
     let sent = 0;

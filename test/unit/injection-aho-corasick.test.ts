@@ -34,7 +34,7 @@ describe("Aho-Corasick matcher", () => {
     }
   });
 
-  it("stays exact past the dense rows (thousands of patterns, hash-only states)", () => {
+  it("stays exact past the dense rows (thousands of patterns, record-only states)", () => {
     const rand = rng(11);
     const letters = "abcdefghijklmnopqrstuvwxyz";
     const word = (min: number, max: number) =>
@@ -56,5 +56,22 @@ describe("Aho-Corasick matcher", () => {
     ac.search("ushers and she", (id) => seen.push(id));
     expect(seen.sort()).toEqual([0, 1, 2, 3]);
     expect(found(ac, "xyz")).toEqual([]);
+  });
+  it("stays exact when branching states outnumber the dense rows (wide alphabet)", () => {
+    const rand = rng(5);
+    // 3,000 distinct code units in one pattern leave room for only ~87 dense rows, so most
+    // branching states are walked through their records and further edges.
+    const wide = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join("");
+    const letters = "abcdef";
+    const word = (min: number, max: number) =>
+      Array.from({ length: min + rand(max - min + 1) }, () => letters[rand(6)]).join("");
+    const patterns = [wide, ...Array.from({ length: 3000 }, () => word(2, 9))];
+    const ac = new AhoCorasick(patterns);
+    for (let t = 0; t < 30; t++) {
+      const text = Array.from({ length: 40 }, () => word(1, 12)).join(rand(2) === 0 ? " " : "");
+      const expected = patterns.flatMap((p, id) => (text.includes(p) ? [id] : []));
+      expect(found(ac, text)).toEqual(expected);
+    }
+    expect(found(ac, `x${wide}y`)).toEqual([0]);
   });
 });

@@ -31,4 +31,40 @@ describe("TokenTable", () => {
     table.scan("tok3x tok499x tok500x", (v) => seen.push(v));
     expect(seen).toEqual([6, 998]);
   });
+  it("tells apart tokens around the eight characters held in a slot, on random text", () => {
+    // Tokens sharing prefixes, 3 to 12 characters: slot-held ones (<= 8) and longer ones.
+    const stems = ["abcdefghijkl", "abcdefgxyzzz", "report202412", "x1y2z3w4v5u6"];
+    const known = stems.flatMap((s) => [3, 4, 7, 8, 9, 12].map((n) => s.slice(0, n)));
+    const unique = [...new Set(known)];
+    const table = new TokenTable(new Map(unique.map((t, i) => [t, i])));
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      const words = Array.from({ length: 12 }, () => {
+        const s = stems[rand(stems.length)]!;
+        return s.slice(0, 1 + rand(s.length)) + (rand(4) === 0 ? "q" : "");
+      });
+      const text = words.join(rand(2) === 0 ? " " : "-");
+      const seen = new Set<string>();
+      table.scan(text, (i) => seen.add(unique[i]!));
+      const expected = tokenize(text).filter((t) => unique.includes(t));
+      expect([...seen].sort()).toEqual(expected.sort());
+    }
+  });
+  it("compares the text of a token with characters outside one byte", () => {
+    // "\u0161" & 0xff is "a": packed alone it would look like "abc".
+    const table = new TokenTable(
+      new Map([
+        ["\u0161bc", 0],
+        ["abd", 1],
+      ]),
+    );
+    const seen: number[] = [];
+    table.scan("abc abd", (i) => seen.push(i));
+    expect(seen).toEqual([1]);
+    expect(table.get("\u0161bc")).toBe(0);
+  });
 });

@@ -68,6 +68,9 @@ export async function startApiServer(
     services.executions.expireApprovals().catch((err) => {
       console.error("[skillgate] approval expiry failed:", (err as Error).message);
     });
+    services.executions.pruneRollups(Date.now()).catch((err) => {
+      console.error("[skillgate] chart rollup pruning failed:", (err as Error).message);
+    });
   }, 60_000);
   sweep.unref();
   const retention = startRetentionTimer(

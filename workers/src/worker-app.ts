@@ -86,9 +86,9 @@ export function appFor(env: WorkerEnv): BuiltApp {
 
 /**
  * One cron run: finishes executions left `running` past their timeout plus
- * {@link CRON_STALE_GRACE_MS} as interrupted, expires approvals older than `APPROVAL_TTL_MS`, and
+ * {@link CRON_STALE_GRACE_MS} as interrupted, expires approvals older than `APPROVAL_TTL_MS`,
  * deletes finished executions older than `EXECUTION_RETENTION_DAYS` (at most
- * {@link CRON_RETENTION_MAX_BATCHES} batches per run).
+ * {@link CRON_RETENTION_MAX_BATCHES} batches per run), and prunes chart rollups older than 48 h.
  * @returns how many executions were finished and how many approvals expired.
  * @throws Error when the Worker is misconfigured (see {@link appFor}) or the database fails.
  */
@@ -103,5 +103,6 @@ export async function runCron(
     Date.now(),
     { maxBatches: CRON_RETENTION_MAX_BATCHES },
   );
+  await services.executions.pruneRollups(Date.now());
   return { recovered, expired, deleted };
 }

@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
 import { catalogPages } from "./catalog-pages.js";
@@ -131,9 +132,18 @@ export function dashboardRoutes(): Hono<DashEnv> {
   app.route("/", settingsPages());
 
   app.onError((err, c) => {
-    const status = err instanceof AppError ? err.status : 500;
-    if (status === 500) console.error(`[skillgate] dashboard error on ${c.req.path}:`, err);
-    const message = err instanceof AppError ? err.message : "Something went wrong on the server.";
+    // hono/csrf refuses a cross-site form post with an HTTPException 403: an answer, not a fault.
+    const status =
+      err instanceof AppError ? err.status : err instanceof HTTPException ? err.status : 500;
+    if (status >= 500) console.error(`[skillgate] dashboard error on ${c.req.path}:`, err);
+    const message =
+      err instanceof AppError
+        ? err.message
+        : status === 403
+          ? "This form was not sent from this dashboard (cross-site request refused). Open the page again and submit it from there."
+          : status < 500
+            ? err.message
+            : "Something went wrong on the server.";
     const session = c.get("session");
     return c.html(
       <Page

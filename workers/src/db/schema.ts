@@ -189,6 +189,87 @@ export const skillExecutions = sqliteTable(
 );
 
 /**
+ * Hourly rollups of ended executions for the dashboard charts (docs/dashboard.md#charts): one row
+ * per hour (of `created_at`), skill name, key (`''` for the management token) and terminal
+ * status, with the count, the errors among them, the sum, least and greatest of durations and a log-scale duration
+ * histogram in `b00`..`b31` (bucket bounds in skills/execution/duration-histogram.ts). Triggers on
+ * `skill_executions` (migration `execution_hourly_rollups`) keep them equal to the rows in the
+ * same statement as every insert, end, change and delete (a migration that rebuilds
+ * `skill_executions` must create them again); the cron prunes hours older than 48 h.
+ */
+export const executionHourlyRollups = sqliteTable(
+  "execution_hourly_rollups",
+  {
+    /** Start of the hour, ms since epoch. */
+    hourStart: integer("hour_start").notNull(),
+    /** The key's id, `''` for executions of the management token. */
+    apiKeyId: text("api_key_id").notNull(),
+    skillName: text("skill_name").notNull(),
+    status: text("status", { enum: ["success", "error", "timeout"] }).notNull(),
+    count: integer("count").notNull().default(0),
+    /** Executions of this row that ended in error or timeout. */
+    errorCount: integer("error_count").notNull().default(0),
+    /** Sum of `duration_ms` (null as 0), ms. */
+    durationSumMs: integer("duration_sum_ms").notNull().default(0),
+    /** Smallest and largest `duration_ms` (null as 0) of the row's executions, ms. */
+    minMs: integer("min_ms").notNull(),
+    maxMs: integer("max_ms").notNull(),
+    b00: integer("b00").notNull().default(0),
+    b01: integer("b01").notNull().default(0),
+    b02: integer("b02").notNull().default(0),
+    b03: integer("b03").notNull().default(0),
+    b04: integer("b04").notNull().default(0),
+    b05: integer("b05").notNull().default(0),
+    b06: integer("b06").notNull().default(0),
+    b07: integer("b07").notNull().default(0),
+    b08: integer("b08").notNull().default(0),
+    b09: integer("b09").notNull().default(0),
+    b10: integer("b10").notNull().default(0),
+    b11: integer("b11").notNull().default(0),
+    b12: integer("b12").notNull().default(0),
+    b13: integer("b13").notNull().default(0),
+    b14: integer("b14").notNull().default(0),
+    b15: integer("b15").notNull().default(0),
+    b16: integer("b16").notNull().default(0),
+    b17: integer("b17").notNull().default(0),
+    b18: integer("b18").notNull().default(0),
+    b19: integer("b19").notNull().default(0),
+    b20: integer("b20").notNull().default(0),
+    b21: integer("b21").notNull().default(0),
+    b22: integer("b22").notNull().default(0),
+    b23: integer("b23").notNull().default(0),
+    b24: integer("b24").notNull().default(0),
+    b25: integer("b25").notNull().default(0),
+    b26: integer("b26").notNull().default(0),
+    b27: integer("b27").notNull().default(0),
+    b28: integer("b28").notNull().default(0),
+    b29: integer("b29").notNull().default(0),
+    b30: integer("b30").notNull().default(0),
+    b31: integer("b31").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.hourStart, t.apiKeyId, t.skillName, t.status] }),
+    /** Covers the executions per hour by status and the skill ranking of a window (all keys). */
+    index("execution_hourly_rollups_hour_status_idx").on(
+      t.hourStart,
+      t.status,
+      t.skillName,
+      t.count,
+      t.errorCount,
+    ),
+    /** The same for one key's rollups. */
+    index("execution_hourly_rollups_key_hour_idx").on(
+      t.apiKeyId,
+      t.hourStart,
+      t.status,
+      t.skillName,
+      t.count,
+      t.errorCount,
+    ),
+  ],
+);
+
+/**
  * Remote MCP servers whose tools are imported as skills (docs/custom-skills.md#mcp-servers).
  * `headers` holds the JSON object of header names → values sent on every request; the values
  * are write-only in the API.
@@ -238,6 +319,11 @@ export const apiKeyUsage = sqliteTable(
     apiKeyId: text("api_key_id").notNull(),
     /** UTC day, `YYYY-MM-DD`. */
     day: text("day").notNull(),
+    /**
+     * Not written: a key's executions of a day are counted from `skill_executions`, so that an
+     * execution that is not a sandbox run costs no write here. Kept so the table matches its
+     * migration.
+     */
     executions: integer("executions").notNull().default(0),
     sandboxRuns: integer("sandbox_runs").notNull().default(0),
     sandboxMs: integer("sandbox_ms").notNull().default(0),
@@ -319,3 +405,4 @@ export const upstreamCalls = sqliteTable(
 export type SkillRow = typeof skills.$inferSelect;
 export type NewSkillRow = typeof skills.$inferInsert;
 export type ExecutionRow = typeof skillExecutions.$inferSelect;
+export type ExecutionRollupRow = typeof executionHourlyRollups.$inferSelect;

@@ -10,6 +10,7 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { Hono } from "hono";
 import { hasScope } from "../auth/scopes.js";
+import { jsonDepthExceeds } from "../json-depth.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
 import type { JsonObject, WireFormat } from "./domain.js";
@@ -79,24 +80,51 @@ function respond(r: ProxyResult): Response {
   return new Response(JSON.stringify(r.body), { status: r.status, headers });
 }
 
-/** The request body as text and parsed, or the message of why it is refused. */
+/** Why a request body is refused: status, code and message, in the provider's error shape. */
+interface BodyRefusal {
+  status: 400 | 413;
+  code: ErrorCode;
+  message: string;
+}
+
+/**
+ * The request body as text and parsed, or why it is refused: larger than `limit` bytes (413),
+ * not JSON or not an object (400 `invalid_json`), nested deeper than `maxDepth` levels (400
+ * `json_too_deep`, checked before parsing, as on the REST routes), or a `stream` that is not a
+ * boolean (400 `invalid_input`).
+ */
 async function readBody(
   req: Request,
   limit: number,
-): Promise<{ raw: string; body: JsonObject } | string> {
+  maxDepth: number,
+): Promise<{ raw: string; body: JsonObject } | BodyRefusal> {
+  const tooLarge: BodyRefusal = {
+    status: 413,
+    code: "payload_too_large",
+    message: `Request body is larger than ${limit} bytes`,
+  };
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) return `Request body is larger than ${limit} bytes`;
+  if (declared > limit) return tooLarge;
   const raw = await req.text();
-  if (new TextEncoder().encode(raw).length > limit)
-    return `Request body is larger than ${limit} bytes`;
+  if (new TextEncoder().encode(raw).length > limit) return tooLarge;
+  if (jsonDepthExceeds(raw, maxDepth))
+    return {
+      status: 400,
+      code: "json_too_deep",
+      message: `JSON body is nested deeper than ${maxDepth} levels (MAX_JSON_DEPTH)`,
+    };
+  let body: unknown;
   try {
-    const body: unknown = JSON.parse(raw);
-    if (typeof body !== "object" || body === null || Array.isArray(body))
-      return "The request body must be a JSON object";
-    return { raw, body: body as JsonObject };
+    body = JSON.parse(raw);
   } catch {
-    return "The request body is not valid JSON";
+    return { status: 400, code: "invalid_json", message: "The request body is not valid JSON" };
   }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return { status: 400, code: "invalid_json", message: "The request body must be a JSON object" };
+  const stream = (body as JsonObject).stream;
+  if (stream !== undefined && stream !== null && typeof stream !== "boolean")
+    return { status: 400, code: "invalid_input", message: "stream must be a boolean" };
+  return { raw, body: body as JsonObject };
 }
 
 /** Serves one proxy request of `format`. */
@@ -126,13 +154,9 @@ async function handle(
       'This API key lacks the scope "inject" needed for the proxy endpoints',
       "missing_scope",
     );
-  const read = await readBody(req, services.proxy.settings.maxBodyBytes);
-  if (typeof read === "string")
-    return fail(
-      read.includes("larger") ? 413 : 400,
-      read,
-      read.includes("larger") ? "payload_too_large" : "invalid_json",
-    );
+  const settings = services.proxy.settings;
+  const read = await readBody(req, settings.maxBodyBytes, settings.maxJsonDepth);
+  if ("status" in read) return fail(read.status, read.message, read.code);
   const { body } = read;
   const stream = geminiStream || body.stream === true;
   // The master switch off: the request goes to the upstream untouched (docs/proxy.md#master-switch).

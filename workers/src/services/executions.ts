@@ -126,6 +126,14 @@ export class ExecutionsService {
   }
 
   /**
+   * Deletes the dashboard chart rollups of hours older than 48 h at `now` (ms since epoch;
+   * docs/dashboard.md#charts). @returns the number of rollup rows deleted.
+   */
+  pruneRollups(now: number): Promise<number> {
+    return this.repository.pruneRollups(now);
+  }
+
+  /**
    * Deletes finished executions matching `filter` in bounded batches (docs/execution.md#retention).
    * @returns how many rows went and whether `opts.maxBatches` left some.
    */

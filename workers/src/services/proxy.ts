@@ -30,6 +30,8 @@ export interface ProxySettings {
   keepAliveMs: number;
   /** Largest request body, in bytes (`MAX_BODY_BYTES_INJECT`). */
   maxBodyBytes: number;
+  /** Deepest JSON nesting a request body may have (`MAX_JSON_DEPTH`); deeper is a 400. */
+  maxJsonDepth: number;
 }
 
 /** Prefix of every mixed-turn entry in the cache. */

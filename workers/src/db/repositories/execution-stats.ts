@@ -1,86 +1,110 @@
 /**
- * Aggregates over `skill_executions` for charts (docs/dashboard.md#charts): executions per hour by
- * status, and per skill the median / p95 duration and the error rate. Both read one time window
- * through the `created_at` indexes, never the whole table.
+ * Chart aggregates (docs/dashboard.md#charts): executions per hour by status, and per skill the
+ * median / p95 duration and the error rate. Ended executions are read from the hourly rollups
+ * (`execution_hourly_rollups`, kept by triggers on `skill_executions`), so a read costs two
+ * passes over at most hours × skills × keys × 3 covering index entries, plus the rollup rows of
+ * the listed skills, whatever the number of executions;
+ * executions still `pending` or `running` are counted from their rows through
+ * `skill_executions_status_created_idx` (a handful at any time).
  */
 import { sql } from "drizzle-orm";
+import { BUCKET_COLUMNS, estimatePercentile } from "../../skills/execution/duration-histogram.js";
 import type { ExecutionSummary, HourlyBucket } from "../../skills/execution/execution-stats.js";
 import type { ExecutionStatus } from "../../skills/types.js";
 import type { Db } from "../client.js";
 
 const HOUR_MS = 3_600_000;
+/** Rollup hours kept by {@link pruneExecutionRollups}: twice the chart window. */
+export const ROLLUP_RETENTION_MS = 48 * HOUR_MS;
 const STATUSES: ExecutionStatus[] = ["pending", "running", "success", "error", "timeout"];
+const BUCKET_SUMS = sql.raw(BUCKET_COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(", "));
 
-function keyCondition(apiKeyId: string | undefined) {
-  return apiKeyId === undefined ? sql`1 = 1` : sql`api_key_id = ${apiKeyId}`;
+function emptyHours(firstHour: number, hours: number): HourlyBucket[] {
+  return Array.from({ length: hours }, (_, i) => ({
+    hourStart: (firstHour + i) * HOUR_MS,
+    counts: Object.fromEntries(STATUSES.map((st) => [st, 0])) as Record<ExecutionStatus, number>,
+  }));
 }
 
 /**
  * Executions per hour by status for the `hours` hours ending at the hour containing `now`, and
- * per skill the median / p95 duration (nearest rank) and error rate of the executions of that
- * window that ended. Counts are grouped through the covering chart index; percentiles read
- * each listed skill's rows of the window through `skill_executions_skill_created_idx`, which
- * covers them (status, duration and key are in the index).
- * @param apiKeyId one key's executions; undefined = all.
- * @param limit most skills listed (most executed first).
+ * per skill (at most `limit`, most executed first, ties by name) the estimated nearest-rank median /
+ * p95 duration in ms (log buckets; error bound in duration-histogram.ts) and the error rate of
+ * the executions of that window that ended. Hours are those of `created_at`.
+ * @param apiKeyId one key's executions; null = the management token's; undefined = all.
  */
 export async function executionSummary(
   db: Db,
-  apiKeyId: string | undefined,
+  apiKeyId: string | null | undefined,
   now: number,
   hours: number,
   limit: number,
 ): Promise<ExecutionSummary> {
   const firstHour = Math.floor(now / HOUR_MS) - hours + 1;
   const since = firstHour * HOUR_MS;
-  const key = keyCondition(apiKeyId);
-  const ended = sql`status IN ('success', 'error', 'timeout')`;
-  const [hourRows, skillRows] = await Promise.all([
+  const rollupKey = apiKeyId === undefined ? sql`1 = 1` : sql`api_key_id = ${apiKeyId ?? ""}`;
+  const rowKey =
+    apiKeyId === undefined
+      ? sql`1 = 1`
+      : apiKeyId === null
+        ? sql`api_key_id IS NULL`
+        : sql`api_key_id = ${apiKeyId}`;
+  const [endedRows, liveRows, ranked] = await Promise.all([
     db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
-        SELECT created_at / ${sql.raw(String(HOUR_MS))} AS h, status, count(*) AS n
-        FROM skill_executions WHERE created_at >= ${since} AND ${key} GROUP BY h, status`),
+        SELECT hour_start AS h, status, sum(count) AS n FROM execution_hourly_rollups
+        WHERE hour_start >= ${since} AND ${rollupKey} GROUP BY hour_start, status`),
+    db.all<{ h: number; status: ExecutionStatus; n: number }>(sql`
+        SELECT created_at / ${sql.raw(String(HOUR_MS))} * ${sql.raw(String(HOUR_MS))} AS h,
+          status, count(*) AS n
+        FROM skill_executions WHERE status IN ('pending', 'running') AND created_at >= ${since}
+          AND ${rowKey} GROUP BY h, status`),
+    // The ranking reads only the covering index; the histograms only the listed skills' rows.
     db.all<{ skill_name: string; n: number; errors: number }>(sql`
-        SELECT skill_name, count(*) AS n, sum(status <> 'success') AS errors
-        FROM skill_executions WHERE created_at >= ${since} AND ${ended} AND ${key}
+        SELECT skill_name, sum(count) AS n, sum(error_count) AS errors
+        FROM execution_hourly_rollups WHERE hour_start >= ${since} AND ${rollupKey}
         GROUP BY skill_name ORDER BY n DESC, skill_name LIMIT ${limit}`),
   ]);
-  const hourly: HourlyBucket[] = [];
-  for (let i = 0; i < hours; i++) {
-    const counts = Object.fromEntries(STATUSES.map((st) => [st, 0])) as Record<
-      ExecutionStatus,
-      number
-    >;
-    hourly.push({ hourStart: (firstHour + i) * HOUR_MS, counts });
-  }
-  for (const r of hourRows) {
-    const bucket = hourly[Number(r.h) - firstHour];
+  const names = ranked.map((r) => r.skill_name);
+  const histograms = names.length
+    ? await db.all<Record<string, number> & { skill_name: string }>(sql`
+        SELECT skill_name, min(min_ms) AS min_ms, max(max_ms) AS max_ms, ${BUCKET_SUMS}
+        FROM execution_hourly_rollups
+        WHERE hour_start >= ${since} AND ${rollupKey}
+          AND skill_name IN (${sql.join(
+            names.map((n) => sql`${n}`),
+            sql`, `,
+          )})
+        GROUP BY skill_name`)
+    : [];
+  const byName = new Map(histograms.map((r) => [r.skill_name, r]));
+  const hourly = emptyHours(firstHour, hours);
+  for (const r of [...endedRows, ...liveRows]) {
+    const bucket = hourly[Number(r.h) / HOUR_MS - firstHour];
     if (bucket && r.status in bucket.counts) bucket.counts[r.status] += Number(r.n);
   }
-  // Nearest-rank percentiles: the k-th smallest duration of each skill's ended executions,
-  // read with ORDER BY ... LIMIT 1 OFFSET k-1 over that skill's rows of the window.
-  const rank = async (skill: string, n: number, p: number): Promise<number> => {
-    const k = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
-    const [row] = await db.all<{ ms: number }>(sql`
-        SELECT coalesce(duration_ms, 0) AS ms FROM skill_executions
-        WHERE skill_name = ${skill} AND created_at >= ${since} AND ${ended} AND ${key}
-        ORDER BY ms LIMIT 1 OFFSET ${k}`);
-    return Number(row?.ms ?? 0);
-  };
-  const perSkill = await Promise.all(
-    skillRows.map(async (r) => {
-      const n = Number(r.n);
-      const [medianMs, p95Ms] = await Promise.all([
-        rank(r.skill_name, n, 50),
-        rank(r.skill_name, n, 95),
-      ]);
-      return {
-        skillName: r.skill_name,
-        finished: n,
-        medianMs,
-        p95Ms,
-        errorRate: n ? Number(r.errors) / n : 0,
-      };
-    }),
-  );
+  const perSkill = ranked.map((r) => {
+    const n = Number(r.n);
+    const h = byName.get(r.skill_name);
+    const counts = BUCKET_COLUMNS.map((c) => Number(h?.[c] ?? 0));
+    const bounds = { minMs: Number(h?.min_ms ?? 0), maxMs: Number(h?.max_ms ?? 0) };
+    return {
+      skillName: r.skill_name,
+      finished: n,
+      medianMs: estimatePercentile(counts, 50, bounds),
+      p95Ms: estimatePercentile(counts, 95, bounds),
+      errorRate: n ? Number(r.errors) / n : 0,
+    };
+  });
   return { hourly, perSkill };
+}
+
+/**
+ * Deletes rollup hours that started more than {@link ROLLUP_RETENTION_MS} before `now` (ms since
+ * epoch); the charts never read them. @returns the number of rollup rows deleted.
+ */
+export async function pruneExecutionRollups(db: Db, now: number): Promise<number> {
+  const rs = await db.run(
+    sql`DELETE FROM execution_hourly_rollups WHERE hour_start < ${now - ROLLUP_RETENTION_MS}`,
+  );
+  return rs.rowsAffected;
 }

@@ -28,7 +28,7 @@ import type {
 import type { Db } from "../client.js";
 import { type ExecutionRow, skillExecutions } from "../schema.js";
 import type { WriteBatcher } from "../write-batcher.js";
-import { executionSummary } from "./execution-stats.js";
+import { executionSummary, pruneExecutionRollups } from "./execution-stats.js";
 import { type EndPatch, ExecutionWrites } from "./execution-writes.js";
 import { executionFromRow } from "./mappers.js";
 
@@ -65,6 +65,11 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     limit = 20,
   ): Promise<ExecutionSummary> {
     return executionSummary(this.db, apiKeyId, now, hours, limit);
+  }
+
+  /** See {@link ExecutionRepository.pruneRollups}. */
+  pruneRollups(now: number): Promise<number> {
+    return pruneExecutionRollups(this.db, now);
   }
 
   /** Latest `updated_at` of any execution (0 when none); one step down `skill_executions_updated_idx`. */

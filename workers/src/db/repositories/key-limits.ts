@@ -3,11 +3,11 @@
  * execution limits, and each key's usage per UTC day. The daily budget is checked and reserved in
  * one conditional UPDATE, so concurrent callers on any number of instances never overspend it.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { LimitOverridesRepository } from "../../services/limits.js";
 import type { DailyUsage, UsageStore } from "../../skills/execution/limits.js";
 import type { Db } from "../client.js";
-import { apiKeyLimits, apiKeyUsage } from "../schema.js";
+import { apiKeyLimits, apiKeyUsage, skillExecutions } from "../schema.js";
 
 /** Drizzle implementation of {@link LimitOverridesRepository}. */
 export class DrizzleLimitOverridesRepository implements LimitOverridesRepository {
@@ -39,8 +39,10 @@ export class DrizzleUsageStore implements UsageStore {
     day: string,
     opts: { count: boolean; reserveMs: number | null; budgetMs: number | null },
   ): Promise<boolean> {
-    const reserve = opts.reserveMs ?? 0;
-    if (!opts.count && opts.reserveMs === null) return true;
+    // Only sandbox runs touch the table: executions of the day are counted from their own rows
+    // (see usage()), so an execution that is not a sandbox run costs no write here.
+    if (opts.reserveMs === null) return true;
+    const reserve = opts.reserveMs;
     await this.db.insert(apiKeyUsage).values({ apiKeyId, day }).onConflictDoNothing();
     const within =
       opts.budgetMs === null
@@ -49,8 +51,7 @@ export class DrizzleUsageStore implements UsageStore {
     const rows = await this.db
       .update(apiKeyUsage)
       .set({
-        executions: sql`${apiKeyUsage.executions} + ${opts.count ? 1 : 0}`,
-        sandboxRuns: sql`${apiKeyUsage.sandboxRuns} + ${opts.reserveMs === null ? 0 : 1}`,
+        sandboxRuns: sql`${apiKeyUsage.sandboxRuns} + 1`,
         reservedMs: sql`${apiKeyUsage.reservedMs} + ${reserve}`,
       })
       .where(and(eq(apiKeyUsage.apiKeyId, apiKeyId), eq(apiKeyUsage.day, day), within))
@@ -86,17 +87,40 @@ export class DrizzleUsageStore implements UsageStore {
       .where(and(eq(apiKeyUsage.apiKeyId, apiKeyId), eq(apiKeyUsage.day, day)));
   }
 
+  /**
+   * Usage of `apiKeyId` on `day` (`YYYY-MM-DD`, UTC): sandbox figures from `api_key_usage`, and
+   * executions counted from `skill_executions` created that day (an index range on
+   * (api_key_id, created_at)), so that counting them costs no write per execution.
+   */
   async usage(apiKeyId: string, day: string): Promise<DailyUsage> {
-    const [row] = await this.db
-      .select({
-        executions: apiKeyUsage.executions,
-        sandboxRuns: apiKeyUsage.sandboxRuns,
-        sandboxMs: apiKeyUsage.sandboxMs,
-        reservedMs: apiKeyUsage.reservedMs,
-      })
-      .from(apiKeyUsage)
-      .where(and(eq(apiKeyUsage.apiKeyId, apiKeyId), eq(apiKeyUsage.day, day)))
-      .limit(1);
-    return row ?? { executions: 0, sandboxRuns: 0, sandboxMs: 0, reservedMs: 0 };
+    const start = Date.parse(`${day}T00:00:00Z`);
+    const end = start + 86_400_000;
+    const [[row], [counted]] = await Promise.all([
+      this.db
+        .select({
+          sandboxRuns: apiKeyUsage.sandboxRuns,
+          sandboxMs: apiKeyUsage.sandboxMs,
+          reservedMs: apiKeyUsage.reservedMs,
+        })
+        .from(apiKeyUsage)
+        .where(and(eq(apiKeyUsage.apiKeyId, apiKeyId), eq(apiKeyUsage.day, day)))
+        .limit(1),
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(skillExecutions)
+        .where(
+          and(
+            eq(skillExecutions.apiKeyId, apiKeyId),
+            gte(skillExecutions.createdAt, start),
+            lt(skillExecutions.createdAt, end),
+          ),
+        ),
+    ]);
+    return {
+      executions: Number(counted?.n ?? 0),
+      sandboxRuns: row?.sandboxRuns ?? 0,
+      sandboxMs: row?.sandboxMs ?? 0,
+      reservedMs: row?.reservedMs ?? 0,
+    };
   }
 }

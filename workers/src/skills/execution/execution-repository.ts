@@ -124,8 +124,10 @@ export interface ExecutionRepository {
   /**
    * Chart aggregates (docs/dashboard.md#charts) of the `hours` hours ending at the hour containing
    * `now` (ms since epoch): executions per hour by status, and per skill (at most `limit`, most
-   * executed first) the nearest-rank median / p95 duration in ms and the error rate of the ended
-   * ones. @param apiKeyId one key's executions; undefined = all.
+   * executed first) the median / p95 duration in ms, estimated from log-scale buckets (error
+   * bound in duration-histogram.ts), and the error rate of the ended ones. Read from hourly
+   * rollups of the ended executions, so the cost does not grow with the number of executions.
+   * @param apiKeyId one key's executions; undefined = all.
    */
   summary(
     apiKeyId: string | undefined,
@@ -138,6 +140,11 @@ export interface ExecutionRepository {
    * and status change moves it, so cached aggregates keyed by it are fresh (deletions do not).
    */
   changeStamp(): Promise<number>;
+  /**
+   * Deletes the chart rollups of hours that started more than 48 hours before `now` (ms since
+   * epoch); the charts read 24. @returns the number of rollup rows deleted.
+   */
+  pruneRollups(now: number): Promise<number>;
 
   /**
    * Deletes at most `batchSize` finished executions (`success`, `error`, `timeout`) matching

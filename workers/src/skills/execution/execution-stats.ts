@@ -1,7 +1,7 @@
 /**
  * Shapes of the chart aggregates over the execution history (docs/dashboard.md#charts):
  * executions per hour by status, and per skill the median / p95 duration and the error rate. The
- * drizzle queries are in `workers/src/db/repositories/execution-stats.ts`.
+ * queries (over the hourly rollups) are in `workers/src/db/repositories/execution-stats.ts`.
  */
 import type { ExecutionStatus } from "../types.js";
 
@@ -17,9 +17,9 @@ export interface SkillStat {
   skillName: string;
   /** Executions that ended (success, error, timeout). */
   finished: number;
-  /** Median duration in ms (nearest-rank). */
+  /** Median duration in ms: the nearest-rank value estimated from log buckets (duration-histogram.ts). */
   medianMs: number;
-  /** 95th percentile duration in ms (nearest-rank). */
+  /** 95th percentile duration in ms, estimated as {@link SkillStat.medianMs}. */
   p95Ms: number;
   /** Share of finished executions that ended in error or timeout, 0..1. */
   errorRate: number;

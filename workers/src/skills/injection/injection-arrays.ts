@@ -54,14 +54,10 @@ export function mergeInto(
 
 /** Room for `more` entries past `used` in `pool` (its arrays are replaced by larger copies). */
 export function reserve(pool: Pool, more: number): void {
-  if (pool.used + more <= pool.ids.length) return;
-  const size = Math.max(pool.used + more, pool.ids.length * 2);
-  const ids = new Int32Array(size);
-  ids.set(pool.ids.subarray(0, pool.used));
-  const points = new Int8Array(size);
-  points.set(pool.points.subarray(0, pool.used));
-  pool.ids = ids;
-  pool.points = points;
+  if (pool.used + more <= pool.entries.length) return;
+  const entries = new Int32Array(Math.max(pool.used + more, pool.entries.length * 2));
+  entries.set(pool.entries.subarray(0, pool.used));
+  pool.entries = entries;
 }
 
 /**
@@ -77,16 +73,11 @@ export function compact(
 ): Pool {
   let total = 0;
   for (let i = 0; i < count; i++) total += len(i);
-  const out: Pool = {
-    ids: new Int32Array(Math.max(16, total + (total >> 2))),
-    points: new Int8Array(Math.max(16, total + (total >> 2))),
-    used: 0,
-  };
+  const out: Pool = { entries: new Int32Array(Math.max(16, total + (total >> 2))), used: 0 };
   for (let i = 0; i < count; i++) {
     const l = len(i);
     const s = start[i]!;
-    out.ids.set(from.ids.subarray(s, s + l), out.used);
-    out.points.set(from.points.subarray(s, s + l), out.used);
+    out.entries.set(from.entries.subarray(s, s + l), out.used);
     start[i] = out.used;
     out.used += l;
     if (end) end[i] = out.used;

@@ -58,9 +58,21 @@ export function fingerprintKey(f: Fingerprint): string {
   return `${f.count}.${f.a.toString(36)}.${f.b.toString(36)}`;
 }
 
-/** Scoring over one version of a core state (positions are slots). */
+/** Set in a {@link ScoringCore} feature pair's length for a frequent feature. */
+const FREQUENT = 1 << 31;
+const LENGTH = ~FREQUENT;
+
+/**
+ * Scoring over one version of a core state (positions are slots). What a request reads per
+ * feature and per slot is also held interleaved, so that each is one cache line rather than two
+ * or three (docs/scoring.md, "Injection with cold CPU caches").
+ */
 export class ScoringCore {
   readonly key: string;
+  /** Per feature `f`: `[2f]` start of its posting list, `[2f + 1]` its length | FREQUENT. */
+  private readonly feat: Int32Array;
+  /** Per slot `s`: `[2s]` start and `[2s + 1]` end of its frequent-feature list in `freq`. */
+  private readonly slotFreq: Int32Array;
   private readonly statics: Partial<
     Record<RequestProvider, { base: Int32Array; order: Int32Array }>
   > = {};
@@ -70,6 +82,17 @@ export class ScoringCore {
     readonly fingerprint: Fingerprint,
   ) {
     this.key = fingerprintKey(fingerprint);
+    const { featureCount, featStart, featLen, featFrequent, slotCount, freqStart, freqEnd } = state;
+    this.feat = new Int32Array(featureCount * 2);
+    for (let f = 0; f < featureCount; f++) {
+      this.feat[2 * f] = featStart[f]!;
+      this.feat[2 * f + 1] = featLen[f]! | (featFrequent[f] === 1 ? FREQUENT : 0);
+    }
+    this.slotFreq = new Int32Array(slotCount * 2);
+    for (let s = 0; s < slotCount; s++) {
+      this.slotFreq[2 * s] = freqStart[s]!;
+      this.slotFreq[2 * s + 1] = freqEnd[s]!;
+    }
   }
 
   /** Builds a core from scratch (slot = position in `candidates`). */
@@ -109,15 +132,17 @@ export class ScoringCore {
   private gainFeature(fid: number, q: number): void {
     const { scratch } = this.state.shared;
     const { gain, touched } = scratch;
-    const { ids, points } = this.state.postings;
+    const { entries } = this.state.postings;
     const tag = q << 16;
     let nt = scratch.nTouched;
-    for (let i = this.state.featStart[fid]!, end = i + this.state.featLen[fid]!; i < end; i++) {
-      const id = ids[i]!;
+    const { feat } = this;
+    for (let i = feat[2 * fid]!, end = i + (feat[2 * fid + 1]! & LENGTH); i < end; i++) {
+      const e = entries[i]!;
+      const id = e >> 8;
       const v = gain[id]!;
-      if (v >>> 16 === q) gain[id] = v + points[i]!;
+      if (v >>> 16 === q) gain[id] = v + ((e << 24) >> 24);
       else {
-        gain[id] = tag | points[i]!;
+        gain[id] = tag | ((e << 24) >> 24);
         touched[nt++] = id;
       }
     }
@@ -126,12 +151,13 @@ export class ScoringCore {
 
   /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
   private lossOf(id: number, q: number): number {
-    const { freqStart, freqEnd, freq, shared } = this.state;
-    const { ids, points } = freq;
-    const activeStamp = shared.scratch.activeStamp;
+    const { slotFreq } = this;
+    const { entries } = this.state.freq;
+    const activeStamp = this.state.shared.scratch.activeStamp;
     let loss = 0;
-    for (let i = freqStart[id]!, end = freqEnd[id]!; i < end; i++) {
-      if (activeStamp[ids[i]!] !== q) loss += points[i]!;
+    for (let i = slotFreq[2 * id]!, end = slotFreq[2 * id + 1]!; i < end; i++) {
+      const e = entries[i]!; // packEntry(feature, points)
+      if (activeStamp[e >> 8] !== q) loss += (e << 24) >> 24;
     }
     return loss;
   }
@@ -141,7 +167,7 @@ export class ScoringCore {
     const stamps = this.state.shared.scratch.activeStamp;
     if (fid === undefined || fid >= this.state.featureCount || stamps[fid] === q) return;
     stamps[fid] = q;
-    if (this.state.featFrequent[fid] !== 1) this.gainFeature(fid, q);
+    if ((this.feat[2 * fid + 1]! & FREQUENT) === 0) this.gainFeature(fid, q);
   }
 
   /**
@@ -156,7 +182,8 @@ export class ScoringCore {
   ): { id: number; score: number }[] {
     const q = this.nextQuery();
     const { state } = this;
-    const { featLen, featureCount, tieRank, shared, frequent } = state;
+    const { featureCount, tieRank, shared, frequent } = state;
+    const { feat } = this;
     const { scratch } = shared;
     const { gain, touched, activeStamp } = scratch;
     scratch.nTouched = 0;
@@ -175,8 +202,8 @@ export class ScoringCore {
     let activeLen = 0;
     let missingLen = 0;
     for (const fid of frequent) {
-      if (activeStamp[fid] === q) activeLen += featLen[fid]!;
-      else missingLen += featLen[fid]!;
+      if (activeStamp[fid] === q) activeLen += feat[2 * fid + 1]! & LENGTH;
+      else missingLen += feat[2 * fid + 1]! & LENGTH;
     }
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
     const staticMode = activeLen > missingLen;

@@ -35,14 +35,32 @@ export interface ScorableCandidate extends ScorableSkill {
 }
 
 /**
- * Entries of lists stored back to back: parallel arrays of a slot (or feature id) and points.
- * Versions of a core share a pool and only append to it (past `used`), so older versions keep
- * reading their own lists; a compaction gives the new version a new pool.
+ * Entries of lists stored back to back, each a slot (or feature id) and its points packed into one
+ * int32 ({@link packEntry}), so that reading an entry touches one array. Versions of a core share
+ * a pool and only append to it (past `used`), so older versions keep reading their own lists; a
+ * compaction gives the new version a new pool.
  */
 export interface Pool {
-  ids: Int32Array;
-  points: Int8Array;
+  entries: Int32Array;
   used: number;
+}
+
+/** Largest slot or feature id a pool entry holds (23 bits). */
+export const MAX_ENTRY_ID = (1 << 23) - 1;
+
+/** A pool entry: `id` (0..{@link MAX_ENTRY_ID}) in the high 24 bits, `points` (int8) in the low 8. */
+export function packEntry(id: number, points: number): number {
+  return (id << 8) | (points & 0xff);
+}
+
+/** The id of a pool entry. */
+export function entryId(entry: number): number {
+  return entry >> 8;
+}
+
+/** The points of a pool entry. */
+export function entryPoints(entry: number): number {
+  return (entry << 24) >> 24;
 }
 
 /** The scoring inputs one candidate contributes (docs/scoring.md#the-table). */
@@ -216,11 +234,9 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
   const featFrequent = new Uint8Array(featureCount);
   let total = 0;
   for (const t of tables) for (const flat of t.flat) total += flat.length / 2;
-  const postings: Pool = {
-    ids: new Int32Array(Math.max(16, total)),
-    points: new Int8Array(Math.max(16, total)),
-    used: total,
-  };
+  if (n > MAX_ENTRY_ID || featureCount > MAX_ENTRY_ID)
+    throw new RangeError(`injection index limited to ${MAX_ENTRY_ID} candidates and features`);
+  const postings: Pool = { entries: new Int32Array(Math.max(16, total)), used: total };
   const frequentAt = Math.max(64, Math.ceil(n / 64));
   const byKey = tables.map(() => new Map<string, number>());
   let fid = 0;
@@ -232,10 +248,8 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
       featStart[fid] = at;
       featLen[fid] = len;
       featFrequent[fid] = t !== 1 && len >= frequentAt ? 1 : 0;
-      for (let i = 0; i < len; i++) {
-        postings.ids[at] = flat[2 * i]!;
-        postings.points[at++] = flat[2 * i + 1]!;
-      }
+      for (let i = 0; i < len; i++)
+        postings.entries[at++] = packEntry(flat[2 * i]!, flat[2 * i + 1]!);
       byKey[t]!.set(key, fid++);
     }
   });
@@ -252,23 +266,18 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
     if (featFrequent[f] !== 1) continue;
     frequent.push(f);
     for (let i = featStart[f]!, end = i + featLen[f]!; i < end; i++) {
-      staticScore[postings.ids[i]!]! += postings.points[i]!;
-      counts[postings.ids[i]! + 1]!++;
+      const e = postings.entries[i]!;
+      staticScore[entryId(e)]! += entryPoints(e);
+      counts[entryId(e) + 1]!++;
     }
   }
   for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
-  const freq: Pool = {
-    ids: new Int32Array(Math.max(16, counts[n]!)),
-    points: new Int8Array(Math.max(16, counts[n]!)),
-    used: counts[n]!,
-  };
+  const freq: Pool = { entries: new Int32Array(Math.max(16, counts[n]!)), used: counts[n]! };
   const next = counts.slice(0, n);
   for (const f of frequent) {
     for (let i = featStart[f]!, end = i + featLen[f]!; i < end; i++) {
-      const slot = postings.ids[i]!;
-      const k = next[slot]!++;
-      freq.ids[k] = f;
-      freq.points[k] = postings.points[i]!;
+      const e = postings.entries[i]!;
+      freq.entries[next[entryId(e)]!++] = packEntry(f, entryPoints(e));
     }
   }
   const tieOrder = Int32Array.from(

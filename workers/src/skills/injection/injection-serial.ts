@@ -13,7 +13,8 @@ import { SubstringTable } from "./substring-table.js";
 import { TokenTable } from "./token-table.js";
 
 const MAGIC = 0x58494753; // "SGIX" little-endian
-const FORMAT = 2;
+/** Version of the byte layout (3: pool entries pack a slot or feature id with its points). */
+const FORMAT = 3;
 
 type ArrayKind = "i32" | "i8" | "u8";
 type Typed = Int32Array | Int8Array | Uint8Array;
@@ -41,21 +42,16 @@ function packed(
   count: number,
   start: Int32Array,
   len: (i: number) => number,
-): { ids: Int32Array; points: Int8Array; start: Int32Array } {
+): { entries: Int32Array; start: Int32Array } {
   let total = 0;
   for (let i = 0; i < count; i++) total += len(i);
-  const out = {
-    ids: new Int32Array(total),
-    points: new Int8Array(total),
-    start: new Int32Array(count),
-  };
+  const out = { entries: new Int32Array(total), start: new Int32Array(count) };
   let at = 0;
   for (let i = 0; i < count; i++) {
     const from = start[i]!;
     const l = len(i);
     out.start[i] = at;
-    out.ids.set(pool.ids.subarray(from, from + l), at);
-    out.points.set(pool.points.subarray(from, from + l), at);
+    out.entries.set(pool.entries.subarray(from, from + l), at);
     at += l;
   }
   return out;
@@ -91,13 +87,11 @@ export function encodeCore(core: ScoringCore): Uint8Array {
     ...PROVIDERS.map((p): [string, Typed] => [`hints.${p}`, s.hints[p].subarray(0, n)]),
     ["freqStart", freq.start],
     ["freqEnd", freqEnd],
-    ["freqFeature", freq.ids],
-    ["freqPoints", freq.points],
+    ["freqEntries", freq.entries],
     ["featStart", postings.start],
     ["featLen", s.featLen.subarray(0, count)],
     ["featFrequent", s.featFrequent.subarray(0, count)],
-    ["postingIds", postings.ids],
-    ["postingPoints", postings.points],
+    ["postingEntries", postings.entries],
     ["frequent", s.frequent],
     ["tokenFeature", Int32Array.from(tokens, ([, fid]) => fid)],
     ["reasonFeature", Int32Array.from(reason, ([, fid]) => fid)],
@@ -167,8 +161,8 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
   const main = new SubstringTable(header.patterns.length);
   for (const p of header.patterns) main.add(p);
   const featLen = arr<Int32Array>("featLen");
-  const postingIds = arr<Int32Array>("postingIds");
-  const freqIds = arr<Int32Array>("freqFeature");
+  const postings = arr<Int32Array>("postingEntries");
+  const freq = arr<Int32Array>("freqEntries");
   const n = header.slotCount;
   const state: CoreState = {
     shared: {
@@ -192,8 +186,8 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
     featStart: arr<Int32Array>("featStart"),
     featLen,
     featFrequent: arr<Uint8Array>("featFrequent"),
-    postings: { ids: postingIds, points: arr<Int8Array>("postingPoints"), used: postingIds.length },
-    livePostings: postingIds.length,
+    postings: { entries: postings, used: postings.length },
+    livePostings: postings.length,
     frequent: arr<Int32Array>("frequent"),
     slotCount: n,
     free: header.free,
@@ -209,7 +203,7 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
     >,
     freqStart: arr<Int32Array>("freqStart"),
     freqEnd: arr<Int32Array>("freqEnd"),
-    freq: { ids: freqIds, points: arr<Int8Array>("freqPoints"), used: freqIds.length },
+    freq: { entries: freq, used: freq.length },
     extraCount: 0,
   };
   markHead(state);

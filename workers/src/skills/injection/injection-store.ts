@@ -19,7 +19,7 @@ import {
 import { decodeCore, encodeCore } from "./injection-serial.js";
 
 /** Key of the serialised scoring core in the shared cache (one entry, the latest). */
-export const INDEX_CACHE_KEY = "injection:core:v1";
+export const INDEX_CACHE_KEY = "injection:core:v2";
 /** How long a stored core lives without being refreshed, in seconds. */
 export const INDEX_CACHE_TTL_S = 86_400;
 

@@ -19,9 +19,12 @@ import { candidateHash, type Fingerprint, ScoringCore } from "./injection-core.j
 import {
   type CoreState,
   candidateFeatures,
+  entryId,
   isHead,
+  MAX_ENTRY_ID,
   markHead,
   PROVIDERS,
+  packEntry,
   type ScorableCandidate,
   tieCompare,
 } from "./injection-features.js";
@@ -152,6 +155,8 @@ export function deriveCore(
   });
   for (const [slot, had] of leaving) for (const fid of had.keys()) edit(fid).drop.push(slot);
   // New features start empty and rare; changed posting lists are appended to the pool.
+  if (n > MAX_ENTRY_ID || featureCount > MAX_ENTRY_ID)
+    throw new RangeError(`injection index limited to ${MAX_ENTRY_ID} candidates and features`);
   const featStart = grown(prev.featStart, featureCount);
   const featLen = grown(prev.featLen, featureCount);
   const featFrequent = grown(prev.featFrequent, featureCount);
@@ -166,21 +171,17 @@ export function deriveCore(
     const start = featStart[fid]!;
     const len = featLen[fid]!;
     reserve(postings, len + e.add.length / 2);
-    const { ids, points } = postings;
+    const { entries } = postings;
     let o = postings.used;
     featStart[fid] = o;
     const single = e.drop.length === 1 ? e.drop[0]! : -1;
     const many = e.drop.length > 1 ? new Set(e.drop) : undefined;
     for (let i = start; i < start + len; i++) {
-      const slot = ids[i]!;
+      const slot = entryId(entries[i]!);
       if (slot === single || many?.has(slot)) continue;
-      ids[o] = slot;
-      points[o++] = points[i]!;
+      entries[o++] = entries[i]!;
     }
-    for (let i = 0; i < e.add.length; i += 2) {
-      ids[o] = e.add[i]!;
-      points[o++] = e.add[i + 1]!;
-    }
+    for (let i = 0; i < e.add.length; i += 2) entries[o++] = packEntry(e.add[i]!, e.add[i + 1]!);
     featLen[fid] = o - postings.used;
     livePostings += featLen[fid]! - len;
     postings.used = o;
@@ -196,8 +197,7 @@ export function deriveCore(
     const start = freq.used;
     for (let j = 0; j < mine.length; j += 2) {
       if (featFrequent[mine[j]!] !== 1) continue;
-      freq.ids[freq.used] = mine[j]!;
-      freq.points[freq.used++] = mine[j + 1]!;
+      freq.entries[freq.used++] = packEntry(mine[j]!, mine[j + 1]!);
       s += mine[j + 1]!;
     }
     staticScore[slot] = s;

@@ -4,6 +4,11 @@
  * run while reading it, and looks the hash up in an open-addressing table of the known tokens,
  * comparing characters to rule out collisions. Same tokens as `tokenize`.
  *
+ * Each slot holds the hash, the value and the first eight characters packed into two int32 (one
+ * byte per character, zero-padded) side by side, so that a lookup of a token of up to eight
+ * characters reads one cache line of the table and nothing else; only longer tokens compare the
+ * rest of their text. With cold CPU caches this is what a lookup costs (docs/scoring.md).
+ *
  * The table only grows ({@link TokenTable.add}); a token keeps its value. A reader that knows only
  * the values it had when it started can keep using a table that grew since (it ignores values it
  * does not know).
@@ -19,9 +24,31 @@ function hashToken(token: string): number {
   return h;
 }
 
+/** Int32 entries per slot: hash, value (-1: empty, bit 30: longer than 8 chars), chars 0-3, 4-7. */
+const STRIDE = 4;
+/**
+ * Set in a slot's value when its token is not fully held by the slot (longer than {@link INLINE}
+ * characters, or a character outside 1..255): a match then also compares the token's text.
+ */
+const LONG = 1 << 30;
+/** Characters stored in the slot itself. */
+const INLINE = 8;
+
+/** The first eight characters of `token` packed as the scan packs them: [chars 0-3, chars 4-7]. */
+function packToken(token: string): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < Math.min(token.length, INLINE); i++) {
+    const c = token.charCodeAt(i) & 0xff;
+    if (i < 4) lo |= c << (i * 8);
+    else hi |= c << ((i - 4) * 8);
+  }
+  return [lo, hi];
+}
+
 /** A growable table of tokens, each with a value (e.g. a feature id). */
 export class TokenTable {
-  /** Per slot: the token's hash and its value (-1: empty), side by side (one cache line). */
+  /** Per slot: hash, value, packed first characters (see {@link STRIDE}): one cache line. */
   private cells: Int32Array;
   private texts: string[];
   private mask: number;
@@ -41,8 +68,8 @@ export class TokenTable {
   }
 
   private static emptyCells(size: number): Int32Array {
-    const cells = new Int32Array(size * 2);
-    for (let i = 1; i < cells.length; i += 2) cells[i] = -1;
+    const cells = new Int32Array(size * STRIDE);
+    for (let i = 1; i < cells.length; i += STRIDE) cells[i] = -1;
     return cells;
   }
 
@@ -55,8 +82,9 @@ export class TokenTable {
   get(token: string): number | undefined {
     const h = hashToken(token);
     const { cells, mask } = this;
-    for (let slot = h & mask; cells[slot * 2 + 1] !== -1; slot = (slot + 1) & mask) {
-      if (cells[slot * 2] === h && this.texts[slot] === token) return cells[slot * 2 + 1];
+    for (let slot = h & mask; cells[slot * STRIDE + 1] !== -1; slot = (slot + 1) & mask) {
+      if (cells[slot * STRIDE] === h && this.texts[slot] === token)
+        return cells[slot * STRIDE + 1]! & ~LONG;
     }
     return undefined;
   }
@@ -70,12 +98,22 @@ export class TokenTable {
     const h = hashToken(token);
     const { cells, mask } = this;
     let slot = h & mask;
-    for (; cells[slot * 2 + 1] !== -1; slot = (slot + 1) & mask) {
-      if (cells[slot * 2] === h && this.texts[slot] === token)
+    for (; cells[slot * STRIDE + 1] !== -1; slot = (slot + 1) & mask) {
+      if (cells[slot * STRIDE] === h && this.texts[slot] === token)
         throw new Error(`token "${token}" is already in the table`);
     }
-    cells[slot * 2] = h;
-    cells[slot * 2 + 1] = value;
+    if (value < 0 || value >= LONG) throw new RangeError(`token value ${value} is out of range`);
+    const [lo, hi] = packToken(token);
+    cells[slot * STRIDE] = h;
+    // Characters outside one byte are not packed exactly: such tokens compare their text.
+    let inline = token.length <= INLINE;
+    for (let i = 0; inline && i < token.length; i++) {
+      const c = token.charCodeAt(i);
+      inline = c > 0 && c < 256;
+    }
+    cells[slot * STRIDE + 1] = inline ? value : value | LONG;
+    cells[slot * STRIDE + 2] = lo;
+    cells[slot * STRIDE + 3] = hi;
     this.texts[slot] = token;
     this.count++;
   }
@@ -84,7 +122,8 @@ export class TokenTable {
   entries(): [string, number][] {
     const out: [string, number][] = [];
     for (let slot = 0; slot < this.texts.length; slot++)
-      if (this.cells[slot * 2 + 1] !== -1) out.push([this.texts[slot]!, this.cells[slot * 2 + 1]!]);
+      if (this.cells[slot * STRIDE + 1] !== -1)
+        out.push([this.texts[slot]!, this.cells[slot * STRIDE + 1]! & ~LONG]);
     return out;
   }
 
@@ -106,26 +145,38 @@ export class TokenTable {
     const { cells, texts, mask } = this;
     let start = -1;
     let h = FNV_OFFSET;
+    let lo = 0;
+    let hi = 0;
     for (let i = 0; i <= lower.length; i++) {
       const c = i < lower.length ? lower.charCodeAt(i) : 0;
       if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
         if (start < 0) {
           start = i;
           h = FNV_OFFSET;
+          lo = 0;
+          hi = 0;
         }
         h = Math.imul(h ^ c, FNV_PRIME);
+        const at = i - start;
+        if (at < 4) lo |= c << (at * 8);
+        else if (at < INLINE) hi |= c << ((at - 4) * 8);
         continue;
       }
-      if (start >= 0 && i - start >= 3) {
-        for (let slot = h & mask; cells[slot * 2 + 1] !== -1; slot = (slot + 1) & mask) {
-          if (
-            cells[slot * 2] === h &&
-            texts[slot]!.length === i - start &&
-            lower.startsWith(texts[slot]!, start)
-          ) {
-            visit(cells[slot * 2 + 1]!);
-            break;
-          }
+      const len = i - start;
+      if (start >= 0 && len >= 3) {
+        for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+          const cell = slot * STRIDE;
+          const value = cells[cell + 1]!;
+          if (value === -1) break;
+          if (cells[cell] !== h || cells[cell + 2] !== lo || cells[cell + 3] !== hi) continue;
+          if ((value & LONG) === 0) {
+            // A stored token of <= 8 one-byte chars equal to the run's first 8: equal iff the run
+            // is as short (zero padding holds the length).
+            if (len > INLINE) continue;
+          } else if (texts[slot]!.length !== len || !lower.startsWith(texts[slot]!, start))
+            continue;
+          visit(value & ~LONG);
+          break;
         }
       }
       start = -1;
