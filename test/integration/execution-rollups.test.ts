@@ -56,14 +56,15 @@ async function recomputed(t: TestApp): Promise<Record<string, Rollup>> {
   for (const r of rows) {
     const key = `${Math.floor(r.createdAt / HOUR) * HOUR}|${r.apiKeyId ?? ""}|${r.skillName}|${r.status}`;
     const d = r.durationMs ?? 0;
-    const cell = (out[key] ??= {
+    out[key] ??= {
       count: 0,
       errorCount: 0,
       durationSumMs: 0,
       minMs: d,
       maxMs: d,
       buckets: Array(DURATION_BUCKETS).fill(0),
-    });
+    };
+    const cell = out[key];
     cell.count++;
     cell.errorCount += r.status === "success" ? 0 : 1;
     cell.durationSumMs += d;
