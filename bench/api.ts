@@ -15,6 +15,7 @@ import { createDb } from "../workers/src/db/client.js";
 import { openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../workers/src/deps.js";
+import { createNodeUpstreamFetch } from "../workers/src/outbound/node-upstream-fetch.js";
 import type { Services } from "../workers/src/services/index.js";
 
 /** Management token of benchmark APIs. */
@@ -49,6 +50,8 @@ export async function startBenchApi(
     db,
     cache: new MemoryCache(),
     config: parseConfig({ MGMT_TOKEN: BENCH_TOKEN, ...env }),
+    // As the Node entry does (createNodeDeps).
+    upstreamFetch: createNodeUpstreamFetch(),
     ...deps,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });

@@ -16,6 +16,7 @@ import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
+import { createNodeUpstreamFetch } from "../../workers/src/outbound/node-upstream-fetch.js";
 import type { ServiceOptions, Services } from "../../workers/src/services/index.js";
 
 export const MGMT_TOKEN = "test-management-token-0123456789";
@@ -71,6 +72,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     config,
     runtime: "node",
     outbound: createNodeOutbound(),
+    upstreamFetch: createNodeUpstreamFetch(),
     ...opts.deps,
   };
   const { app, services, a2aSkills } = createApp(deps, { retryBackoffMs: 20, ...opts.services });

@@ -25,6 +25,12 @@ export interface AppDeps {
   /** fetch used for operator-configured upstreams (catalogs, GitHub raw, search providers). */
   fetch?: typeof fetch;
   /**
+   * fetch of the gateway proxy's upstream LLM calls. Node: `createNodeUpstreamFetch()` (keep-alive
+   * `node:http` connections, the first streamed bytes handed on as they arrive); default: `fetch`
+   * above, else the platform's.
+   */
+  upstreamFetch?: typeof fetch;
+  /**
    * Outbound layer of http_request (user-facing, guarded). Tests inject a resolver that maps
    * public-looking names to a local server; requests can never set it.
    */

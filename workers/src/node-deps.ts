@@ -13,6 +13,7 @@ import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./db
 import { applyMigrations } from "./db/migrate-node.js";
 import type { AppDeps } from "./deps.js";
 import { createNodeOutbound } from "./outbound/node-outbound.js";
+import { createNodeUpstreamFetch } from "./outbound/node-upstream-fetch.js";
 import { sandboxClientFromConfig } from "./sandbox/client.js";
 
 /** Local-only settings (not part of the Worker's configuration). */
@@ -85,6 +86,7 @@ export async function createNodeDeps(
     clock: Date.now,
     sandbox,
     fetch: globalThis.fetch.bind(globalThis),
+    upstreamFetch: createNodeUpstreamFetch(),
     outbound: createNodeOutbound(),
     runtime: "node",
     ...overrides,

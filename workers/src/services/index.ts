@@ -104,7 +104,7 @@ function envOf(deps: AppDeps): BuiltinEnv {
 function proxySettings(deps: AppDeps): ProxySettings {
   const c = deps.config;
   return {
-    fetch: deps.fetch ?? globalFetch,
+    fetch: deps.upstreamFetch ?? deps.fetch ?? globalFetch,
     upstream: {
       baseUrls: {
         openai: c.UPSTREAM_OPENAI_BASE_URL,
