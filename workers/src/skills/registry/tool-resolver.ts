@@ -17,127 +17,34 @@ import {
 } from "../injection/tool-names.js";
 import type { Skill } from "../types.js";
 import { LayeredMap } from "./layered-map.js";
+import {
+  ownKey,
+  patchLists,
+  pickForCaller,
+  type ResolverMaps,
+  winnersOf,
+} from "./resolver-maps.js";
+import {
+  type CallResolution,
+  type CallTarget,
+  isBuiltin,
+  type SkillSource,
+  type SourceChange,
+} from "./skill-source.js";
 import { RegistrySnapshot } from "./snapshot.js";
 
-/** How a source differs from the source it was derived from (incremental index updates). */
-export interface SourceChange {
-  /** The source this one was derived from (its generation and its skills array). */
-  readonly from: { readonly generation: number; readonly skills: readonly Skill[] };
-  /** Skills added or replaced (their new objects). */
-  readonly upserted: readonly Skill[];
-  /** Skills replaced or removed, as the earlier source held them. */
-  readonly replaced: readonly Skill[];
-}
+export {
+  type CallResolution,
+  type CallTarget,
+  isActive,
+  isBuiltin,
+  type MissingVersion,
+  type SkillSource,
+  type SourceChange,
+} from "./skill-source.js";
 
-/** The registry view a resolver is built from: every skill row, and the snapshot generation. */
-export interface SkillSource {
-  readonly generation: number;
-  readonly skills: readonly Skill[];
-  /** Set when this source was derived from an earlier one by a few changes. */
-  readonly change?: SourceChange;
-}
-
-/** Active = may be injected or executed at all: `enabled` and mode not `off` (docs/policies.md). */
-export function isActive(skill: Skill): boolean {
-  return skill.enabled && skill.mode !== "off";
-}
-
-/** True for a builtin skill (global, `sourceProvider: "builtin"`). */
-export function isBuiltin(skill: Skill): boolean {
-  return skill.sourceProvider === "builtin" && skill.apiKeyId === null;
-}
-
-/** A call naming a registered skill at a version or constraint that does not resolve. */
-export interface MissingVersion {
-  /** The skill name the call names. */
-  name: string;
-  /** The version or constraint it asked for (`3.0.0`, `^3.0.0`). */
-  requested: string;
-  /** The versions of `name` the caller sees, highest first (any mode). */
-  versions: readonly Skill[];
-}
-
-/** What a model's call names: a skill, or a version of a skill the caller sees that is missing. */
-export type CallTarget =
-  | { skill: Skill; missing?: undefined }
-  | { skill?: undefined; missing: MissingVersion };
-
-/** Rules of {@link ToolResolver.resolveCall} that depend on the request. */
-export interface CallResolution {
-  /** Skills the client said it injected, by skill name (see docs/interception.md). */
-  injected?: ReadonlyMap<string, Skill>;
-  /** Builtin aliases: alias → builtin name (from the builtin declarations). */
-  builtinAliases?: ReadonlyMap<string, string>;
-}
-
-/** The first of `list` the caller sees: its own copy, else the global one. */
-function pickForCaller(
-  list: readonly Skill[] | undefined,
-  apiKeyId: string | null,
-): Skill | undefined {
-  if (!list) return undefined;
-  let global: Skill | undefined;
-  for (const s of list) {
-    if (s.apiKeyId === null) global ??= s;
-    else if (apiKeyId !== null && s.apiKeyId === apiKeyId) return s;
-  }
-  return global;
-}
-
-const ownKey = (apiKeyId: string, name: string) => `${apiKeyId}\n${name}`;
 /** Emitted tool names, memoised per skill object (shared by every resolver that holds it). */
 const toolNames = new WeakMap<Skill, string>();
-
-/** The winners of one name's versions (highest first): the global one and each owner's. */
-function winnersOf(
-  name: string,
-  list: readonly Skill[],
-): { global: Skill | undefined; own: [string, Skill | undefined][] } {
-  let global: Skill | undefined;
-  const own = new Map<string, Skill | undefined>();
-  for (const s of list) {
-    if (s.apiKeyId === null) {
-      if (global === undefined && isActive(s)) global = s;
-    } else if (own.get(ownKey(s.apiKeyId, name)) === undefined) {
-      own.set(ownKey(s.apiKeyId, name), isActive(s) ? s : undefined);
-    }
-  }
-  return { global, own: [...own] };
-}
-
-/** The lists of `map` at the keys `changed` touches, with `replaced` out and `upserted` in. */
-function patchLists(
-  map: LayeredMap<string, readonly Skill[]>,
-  key: (s: Skill) => string,
-  change: SourceChange,
-): LayeredMap<string, readonly Skill[]> {
-  const gone = new Set(change.replaced);
-  const lists = new Map<string, Skill[]>();
-  for (const s of [...change.replaced, ...change.upserted]) {
-    const k = key(s);
-    if (!lists.has(k))
-      lists.set(
-        k,
-        (map.get(k) ?? []).filter((x) => !gone.has(x)),
-      );
-  }
-  for (const s of change.upserted) lists.get(key(s))!.push(s);
-  return map.with(
-    [...lists].map(([k, l]): [string, readonly Skill[] | undefined] => [
-      k,
-      l.length ? l : undefined,
-    ]),
-  );
-}
-
-/** The maps of a resolver that a derived resolver shares or patches. */
-interface ResolverMaps {
-  snapshot: RegistrySnapshot;
-  byHash: LayeredMap<string, readonly Skill[]> | null;
-  globalWinner: LayeredMap<string, Skill>;
-  ownBest: LayeredMap<string, Skill>;
-  ownNames: LayeredMap<string, ReadonlySet<string>>;
-}
 
 /** Name resolution over one snapshot. */
 export class ToolResolver {
