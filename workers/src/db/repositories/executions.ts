@@ -5,7 +5,7 @@
  * writes of concurrent executions share one batch (one transaction, one round trip) through a
  * {@link WriteBatcher}.
  */
-import { and, count, desc, eq, gte, inArray, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { NotFoundError } from "../../errors.js";
 import {
   DEFAULT_STORED_SIZE_LIMITS,
@@ -13,7 +13,6 @@ import {
   type ExecutionEnd,
   type ExecutionFilter,
   type ExecutionRepository,
-  FINISHED_STATUSES,
   type StoredSizeLimits,
 } from "../../skills/execution/execution-repository.js";
 import type { ExecutionSummary } from "../../skills/execution/execution-stats.js";
@@ -28,6 +27,12 @@ import type {
 import type { Db } from "../client.js";
 import { type ExecutionRow, skillExecutions } from "../schema.js";
 import type { WriteBatcher } from "../write-batcher.js";
+import { executionWhere } from "./execution-filters.js";
+import {
+  deleteFinishedRows,
+  expireApprovalRows,
+  recoverInterruptedRows,
+} from "./execution-maintenance.js";
 import { executionSummary, pruneExecutionRollups } from "./execution-stats.js";
 import { type EndPatch, ExecutionWrites } from "./execution-writes.js";
 import { executionFromRow } from "./mappers.js";
@@ -251,7 +256,7 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     const rows = await this.db
       .select()
       .from(skillExecutions)
-      .where(this.where(filter))
+      .where(executionWhere(filter))
       .orderBy(desc(skillExecutions.createdAt), desc(skillExecutions.id))
       .limit(limit)
       .offset(offset);
@@ -263,124 +268,22 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
     const [row] = await this.db
       .select({ n: count() })
       .from(skillExecutions)
-      .where(this.where(filter));
+      .where(executionWhere(filter));
     return row?.n ?? 0;
   }
 
-  /**
-   * Ends rows a crash left behind (docs/execution.md#crash-recovery): `running`, and `pending` not
-   * awaiting approval, as `error` "interrupted". With `staleAfterMs`, only rows whose budget
-   * (timeout_ms, default `defaultTimeoutMs`) plus `staleAfterMs` has passed since they were last
-   * touched (Worker cron).
-   * @returns the number of rows ended.
-   */
-  async recoverInterrupted(opts: {
-    staleAfterMs?: number;
-    defaultTimeoutMs: number;
-  }): Promise<number> {
-    const now = this.clock();
-    const conds: SQL[] = [
-      or(
-        eq(skillExecutions.status, "running"),
-        and(eq(skillExecutions.status, "pending"), ne(skillExecutions.approval, "required")),
-      )!,
-    ];
-    if (opts.staleAfterMs !== undefined) {
-      conds.push(
-        lt(
-          sql`${skillExecutions.updatedAt} + coalesce(${skillExecutions.timeoutMs}, ${opts.defaultTimeoutMs}) + ${opts.staleAfterMs}`,
-          now,
-        ),
-      );
-    }
-    const rows = await this.db
-      .update(skillExecutions)
-      .set({
-        status: "error",
-        errorMessage: "interrupted: the execution was still running when its process stopped",
-        errorCode: "interrupted",
-        finishedAt: now,
-        updatedAt: now,
-        durationMs: sql`case when ${skillExecutions.startedAt} is null then null else ${now} - ${skillExecutions.startedAt} end`,
-      })
-      .where(and(...conds))
-      .returning({ id: skillExecutions.id });
-    return rows.length;
+  /** See {@link recoverInterruptedRows}. @returns the number of rows ended. */
+  recoverInterrupted(opts: { staleAfterMs?: number; defaultTimeoutMs: number }): Promise<number> {
+    return recoverInterruptedRows(this.db, this.clock(), opts);
   }
 
   /** Ends approvals older than `ttlMs` as `error` (approval `expired`). @returns the number ended. */
-  async expireApprovals(ttlMs: number): Promise<number> {
-    const now = this.clock();
-    const rows = await this.db
-      .update(skillExecutions)
-      .set({
-        status: "error",
-        approval: "expired",
-        errorMessage: "approval expired: nobody approved the execution in time",
-        errorCode: "approval_expired",
-        finishedAt: now,
-        updatedAt: now,
-      })
-      .where(
-        and(
-          eq(skillExecutions.status, "pending"),
-          eq(skillExecutions.approval, "required"),
-          lt(skillExecutions.createdAt, now - ttlMs),
-        ),
-      )
-      .returning({ id: skillExecutions.id });
-    return rows.length;
-  }
-
-  private where(filter: ExecutionFilter): SQL | undefined {
-    const conds: SQL[] = [];
-    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
-    else if (filter.apiKeyId !== undefined)
-      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
-    if (filter.status) conds.push(eq(skillExecutions.status, filter.status));
-    if (filter.sessionId) conds.push(eq(skillExecutions.sessionId, filter.sessionId));
-    if (filter.approval) conds.push(eq(skillExecutions.approval, filter.approval));
-    if (filter.since !== undefined) conds.push(gte(skillExecutions.createdAt, filter.since));
-    if (filter.until !== undefined) conds.push(lt(skillExecutions.createdAt, filter.until));
-    if (filter.skill) {
-      const at = filter.skill.indexOf("@");
-      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
-      else {
-        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
-        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
-      }
-    }
-    return conds.length ? and(...conds) : undefined;
+  expireApprovals(ttlMs: number): Promise<number> {
+    return expireApprovalRows(this.db, this.clock(), ttlMs);
   }
 
   /** See {@link ExecutionRepository.deleteFinishedBatch}. */
-  async deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number> {
-    const finished = inArray(skillExecutions.status, [...FINISHED_STATUSES]);
-    const conds: SQL[] = [finished];
-    if (filter.before !== undefined) conds.push(lt(skillExecutions.createdAt, filter.before));
-    if (filter.after !== undefined) conds.push(gte(skillExecutions.createdAt, filter.after));
-    if (filter.apiKeyId === null) conds.push(isNull(skillExecutions.apiKeyId));
-    else if (filter.apiKeyId !== undefined)
-      conds.push(eq(skillExecutions.apiKeyId, filter.apiKeyId));
-    if (filter.skill) {
-      const at = filter.skill.indexOf("@");
-      if (at < 0) conds.push(eq(skillExecutions.skillName, filter.skill));
-      else {
-        conds.push(eq(skillExecutions.skillName, filter.skill.slice(0, at)));
-        conds.push(eq(skillExecutions.version, filter.skill.slice(at + 1)));
-      }
-    }
-    const chosen = this.db
-      .select({ id: skillExecutions.id })
-      .from(skillExecutions)
-      .where(and(...conds))
-      .orderBy(skillExecutions.createdAt)
-      .limit(batchSize);
-    // The status is checked again on delete: a row chosen above cannot be a running one.
-    const rows = await this.db
-      .delete(skillExecutions)
-      .where(and(inArray(skillExecutions.id, chosen), finished))
-      .returning({ id: skillExecutions.id });
-    return rows.length;
+  deleteFinishedBatch(filter: ExecutionDeleteFilter, batchSize: number): Promise<number> {
+    return deleteFinishedRows(this.db, filter, batchSize);
   }
 }
