@@ -14,7 +14,6 @@
  * grow.
  */
 import type { RequestProvider } from "../../formats/types.js";
-import { AhoCorasick } from "./aho-corasick.js";
 import {
   nameTokens,
   normaliseTags,
@@ -126,8 +125,8 @@ export interface CoreShared {
   /** Pattern text → feature id. */
   patterns: Map<string, number>;
   /**
-   * Matcher of the patterns known when the family was built (Aho-Corasick after a full build, a
-   * substring table after loading a serialised core), its patterns, and pattern id → feature id.
+   * Matcher of the patterns known when the family was built (a substring table, filled from the
+   * candidates or from a serialised core), its patterns, and pattern id → feature id.
    */
   main: PatternMatcher;
   mainPatterns: readonly string[];
@@ -293,12 +292,14 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
   const tieRank = new Int32Array(n);
   for (let rank = 0; rank < n; rank++) tieRank[tieOrder[rank]!] = rank;
   const patternTexts = [...patternFeature.keys()];
+  const main = new SubstringTable(patternTexts.length);
+  for (const p of patternTexts) main.add(p);
   const state: CoreState = {
     shared: {
       tokens: new TokenTable(tokenFeature),
       reason: reasonFeature,
       patterns: patternFeature,
-      main: new AhoCorasick(patternTexts),
+      main,
       mainPatterns: patternTexts,
       mainFeature: Int32Array.from(patternTexts, (p) => patternFeature.get(p)!),
       extra: new SubstringTable(),

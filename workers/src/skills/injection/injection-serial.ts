@@ -3,8 +3,8 @@
  * KV-style cache by the instance that built or updated it, and loaded by a cold instance instead
  * of being rebuilt. The bytes are a JSON header (strings: tokens, patterns, slot ids and names;
  * the fingerprint; where each array lies) followed by the typed arrays, each 8-byte aligned, read
- * back as views without copying. Patterns are matched with a substring table after loading (it is
- * built in O(total pattern length); an Aho-Corasick automaton would have to be rebuilt or stored).
+ * back as views without copying. Patterns are matched with a substring table, filled after
+ * loading in O(total pattern length), as after a full build.
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { type Fingerprint, ScoringCore } from "./injection-core.js";

@@ -1,53 +1,107 @@
 /**
- * A dynamic multi-pattern substring matcher: finds which of many patterns occur in a text, for
- * the verbatim-name and tag-substring rules of docs/scoring.md. Patterns can be added at any time
- * in O(pattern length), unlike an Aho-Corasick automaton, whose failure links would have to be
- * rebuilt.
+ * A multi-pattern substring matcher: finds which of many patterns occur in a text, for the
+ * verbatim-name and tag-substring rules of docs/scoring.md. Patterns can be added at any time in
+ * O(pattern length) (an Aho-Corasick automaton would have to rebuild its failure links). Matching
+ * is exact on UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
  *
- * Each pattern of `Q` (4) or more code units is filed under a hash of its first `Q` code units;
- * a search rolls that hash over every position of the text and compares the few patterns filed
- * under it (`startsWith` at that position). Shorter patterns are filed under a hash of their
- * whole text in the same table and probed only for the lengths that occur. Matching is exact on
- * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
+ * Each pattern is filed in a hash table under its key, computed from its first `min(length, K)`
+ * code units (K = 8). A search looks at every position of the text, but most positions are ruled
+ * out by bit-sets before the table is read (docs/scoring.md, "Injection with cold CPU caches"):
+ *
+ * - the **lead** bit-set holds the first `Q` (4) code units of each pattern of `Q` or more (their
+ *   low bytes packed into an int32, which the search keeps as a window sliding over the text), and
+ *   the whole text of each shorter pattern; a position whose window is not there starts no
+ *   pattern of `Q` or more, and one whose last 1-3 code units are not there ends no shorter one;
+ * - the **key** bit-set holds the key of each pattern of `Q` or more; at a position that passes
+ *   the lead test, the keys of the text's next 4, 5, ... K code units are tested (only for the
+ *   lengths some pattern has).
+ *
+ * A test reads one bit computed from the text alone, so the reads of different positions do not
+ * wait on each other (an automaton's steps do), and most positions cost a shift, a multiplication
+ * and one read of a small bit-set. Only a position that passes reads the table, whose 16-byte
+ * record holds a pattern of up to eight one-byte code units itself; longer patterns compare their
+ * string. Bits never cause a miss: a pattern sets the bits a search tests for it, and every
+ * reported match is compared in full, so keeping only low bytes costs nothing but rare probes.
  *
  * Sharing: the table only grows and a pattern keeps its id, so a reader that knows the first `n`
  * patterns can keep using a table that grew since (it passes `limit = n` to `search`).
  */
 
-/** Gram length: patterns are filed under their first `Q` code units. */
+/** Lead length: positions are first tested on their next `Q` code units. */
 const Q = 4;
+/** Key length: patterns are filed under their first `min(length, K)` code units. */
+const K = 8;
 const B = 0x01000193;
-/** B^(Q-1), the weight of the code unit that leaves a rolling window of Q. */
-const B_OUT = Math.imul(Math.imul(B, B), B);
+/** Multipliers that spread a key over the bit-sets and the table (Fibonacci hashing). */
+const LEAD_MIX = 0x9e3779b1;
+const KEY_MIX = 0x85ebca6b;
+const SLOT_MIX = 0xc2b2ae35;
+/** Bits of each bit-set per table slot (the table has at least two slots per key). */
+const BITS_PER_SLOT = 16;
+/** Fewest bits of a bit-set (8 KB): few patterns still rule out most positions. */
+const MIN_BITS = 1 << 16;
+/** Int32 entries per slot record. */
+const REC = 4;
+/**
+ * Bits 24-27 of a slot record's head: the length of the slot's only pattern when that pattern is
+ * held in the record itself (at most 8 code units, each 1..255), so that a probe compares it with
+ * the text without reading the pattern's string; 0 otherwise.
+ */
+const INLINE_LEN = 24;
+const HEAD = (1 << INLINE_LEN) - 1;
 
-/** The rolling hash of `s[from .. from+len)`. */
-function hashOf(s: string, from: number, len: number): number {
-  let h = 0;
-  for (let i = 0; i < len; i++) h = Math.imul(h, B) + s.charCodeAt(from + i);
-  return h | 0;
+/**
+ * The key of `s[from .. from+len)`: up to Q code units packed one byte each (the low byte of each,
+ * as the search packs its window), further ones folded in by multiplication.
+ */
+function keyOf(s: string, from: number, len: number): number {
+  let k = 0;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(from + i) & 0xff;
+    k = i < Q ? (k << 8) | c : (Math.imul(k, B) + c) | 0;
+  }
+  return k;
 }
 
 /** Append-only pattern table (pattern ids are insertion positions). */
 export class SubstringTable {
-  /** Chain head per slot (-1: empty), and the hash filed in that slot. */
-  private heads: Int32Array;
-  private slotHash: Int32Array;
-  private mask: number;
+  /**
+   * Per slot, one 16-byte record at `4s`: [the key hash filed there, its chain head (-1: empty) |
+   * {@link INLINE_LEN} << 24, the chain's only pattern's code units 0-3 and 4-7, one byte each].
+   */
+  private slots: Int32Array;
+  private mask = 0;
   private used = 0;
+  /** The two bit-sets (32 bits per entry) and the shift that turns a mixed hash into a bit. */
+  private lead: Int32Array;
+  private keys: Int32Array;
+  private shift = 0;
   /** Per pattern: next pattern in its slot's chain (-1: end). */
   private next: Int32Array;
   private readonly texts: string[] = [];
-  /** Bit `len` set when some pattern of length `len` < Q exists. */
-  private shortLengths = 0;
+  /** Bit `len` set when some pattern has length `len` < K; bit K when some has K or more. */
+  private lengths = 0;
 
   /** @param capacity expected number of patterns. */
   constructor(capacity = 16) {
     let size = 16;
     while (size < capacity * 2) size *= 2;
-    this.mask = size - 1;
-    this.heads = new Int32Array(size).fill(-1);
-    this.slotHash = new Int32Array(size);
+    this.slots = new Int32Array(0);
+    this.lead = new Int32Array(0);
+    this.keys = new Int32Array(0);
+    this.resize(size);
     this.next = new Int32Array(Math.max(16, capacity)).fill(-1);
+  }
+
+  private resize(size: number): void {
+    this.slots = new Int32Array(size * REC);
+    for (let s = 1; s < this.slots.length; s += REC) this.slots[s] = -1;
+    this.mask = size - 1;
+    this.used = 0;
+    const bits = Math.max(MIN_BITS, size * BITS_PER_SLOT);
+    this.lead = new Int32Array(bits >>> 5);
+    this.keys = new Int32Array(bits >>> 5);
+    this.shift = 32 - Math.log2(bits);
   }
 
   /** Number of patterns added. */
@@ -65,7 +119,7 @@ export class SubstringTable {
    * Callers de-duplicate: the same text added twice gets two ids.
    */
   add(pattern: string): number {
-    if (pattern.length > 0 && (this.used + 1) * 2 > this.heads.length) this.rehash();
+    if (pattern.length > 0 && (this.used + 1) * 2 > this.mask + 1) this.rehash();
     const id = this.texts.length;
     this.texts.push(pattern);
     if (id >= this.next.length) {
@@ -73,38 +127,58 @@ export class SubstringTable {
       grown.set(this.next);
       this.next = grown;
     }
-    if (pattern.length === 0) return id;
-    const len = Math.min(pattern.length, Q);
-    if (len < Q) this.shortLengths |= 1 << len;
-    const h = hashOf(pattern, 0, len);
-    const slot = this.slotFor(h);
-    if (this.heads[slot] === -1) {
-      this.used++;
-      this.slotHash[slot] = h;
-    }
-    this.next[id] = this.heads[slot]!;
-    this.heads[slot] = id;
+    if (pattern.length > 0) this.file(id, pattern);
     return id;
   }
 
-  /** The slot holding hash `h`, or the empty slot where it goes. */
-  private slotFor(h: number): number {
-    const { heads, slotHash, mask } = this;
-    let slot = Math.imul(h, 0x9e3779b1) >>> 0;
-    for (slot &= mask; heads[slot] !== -1 && slotHash[slot] !== h; slot = (slot + 1) & mask);
-    return slot;
+  /** Files pattern `id` under its key and sets its bits. */
+  private file(id: number, pattern: string): void {
+    const len = Math.min(pattern.length, K);
+    this.lengths |= 1 << len;
+    const key = keyOf(pattern, 0, len);
+    const { shift } = this;
+    // Patterns shorter than Q are tested on the lead bit-set alone, with their key.
+    const lb = Math.imul(len >= Q ? keyOf(pattern, 0, Q) : key, LEAD_MIX) >>> shift;
+    this.lead[lb >>> 5]! |= 1 << (lb & 31);
+    if (len >= Q) {
+      const kb = Math.imul(key, KEY_MIX) >>> shift;
+      this.keys[kb >>> 5]! |= 1 << (kb & 31);
+    }
+    if (id > HEAD) throw new RangeError("too many substring patterns");
+    const { slots, mask } = this;
+    let r = (Math.imul(key, SLOT_MIX) >>> 0) & mask;
+    for (; slots[r * REC + 1] !== -1 && slots[r * REC] !== key; r = (r + 1) & mask);
+    r *= REC;
+    if (slots[r + 1] !== -1) {
+      // A second pattern under this key: the record no longer holds one pattern's text.
+      this.next[id] = slots[r + 1]! & HEAD;
+      slots[r + 1] = id;
+      return;
+    }
+    this.used++;
+    this.next[id] = -1;
+    slots[r] = key;
+    let inline = pattern.length <= K;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; inline && i < pattern.length; i++) {
+      const c = pattern.charCodeAt(i);
+      inline = c > 0 && c < 256;
+      if (i < 4) lo |= c << (i * 8);
+      else hi |= c << ((i - 4) * 8);
+    }
+    slots[r + 1] = inline ? id | (pattern.length << INLINE_LEN) : id;
+    slots[r + 2] = lo;
+    slots[r + 3] = hi;
   }
 
   private rehash(): void {
-    const size = this.heads.length * 2;
-    this.heads = new Int32Array(size).fill(-1);
-    this.slotHash = new Int32Array(size);
-    this.mask = size - 1;
-    this.used = 0;
+    this.resize((this.mask + 1) * 2);
     this.next.fill(-1);
-    const texts = this.texts.splice(0);
-    this.shortLengths = 0;
-    for (const t of texts) this.add(t);
+    this.lengths = 0;
+    this.texts.forEach((t, id) => {
+      if (t.length > 0) this.file(id, t);
+    });
   }
 
   /**
@@ -112,58 +186,78 @@ export class SubstringTable {
    * `limit` (default: all); a pattern that occurs several times is visited several times.
    */
   search(text: string, visit: (patternId: number) => void, limit = this.texts.length): void {
-    const { heads, slotHash, mask, next, texts, shortLengths } = this;
+    const { lead, keys, shift, lengths } = this;
+    if (lengths === 0) return;
+    const short = lengths & ((1 << Q) - 2);
     const n = text.length;
-    let h = 0;
-    for (let i = 0; i < n; i++) {
-      // h = hash of text[i-Q+1 .. i]
-      if (i >= Q) h = (h - Math.imul(text.charCodeAt(i - Q), B_OUT)) | 0;
-      h = (Math.imul(h, B) + text.charCodeAt(i)) | 0;
-      if (i >= Q - 1)
-        this.probe(h, text, i - Q + 1, visit, limit, heads, slotHash, mask, next, texts);
-      if (shortLengths !== 0) {
-        for (let len = 1; len < Q; len++) {
-          if ((shortLengths & (1 << len)) === 0 || i + 1 < len) continue;
-          this.probe(
-            hashOf(text, i + 1 - len, len),
-            text,
-            i + 1 - len,
-            visit,
-            limit,
-            heads,
-            slotHash,
-            mask,
-            next,
-            texts,
-          );
+    /** The low bytes of the last Q code units, the latest lowest: the key of a Q-unit window. */
+    let w = 0;
+    for (let j = 0; j < n; j++) {
+      w = (w << 8) | (text.charCodeAt(j) & 0xff);
+      if (short !== 0) {
+        // Patterns shorter than Q ending at `j`: their key is their packed text.
+        if ((short & 8) !== 0 && j >= 2) {
+          const b = Math.imul(w & 0xffffff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0)
+            this.probe(w & 0xffffff, text, j - 2, visit, limit);
         }
+        if ((short & 4) !== 0 && j >= 1) {
+          const b = Math.imul(w & 0xffff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0)
+            this.probe(w & 0xffff, text, j - 1, visit, limit);
+        }
+        if ((short & 2) !== 0) {
+          const b = Math.imul(w & 0xff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) this.probe(w & 0xff, text, j, visit, limit);
+        }
+      }
+      if (j < Q - 1) continue;
+      const lb = Math.imul(w, LEAD_MIX) >>> shift;
+      if ((lead[lb >>> 5]! & (1 << (lb & 31))) === 0) continue;
+      // Patterns of Q or more code units starting at `i`: keys of lengths Q .. K.
+      const i = j + 1 - Q;
+      let k = w;
+      for (let len = Q; ; ) {
+        if ((lengths & (1 << len)) !== 0) {
+          const kb = Math.imul(k, KEY_MIX) >>> shift;
+          if ((keys[kb >>> 5]! & (1 << (kb & 31))) !== 0) this.probe(k, text, i, visit, limit);
+        }
+        if (++len > K || i + len > n) break;
+        k = (Math.imul(k, B) + (text.charCodeAt(i + len - 1) & 0xff)) | 0;
       }
     }
   }
 
+  /** Visits the patterns filed under key `key` that occur at `text[at ..]`. */
   private probe(
-    h: number,
+    key: number,
     text: string,
     at: number,
     visit: (patternId: number) => void,
     limit: number,
-    heads: Int32Array,
-    slotHash: Int32Array,
-    mask: number,
-    next: Int32Array,
-    texts: string[],
   ): void {
-    let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & mask;
-    for (;;) {
-      const head = heads[slot]!;
+    const { slots, mask } = this;
+    for (let r = (Math.imul(key, SLOT_MIX) >>> 0) & mask; ; r = (r + 1) & mask) {
+      const head = slots[r * REC + 1]!;
       if (head === -1) return;
-      if (slotHash[slot] === h) {
-        for (let id = head; id !== -1; id = next[id]!) {
+      if (slots[r * REC] !== key) continue;
+      const len = head >>> INLINE_LEN;
+      if (len === 0) {
+        const { next, texts } = this;
+        for (let id = head & HEAD; id !== -1; id = next[id]!)
           if (id < limit && text.startsWith(texts[id]!, at)) visit(id);
-        }
         return;
       }
-      slot = (slot + 1) & mask;
+      const id = head & HEAD;
+      if (id >= limit || at + len > text.length) return;
+      const lo = slots[r * REC + 2]!;
+      const hi = slots[r * REC + 3]!;
+      for (let i = 0; i < len; i++) {
+        const want = ((i < 4 ? lo >>> (i * 8) : hi >>> ((i - 4) * 8)) & 0xff) | 0;
+        if (text.charCodeAt(at + i) !== want) return;
+      }
+      visit(id);
+      return;
     }
   }
 }
