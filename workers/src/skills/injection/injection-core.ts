@@ -61,6 +61,8 @@ export function fingerprintKey(f: Fingerprint): string {
 /** Set in a {@link ScoringCore} feature pair's length for a frequent feature. */
 const FREQUENT = 1 << 31;
 const LENGTH = ~FREQUENT;
+/** Int32 entries per feature record of a {@link ScoringCore}. */
+const FEAT = 3;
 
 /**
  * Scoring over one version of a core state (positions are slots). What a request reads per
@@ -69,8 +71,14 @@ const LENGTH = ~FREQUENT;
  */
 export class ScoringCore {
   readonly key: string;
-  /** Per feature `f`: `[2f]` start of its posting list, `[2f + 1]` its length | FREQUENT. */
+  /**
+   * Per feature `f`, one 12-byte record at `3f`: start of its posting list, its length | FREQUENT,
+   * and the last request of this core in which it was present (a request reads one line per
+   * feature it finds).
+   */
   private readonly feat: Int32Array;
+  /** Request stamp of this core's feature records (1..2^31-1). */
+  private stamp = 0;
   /** Per slot `s`: `[2s]` start and `[2s + 1]` end of its frequent-feature list in `freq`. */
   private readonly slotFreq: Int32Array;
   private readonly statics: Partial<
@@ -83,10 +91,10 @@ export class ScoringCore {
   ) {
     this.key = fingerprintKey(fingerprint);
     const { featureCount, featStart, featLen, featFrequent, slotCount, freqStart, freqEnd } = state;
-    this.feat = new Int32Array(featureCount * 2);
+    this.feat = new Int32Array(featureCount * FEAT);
     for (let f = 0; f < featureCount; f++) {
-      this.feat[2 * f] = featStart[f]!;
-      this.feat[2 * f + 1] = featLen[f]! | (featFrequent[f] === 1 ? FREQUENT : 0);
+      this.feat[FEAT * f] = featStart[f]!;
+      this.feat[FEAT * f + 1] = featLen[f]! | (featFrequent[f] === 1 ? FREQUENT : 0);
     }
     this.slotFreq = new Int32Array(slotCount * 2);
     for (let s = 0; s < slotCount; s++) {
@@ -136,7 +144,8 @@ export class ScoringCore {
     const tag = q << 16;
     let nt = scratch.nTouched;
     const { feat } = this;
-    for (let i = feat[2 * fid]!, end = i + (feat[2 * fid + 1]! & LENGTH); i < end; i++) {
+    const at = FEAT * fid;
+    for (let i = feat[at]!, end = i + (feat[at + 1]! & LENGTH); i < end; i++) {
       const e = entries[i]!;
       const id = e >> 8;
       const v = gain[id]!;
@@ -150,24 +159,25 @@ export class ScoringCore {
   }
 
   /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
-  private lossOf(id: number, q: number): number {
-    const { slotFreq } = this;
+  private lossOf(id: number, stamp: number): number {
+    const { slotFreq, feat } = this;
     const { entries } = this.state.freq;
-    const activeStamp = this.state.shared.scratch.activeStamp;
     let loss = 0;
     for (let i = slotFreq[2 * id]!, end = slotFreq[2 * id + 1]!; i < end; i++) {
       const e = entries[i]!; // packEntry(feature, points)
-      if (activeStamp[e >> 8] !== q) loss += (e << 24) >> 24;
+      if (feat[FEAT * (e >> 8) + 2] !== stamp) loss += (e << 24) >> 24;
     }
     return loss;
   }
 
-  /** Marks feature `fid` present; rare features are applied at once. */
-  private markPresent(fid: number | undefined, q: number): void {
-    const stamps = this.state.shared.scratch.activeStamp;
-    if (fid === undefined || fid >= this.state.featureCount || stamps[fid] === q) return;
-    stamps[fid] = q;
-    if ((this.feat[2 * fid + 1]! & FREQUENT) === 0) this.gainFeature(fid, q);
+  /** Marks feature `fid` present in request `q` (stamp `stamp`); rare ones are applied at once. */
+  private markPresent(fid: number | undefined, q: number, stamp: number): void {
+    if (fid === undefined || fid >= this.state.featureCount) return;
+    const at = FEAT * fid;
+    const { feat } = this;
+    if (feat[at + 2] === stamp) return;
+    feat[at + 2] = stamp;
+    if ((feat[at + 1]! & FREQUENT) === 0) this.gainFeature(fid, q);
   }
 
   /**
@@ -181,20 +191,21 @@ export class ScoringCore {
     accept: (id: number) => boolean,
   ): { id: number; score: number }[] {
     const q = this.nextQuery();
+    const stamp = this.nextStamp();
     const { state } = this;
     const { featureCount, tieRank, shared, frequent } = state;
     const { feat } = this;
     const { scratch } = shared;
-    const { gain, touched, activeStamp } = scratch;
+    const { gain, touched } = scratch;
     scratch.nTouched = 0;
-    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], q));
+    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], q, stamp));
     if (state.extraCount > 0)
       shared.extra.search(
         ctx.text,
-        (pid) => this.markPresent(shared.extraFeature[pid], q),
+        (pid) => this.markPresent(shared.extraFeature[pid], q, stamp),
         state.extraCount,
       );
-    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, q));
+    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, q, stamp));
     for (const t of ctx.reasonTokens) {
       const fid = shared.reason.get(t);
       if (fid !== undefined && fid < featureCount) this.gainFeature(fid, q);
@@ -202,13 +213,13 @@ export class ScoringCore {
     let activeLen = 0;
     let missingLen = 0;
     for (const fid of frequent) {
-      if (activeStamp[fid] === q) activeLen += feat[2 * fid + 1]! & LENGTH;
-      else missingLen += feat[2 * fid + 1]! & LENGTH;
+      if (feat[FEAT * fid + 2] === stamp) activeLen += feat[FEAT * fid + 1]! & LENGTH;
+      else missingLen += feat[FEAT * fid + 1]! & LENGTH;
     }
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
     const staticMode = activeLen > missingLen;
     if (!staticMode) {
-      for (const fid of frequent) if (activeStamp[fid] === q) this.gainFeature(fid, q);
+      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) this.gainFeature(fid, q);
     }
     const statics = staticMode ? this.staticsFor(ctx.provider) : undefined;
     const base = statics ? statics.base : state.hints[ctx.provider];
@@ -247,7 +258,7 @@ export class ScoringCore {
           return;
         }
         if (gain[id]! >>> 16 === q) continue;
-        const score = bound - this.lossOf(id, q);
+        const score = bound - this.lossOf(id, stamp);
         if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
           offer(id, score);
       }
@@ -257,7 +268,7 @@ export class ScoringCore {
       const id = touched[i]!;
       const bound = base[id]! + (gain[id]! & 0xffff);
       if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) continue;
-      const score = staticMode ? bound - this.lossOf(id, q) : bound;
+      const score = staticMode ? bound - this.lossOf(id, stamp) : bound;
       if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
         offer(id, score);
     }
@@ -267,7 +278,7 @@ export class ScoringCore {
 
   /**
    * Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). Grows the
-   * shared scratch when this version has more slots or features than it holds.
+   * shared scratch when this version has more slots than it holds.
    */
   private nextQuery(): number {
     const { scratch } = this.state.shared;
@@ -275,22 +286,23 @@ export class ScoringCore {
       const size = Math.max(this.state.slotCount, scratch.gain.length * 2);
       scratch.gain = new Int32Array(size);
       scratch.touched = new Int32Array(size);
-      scratch.activeStamp.fill(0);
-      scratch.query = 0;
-    }
-    if (scratch.activeStamp.length < this.state.featureCount) {
-      const size = Math.max(this.state.featureCount, scratch.activeStamp.length * 2);
-      scratch.activeStamp = new Uint32Array(size);
-      scratch.gain.fill(0);
       scratch.query = 0;
     }
     scratch.query++;
     if (scratch.query > 0x7fff) {
       scratch.gain.fill(0);
-      scratch.activeStamp.fill(0);
       scratch.query = 1;
     }
     return scratch.query;
+  }
+
+  /** Next stamp of this core's feature records, 1..2^31-1. */
+  private nextStamp(): number {
+    if (this.stamp === 0x7fffffff) {
+      for (let i = 2; i < this.feat.length; i += FEAT) this.feat[i] = 0;
+      this.stamp = 0;
+    }
+    return ++this.stamp;
   }
 }
 

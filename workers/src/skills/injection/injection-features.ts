@@ -111,8 +111,6 @@ export interface Scratch {
   gain: Int32Array;
   touched: Int32Array;
   nTouched: number;
-  /** Per feature: the last query in which it was present. */
-  activeStamp: Uint32Array;
   query: number;
 }
 
@@ -308,7 +306,6 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
         gain: new Int32Array(n),
         touched: new Int32Array(n),
         nTouched: 0,
-        activeStamp: new Uint32Array(featureCount),
         query: 0,
       },
     },

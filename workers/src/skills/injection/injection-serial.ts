@@ -178,7 +178,6 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
         gain: new Int32Array(n),
         touched: new Int32Array(n),
         nTouched: 0,
-        activeStamp: new Uint32Array(featLen.length),
         query: 0,
       },
     },

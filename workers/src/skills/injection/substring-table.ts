@@ -4,103 +4,97 @@
  * O(pattern length) (an Aho-Corasick automaton would have to rebuild its failure links). Matching
  * is exact on UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
  *
- * Each pattern is filed in a hash table under its key, computed from its first `min(length, K)`
- * code units (K = 8). A search looks at every position of the text, but most positions are ruled
- * out by bit-sets before the table is read (docs/scoring.md, "Injection with cold CPU caches"):
- *
- * - the **lead** bit-set holds the first `Q` (4) code units of each pattern of `Q` or more (their
- *   low bytes packed into an int32, which the search keeps as a window sliding over the text), and
- *   the whole text of each shorter pattern; a position whose window is not there starts no
- *   pattern of `Q` or more, and one whose last 1-3 code units are not there ends no shorter one;
- * - the **key** bit-set holds the key of each pattern of `Q` or more; at a position that passes
- *   the lead test, the keys of the text's next 4, 5, ... K code units are tested (only for the
- *   lengths some pattern has).
- *
- * A test reads one bit computed from the text alone, so the reads of different positions do not
- * wait on each other (an automaton's steps do), and most positions cost a shift, a multiplication
- * and one read of a small bit-set. Only a position that passes reads the table, whose 16-byte
- * record holds a pattern of up to eight one-byte code units itself; longer patterns compare their
- * string. Bits never cause a miss: a pattern sets the bits a search tests for it, and every
- * reported match is compared in full, so keeping only low bytes costs nothing but rare probes.
+ * The search slides a window of the last `Q` (4) code units over the text, kept as one int32 (the
+ * low byte of each code unit, packed). A pattern of `Q` or more code units is filed in a hash table
+ * under its first `Q`, packed the same way; a shorter one under its whole text. A small **lead**
+ * bit-set holds these keys, so most positions cost a shift, a multiplication and one bit read
+ * (docs/scoring.md, "Injection with cold CPU caches"): a position whose window (or, when short
+ * patterns exist, whose last 1-3 code units) is not in the bit-set starts (ends) no pattern. The
+ * bit reads of different positions depend on the text alone, so they do not wait on each other as
+ * an automaton's steps do. A position that passes reads the table and the 16-byte records of the
+ * patterns filed there, which hold each pattern's length and first eight low bytes; only a pattern
+ * longer than that, or with code units above 255, compares its string, and only when its first
+ * eight match. Keeping low bytes costs nothing but rare probes: every match is compared in full.
  *
  * Sharing: the table only grows and a pattern keeps its id, so a reader that knows the first `n`
  * patterns can keep using a table that grew since (it passes `limit = n` to `search`).
  */
 
-/** Lead length: positions are first tested on their next `Q` code units. */
+/** Window length: patterns of `Q` or more code units are filed under their first `Q`. */
 const Q = 4;
-/** Key length: patterns are filed under their first `min(length, K)` code units. */
-const K = 8;
-const B = 0x01000193;
-/** Multipliers that spread a key over the bit-sets and the table (Fibonacci hashing). */
+/** Multipliers that spread a key over the bit-set and the table (Fibonacci hashing). */
 const LEAD_MIX = 0x9e3779b1;
-const KEY_MIX = 0x85ebca6b;
 const SLOT_MIX = 0xc2b2ae35;
-/** Bits of each bit-set per table slot (the table has at least two slots per key). */
+/** Bits of the lead bit-set per table slot (the table has at least two slots per key). */
 const BITS_PER_SLOT = 16;
-/** Fewest bits of a bit-set (8 KB): few patterns still rule out most positions. */
+/** Fewest bits of the lead bit-set (8 KB): a few patterns still rule out most positions. */
 const MIN_BITS = 1 << 16;
-/** Int32 entries per slot record. */
-const REC = 4;
 /**
- * Bits 24-27 of a slot record's head: the length of the slot's only pattern when that pattern is
- * held in the record itself (at most 8 code units, each 1..255), so that a probe compares it with
- * the text without reading the pattern's string; 0 otherwise.
+ * Int32 entries per pattern record: [next in chain (-1: end), length | EXACT, then the low bytes
+ * of code units 4-7 and 8-11 for a pattern of Q or more (its key holds those of 0-3), or of its
+ * code units 0-2 for a shorter one].
  */
-const INLINE_LEN = 24;
-const HEAD = (1 << INLINE_LEN) - 1;
+const PAT = 4;
+/** Code units of a pattern of Q or more that its key and record hold (one low byte each). */
+const INLINE = 12;
+/** Set in a record's length when the record holds the whole pattern (no string compare needed). */
+const EXACT = 1 << 30;
+const LENGTH = EXACT - 1;
+/** Per count `m` (0-4) of bytes in use: the mask of those bytes in a packed int32. */
+const BYTES = Int32Array.from([0, 0xff, 0xffff, 0xffffff, -1]);
 
-/**
- * The key of `s[from .. from+len)`: up to Q code units packed one byte each (the low byte of each,
- * as the search packs its window), further ones folded in by multiplication.
- */
-function keyOf(s: string, from: number, len: number): number {
+/** The low bytes of `s[from .. from+4)` (as far as `s` goes), the first lowest. */
+function packed(s: string, from: number): number {
+  let v = 0;
+  for (let i = 0; i < 4 && from + i < s.length; i++)
+    v |= (s.charCodeAt(from + i) & 0xff) << (i * 8);
+  return v;
+}
+
+/** The key of a pattern: its first min(length, Q) code units' low bytes, packed (first highest). */
+function keyOf(pattern: string): number {
   let k = 0;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(from + i) & 0xff;
-    k = i < Q ? (k << 8) | c : (Math.imul(k, B) + c) | 0;
-  }
+  for (let i = 0; i < Math.min(pattern.length, Q); i++)
+    k = (k << 8) | (pattern.charCodeAt(i) & 0xff);
   return k;
 }
 
+/** Scratch of {@link SubstringTable.search} (searches do not nest). */
+let passed = new Int32Array(4096);
+
 /** Append-only pattern table (pattern ids are insertion positions). */
 export class SubstringTable {
-  /**
-   * Per slot, one 16-byte record at `4s`: [the key hash filed there, its chain head (-1: empty) |
-   * {@link INLINE_LEN} << 24, the chain's only pattern's code units 0-3 and 4-7, one byte each].
-   */
-  private slots: Int32Array;
+  /** Per slot `s`: `[2s]` the key filed there, `[2s + 1]` its chain's first pattern (-1: empty). */
+  private slots = new Int32Array(0);
   private mask = 0;
+  /** 32 − log2(slots): the high bits of a mixed key pick its slot. */
+  private slotShift = 0;
   private used = 0;
-  /** The two bit-sets (32 bits per entry) and the shift that turns a mixed hash into a bit. */
-  private lead: Int32Array;
-  private keys: Int32Array;
+  /** The lead bit-set (32 bits per entry) and the shift that turns a mixed key into a bit. */
+  private lead = new Int32Array(0);
   private shift = 0;
-  /** Per pattern: next pattern in its slot's chain (-1: end). */
-  private next: Int32Array;
+  /** Pattern records, {@link PAT} entries per pattern id. */
+  private pats: Int32Array;
   private readonly texts: string[] = [];
-  /** Bit `len` set when some pattern has length `len` < K; bit K when some has K or more. */
+  /** Bit `len` set when some pattern has length `len` < Q; bit Q when some has Q or more. */
   private lengths = 0;
 
   /** @param capacity expected number of patterns. */
   constructor(capacity = 16) {
     let size = 16;
     while (size < capacity * 2) size *= 2;
-    this.slots = new Int32Array(0);
-    this.lead = new Int32Array(0);
-    this.keys = new Int32Array(0);
     this.resize(size);
-    this.next = new Int32Array(Math.max(16, capacity)).fill(-1);
+    this.pats = new Int32Array(Math.max(16, capacity) * PAT);
   }
 
   private resize(size: number): void {
-    this.slots = new Int32Array(size * REC);
-    for (let s = 1; s < this.slots.length; s += REC) this.slots[s] = -1;
+    this.slots = new Int32Array(size * 2);
+    for (let s = 1; s < this.slots.length; s += 2) this.slots[s] = -1;
     this.mask = size - 1;
+    this.slotShift = 32 - Math.log2(size);
     this.used = 0;
     const bits = Math.max(MIN_BITS, size * BITS_PER_SLOT);
     this.lead = new Int32Array(bits >>> 5);
-    this.keys = new Int32Array(bits >>> 5);
     this.shift = 32 - Math.log2(bits);
   }
 
@@ -122,59 +116,46 @@ export class SubstringTable {
     if (pattern.length > 0 && (this.used + 1) * 2 > this.mask + 1) this.rehash();
     const id = this.texts.length;
     this.texts.push(pattern);
-    if (id >= this.next.length) {
-      const grown = new Int32Array(this.next.length * 2).fill(-1);
-      grown.set(this.next);
-      this.next = grown;
+    if ((id + 1) * PAT > this.pats.length) {
+      const grown = new Int32Array(this.pats.length * 2);
+      grown.set(this.pats);
+      this.pats = grown;
     }
+    const r = id * PAT;
+    let exact = pattern.length <= INLINE;
+    for (let i = 0; exact && i < pattern.length; i++) {
+      const c = pattern.charCodeAt(i);
+      exact = c > 0 && c < 256;
+    }
+    const long = pattern.length >= Q;
+    this.pats[r] = -1;
+    this.pats[r + 1] = pattern.length | (exact ? EXACT : 0);
+    this.pats[r + 2] = packed(pattern, long ? 4 : 0);
+    this.pats[r + 3] = long ? packed(pattern, 8) : 0;
     if (pattern.length > 0) this.file(id, pattern);
     return id;
   }
 
-  /** Files pattern `id` under its key and sets its bits. */
+  /** Files pattern `id` under its key and sets its bit. */
   private file(id: number, pattern: string): void {
-    const len = Math.min(pattern.length, K);
-    this.lengths |= 1 << len;
-    const key = keyOf(pattern, 0, len);
-    const { shift } = this;
-    // Patterns shorter than Q are tested on the lead bit-set alone, with their key.
-    const lb = Math.imul(len >= Q ? keyOf(pattern, 0, Q) : key, LEAD_MIX) >>> shift;
+    if (pattern.length > LENGTH) throw new RangeError("substring pattern too long");
+    this.lengths |= 1 << Math.min(pattern.length, Q);
+    const key = keyOf(pattern);
+    const lb = Math.imul(key, LEAD_MIX) >>> this.shift;
     this.lead[lb >>> 5]! |= 1 << (lb & 31);
-    if (len >= Q) {
-      const kb = Math.imul(key, KEY_MIX) >>> shift;
-      this.keys[kb >>> 5]! |= 1 << (kb & 31);
-    }
-    if (id > HEAD) throw new RangeError("too many substring patterns");
     const { slots, mask } = this;
-    let r = (Math.imul(key, SLOT_MIX) >>> 0) & mask;
-    for (; slots[r * REC + 1] !== -1 && slots[r * REC] !== key; r = (r + 1) & mask);
-    r *= REC;
-    if (slots[r + 1] !== -1) {
-      // A second pattern under this key: the record no longer holds one pattern's text.
-      this.next[id] = slots[r + 1]! & HEAD;
-      slots[r + 1] = id;
-      return;
+    let s = Math.imul(key, SLOT_MIX) >>> this.slotShift;
+    for (; slots[2 * s + 1] !== -1 && slots[2 * s] !== key; s = (s + 1) & mask);
+    if (slots[2 * s + 1] === -1) {
+      this.used++;
+      slots[2 * s] = key;
     }
-    this.used++;
-    this.next[id] = -1;
-    slots[r] = key;
-    let inline = pattern.length <= K;
-    let lo = 0;
-    let hi = 0;
-    for (let i = 0; inline && i < pattern.length; i++) {
-      const c = pattern.charCodeAt(i);
-      inline = c > 0 && c < 256;
-      if (i < 4) lo |= c << (i * 8);
-      else hi |= c << ((i - 4) * 8);
-    }
-    slots[r + 1] = inline ? id | (pattern.length << INLINE_LEN) : id;
-    slots[r + 2] = lo;
-    slots[r + 3] = hi;
+    this.pats[id * PAT] = slots[2 * s + 1]!;
+    slots[2 * s + 1] = id;
   }
 
   private rehash(): void {
     this.resize((this.mask + 1) * 2);
-    this.next.fill(-1);
     this.lengths = 0;
     this.texts.forEach((t, id) => {
       if (t.length > 0) this.file(id, t);
@@ -186,11 +167,19 @@ export class SubstringTable {
    * `limit` (default: all); a pattern that occurs several times is visited several times.
    */
   search(text: string, visit: (patternId: number) => void, limit = this.texts.length): void {
-    const { lead, keys, shift, lengths } = this;
+    const { lead, shift, lengths } = this;
     if (lengths === 0) return;
     const short = lengths & ((1 << Q) - 2);
+    const long = (lengths & (1 << Q)) !== 0;
     const n = text.length;
-    /** The low bytes of the last Q code units, the latest lowest: the key of a Q-unit window. */
+    // Positions that pass a bit test, as (key, start) pairs, probed after the scan.
+    let found = passed;
+    if (found.length < 2 * (short !== 0 ? 4 : 1) * n) {
+      found = new Int32Array(2 * 4 * n);
+      if (n <= 1 << 16) passed = found;
+    }
+    let nf = 0;
+    /** The low bytes of the last Q code units, the latest lowest. */
     let w = 0;
     for (let j = 0; j < n; j++) {
       w = (w << 8) | (text.charCodeAt(j) & 0xff);
@@ -198,66 +187,90 @@ export class SubstringTable {
         // Patterns shorter than Q ending at `j`: their key is their packed text.
         if ((short & 8) !== 0 && j >= 2) {
           const b = Math.imul(w & 0xffffff, LEAD_MIX) >>> shift;
-          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0)
-            this.probe(w & 0xffffff, text, j - 2, visit, limit);
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xffffff;
+            found[nf++] = ~(j - 2);
+          }
         }
         if ((short & 4) !== 0 && j >= 1) {
           const b = Math.imul(w & 0xffff, LEAD_MIX) >>> shift;
-          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0)
-            this.probe(w & 0xffff, text, j - 1, visit, limit);
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xffff;
+            found[nf++] = ~(j - 1);
+          }
         }
         if ((short & 2) !== 0) {
           const b = Math.imul(w & 0xff, LEAD_MIX) >>> shift;
-          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) this.probe(w & 0xff, text, j, visit, limit);
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xff;
+            found[nf++] = ~j;
+          }
         }
       }
-      if (j < Q - 1) continue;
-      const lb = Math.imul(w, LEAD_MIX) >>> shift;
-      if ((lead[lb >>> 5]! & (1 << (lb & 31))) === 0) continue;
-      // Patterns of Q or more code units starting at `i`: keys of lengths Q .. K.
-      const i = j + 1 - Q;
-      let k = w;
-      for (let len = Q; ; ) {
-        if ((lengths & (1 << len)) !== 0) {
-          const kb = Math.imul(k, KEY_MIX) >>> shift;
-          if ((keys[kb >>> 5]! & (1 << (kb & 31))) !== 0) this.probe(k, text, i, visit, limit);
-        }
-        if (++len > K || i + len > n) break;
-        k = (Math.imul(k, B) + (text.charCodeAt(i + len - 1) & 0xff)) | 0;
+      if (!long || j < Q - 1) continue;
+      const b = Math.imul(w, LEAD_MIX) >>> shift;
+      if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+        found[nf++] = w;
+        found[nf++] = j + 1 - Q;
       }
+    }
+    for (let i = 0; i < nf; i += 2) {
+      const at = found[i + 1]!;
+      if (at >= 0) this.probe(found[i]!, text, at, true, visit, limit);
+      else this.probe(found[i]!, text, ~at, false, visit, limit);
     }
   }
 
-  /** Visits the patterns filed under key `key` that occur at `text[at ..]`. */
+  /**
+   * Visits the patterns filed under `key` that occur at `text[at ..]`: those of Q code units or
+   * more when `long` (their key is the text's at `at`), else the shorter ones. A key of each kind
+   * may also hold patterns of the other (low bytes of 0), which its own probes find.
+   */
   private probe(
     key: number,
     text: string,
     at: number,
+    long: boolean,
     visit: (patternId: number) => void,
     limit: number,
   ): void {
-    const { slots, mask } = this;
-    for (let r = (Math.imul(key, SLOT_MIX) >>> 0) & mask; ; r = (r + 1) & mask) {
-      const head = slots[r * REC + 1]!;
-      if (head === -1) return;
-      if (slots[r * REC] !== key) continue;
-      const len = head >>> INLINE_LEN;
-      if (len === 0) {
-        const { next, texts } = this;
-        for (let id = head & HEAD; id !== -1; id = next[id]!)
-          if (id < limit && text.startsWith(texts[id]!, at)) visit(id);
-        return;
+    const { slots, mask, pats } = this;
+    let s = Math.imul(key, SLOT_MIX) >>> this.slotShift;
+    for (; slots[2 * s] !== key; s = (s + 1) & mask) if (slots[2 * s + 1] === -1) return;
+    const room = text.length - at;
+    // The text's code units as the records hold them (read on first use).
+    let t1 = 0;
+    let t2 = 0;
+    let have = 0;
+    for (let id = slots[2 * s + 1]!; id !== -1; id = pats[id * PAT]!) {
+      const r = id * PAT;
+      const len = pats[r + 1]! & LENGTH;
+      if (id >= limit || len > room || len >= Q !== long) continue;
+      if ((have & 1) === 0) {
+        t1 = packed(text, long ? at + 4 : at);
+        have |= 1;
       }
-      const id = head & HEAD;
-      if (id >= limit || at + len > text.length) return;
-      const lo = slots[r * REC + 2]!;
-      const hi = slots[r * REC + 3]!;
-      for (let i = 0; i < len; i++) {
-        const want = ((i < 4 ? lo >>> (i * 8) : hi >>> ((i - 4) * 8)) & 0xff) | 0;
-        if (text.charCodeAt(at + i) !== want) return;
+      if (long) {
+        if (len > 8 && (have & 2) === 0) {
+          t2 = packed(text, at + 8);
+          have |= 2;
+        }
+        const m1 = len >= 8 ? 4 : len - 4;
+        const m2 = len >= INLINE ? 4 : len > 8 ? len - 8 : 0;
+        if ((t1 & BYTES[m1]!) !== pats[r + 2] || (t2 & BYTES[m2]!) !== pats[r + 3]) continue;
+      } else if ((t1 & BYTES[len]!) !== pats[r + 2]) continue;
+      if ((pats[r + 1]! & EXACT) !== 0) {
+        // Equal low bytes: equal code units unless the text has wider ones there.
+        let i = 0;
+        while (i < len && text.charCodeAt(at + i) <= 0xff) i++;
+        if (i === len) visit(id);
+        continue;
       }
-      visit(id);
-      return;
+      // A longer or wider pattern whose first low bytes match: compare it all.
+      const p = this.texts[id]!;
+      let k = 0;
+      while (k < len && text.charCodeAt(at + k) === p.charCodeAt(k)) k++;
+      if (k === len) visit(id);
     }
   }
 }
