@@ -63,6 +63,8 @@ const FREQUENT = 1 << 31;
 const LENGTH = ~FREQUENT;
 /** Int32 entries per feature record of a {@link ScoringCore}. */
 const FEAT = 3;
+/** Touched slots are scored in slot order when more than 1 in this many slots are touched. */
+const DENSE_SCAN = 8;
 
 /**
  * Scoring over one version of a core state (positions are slots). What a request reads per
@@ -136,12 +138,14 @@ export class ScoringCore {
     return built;
   }
 
-  /** Adds the postings of feature `fid` to `gain`, listing newly touched slots. */
-  private gainFeature(fid: number, q: number): void {
+  /**
+   * Adds the postings of feature `fid` to `gain`, listing newly touched slots (points are
+   * positive, so a slot is new when its gain is 0; the list is appended to without a branch).
+   */
+  private gainFeature(fid: number): void {
     const { scratch } = this.state.shared;
     const { gain, touched } = scratch;
     const { entries } = this.state.postings;
-    const tag = q << 16;
     let nt = scratch.nTouched;
     const { feat } = this;
     const at = FEAT * fid;
@@ -149,16 +153,14 @@ export class ScoringCore {
       const e = entries[i]!;
       const id = e >> 8;
       const v = gain[id]!;
-      if (v >>> 16 === q) gain[id] = v + ((e << 24) >> 24);
-      else {
-        gain[id] = tag | ((e << 24) >> 24);
-        touched[nt++] = id;
-      }
+      touched[nt] = id;
+      nt += v === 0 ? 1 : 0;
+      gain[id] = v + ((e << 24) >> 24);
     }
     scratch.nTouched = nt;
   }
 
-  /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
+  /** Points of slot `id` from frequent features absent in the request of stamp `stamp` (on demand). */
   private lossOf(id: number, stamp: number): number {
     const { slotFreq, feat } = this;
     const { entries } = this.state.freq;
@@ -170,14 +172,14 @@ export class ScoringCore {
     return loss;
   }
 
-  /** Marks feature `fid` present in request `q` (stamp `stamp`); rare ones are applied at once. */
-  private markPresent(fid: number | undefined, q: number, stamp: number): void {
+  /** Marks feature `fid` present in the request of stamp `stamp`; rare ones are applied at once. */
+  private markPresent(fid: number | undefined, stamp: number): void {
     if (fid === undefined || fid >= this.state.featureCount) return;
     const at = FEAT * fid;
     const { feat } = this;
     if (feat[at + 2] === stamp) return;
     feat[at + 2] = stamp;
-    if ((feat[at + 1]! & FREQUENT) === 0) this.gainFeature(fid, q);
+    if ((feat[at + 1]! & FREQUENT) === 0) this.gainFeature(fid);
   }
 
   /**
@@ -190,7 +192,7 @@ export class ScoringCore {
     k: number,
     accept: (id: number) => boolean,
   ): { id: number; score: number }[] {
-    const q = this.nextQuery();
+    this.clearScratch();
     const stamp = this.nextStamp();
     const { state } = this;
     const { featureCount, tieRank, shared, frequent } = state;
@@ -198,17 +200,17 @@ export class ScoringCore {
     const { scratch } = shared;
     const { gain, touched } = scratch;
     scratch.nTouched = 0;
-    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], q, stamp));
+    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], stamp));
     if (state.extraCount > 0)
       shared.extra.search(
         ctx.text,
-        (pid) => this.markPresent(shared.extraFeature[pid], q, stamp),
+        (pid) => this.markPresent(shared.extraFeature[pid], stamp),
         state.extraCount,
       );
-    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, q, stamp));
+    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, stamp));
     for (const t of ctx.reasonTokens) {
       const fid = shared.reason.get(t);
-      if (fid !== undefined && fid < featureCount) this.gainFeature(fid, q);
+      if (fid !== undefined && fid < featureCount) this.gainFeature(fid);
     }
     let activeLen = 0;
     let missingLen = 0;
@@ -219,7 +221,7 @@ export class ScoringCore {
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
     const staticMode = activeLen > missingLen;
     if (!staticMode) {
-      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) this.gainFeature(fid, q);
+      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) this.gainFeature(fid);
     }
     const statics = staticMode ? this.staticsFor(ctx.provider) : undefined;
     const base = statics ? statics.base : state.hints[ctx.provider];
@@ -257,43 +259,52 @@ export class ScoringCore {
           pos = order.length;
           return;
         }
-        if (gain[id]! >>> 16 === q) continue;
+        if (gain[id] !== 0) continue; // touched: scored below
         const score = bound - this.lossOf(id, stamp);
         if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
           offer(id, score);
       }
     };
     walk(true);
-    for (let i = 0, nt = scratch.nTouched; i < nt; i++) {
-      const id = touched[i]!;
-      const bound = base[id]! + (gain[id]! & 0xffff);
-      if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) continue;
+    const consider = (id: number, bound: number) => {
+      if (bound === worstScore && tieRank[id]! >= worstRank) return;
       const score = staticMode ? bound - this.lossOf(id, stamp) : bound;
       if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
         offer(id, score);
+    };
+    const nt = scratch.nTouched;
+    if (nt * DENSE_SCAN < state.slotCount) {
+      for (let i = 0; i < nt; i++) {
+        const id = touched[i]!;
+        const bound = base[id]! + gain[id]!;
+        if (bound >= worstScore) consider(id, bound);
+      }
+    } else {
+      // Many slots touched: read the per-slot arrays in order rather than at random.
+      for (let id = 0, n = state.slotCount; id < n; id++) {
+        const g = gain[id]!;
+        const bound = base[id]! + g;
+        if (bound >= worstScore && g !== 0) consider(id, bound);
+      }
     }
     walk(false);
     return top;
   }
 
   /**
-   * Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). Grows the
-   * shared scratch when this version has more slots than it holds.
+   * Zeroes the gain of the slots the previous request touched (the whole array when they were
+   * many) and grows the shared scratch when this version has more slots than it holds.
    */
-  private nextQuery(): number {
+  private clearScratch(): void {
     const { scratch } = this.state.shared;
-    if (scratch.gain.length < this.state.slotCount) {
-      const size = Math.max(this.state.slotCount, scratch.gain.length * 2);
+    const { gain, touched } = scratch;
+    if (gain.length < this.state.slotCount) {
+      const size = Math.max(this.state.slotCount, gain.length * 2);
       scratch.gain = new Int32Array(size);
-      scratch.touched = new Int32Array(size);
-      scratch.query = 0;
-    }
-    scratch.query++;
-    if (scratch.query > 0x7fff) {
-      scratch.gain.fill(0);
-      scratch.query = 1;
-    }
-    return scratch.query;
+      scratch.touched = new Int32Array(size + 1);
+    } else if (scratch.nTouched * DENSE_SCAN >= gain.length) gain.fill(0);
+    else for (let i = 0; i < scratch.nTouched; i++) gain[touched[i]!] = 0;
+    scratch.nTouched = 0;
   }
 
   /** Next stamp of this core's feature records, 1..2^31-1. */

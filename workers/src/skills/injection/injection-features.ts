@@ -107,11 +107,12 @@ export interface PatternMatcher {
 
 /** Per-request scratch of a core family (one request at a time). */
 export interface Scratch {
-  /** Per slot: `query << 16 | points gained` (16 bits of points). */
+  /** Per slot: points gained in the current request (0: untouched). */
   gain: Int32Array;
+  /** The slots touched in the current request (one more entry than slots). */
   touched: Int32Array;
+  /** Entries of `touched` in use; the next request zeroes their gain first. */
   nTouched: number;
-  query: number;
 }
 
 /** Lookup tables shared by every version of one core family; they only grow. */
@@ -304,9 +305,8 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
       extraFeature: [],
       scratch: {
         gain: new Int32Array(n),
-        touched: new Int32Array(n),
+        touched: new Int32Array(n + 1),
         nTouched: 0,
-        query: 0,
       },
     },
     featureCount,

@@ -176,9 +176,8 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
       extraFeature: [],
       scratch: {
         gain: new Int32Array(n),
-        touched: new Int32Array(n),
+        touched: new Int32Array(n + 1),
         nTouched: 0,
-        query: 0,
       },
     },
     featureCount: featLen.length,
