@@ -8,6 +8,7 @@
 import type { RequestProvider } from "../../formats/types.js";
 import { buildCoreState, type CoreState, type ScorableCandidate } from "./injection-features.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
+import { TokenTable } from "./token-table.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;
@@ -172,16 +173,6 @@ export class ScoringCore {
     return loss;
   }
 
-  /** Marks feature `fid` present in the request of stamp `stamp`; rare ones are applied at once. */
-  private markPresent(fid: number | undefined, stamp: number): void {
-    if (fid === undefined || fid >= this.state.featureCount) return;
-    const at = FEAT * fid;
-    const { feat } = this;
-    if (feat[at + 2] === stamp) return;
-    feat[at + 2] = stamp;
-    if ((feat[at + 1]! & FREQUENT) === 0) this.gainFeature(fid);
-  }
-
   /**
    * The best `k` slots with score >= {@link AUTO_MIN_SCORE} that `accept` (called only for slots
    * that would enter the top `k`), ordered by score desc, then tie-break rank (installCount desc,
@@ -199,15 +190,47 @@ export class ScoringCore {
     const { feat } = this;
     const { scratch } = shared;
     const { gain, touched } = scratch;
-    scratch.nTouched = 0;
-    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], stamp));
+    // The features found in the text, then what they point to, each read in a loop of its own:
+    // the reads of one loop do not depend on each other, so their misses overlap
+    // (docs/scoring.md, "Injection with cold CPU caches").
+    let found = scratch.found;
+    let nf = 0;
+    const room = (more: number) => {
+      if (nf + more <= found.length) return;
+      const grown = new Int32Array(Math.max(nf + more, found.length * 2));
+      grown.set(found.subarray(0, nf));
+      found = grown;
+      scratch.found = grown;
+    };
+    const collect = (fid: number | undefined) => {
+      if (fid === undefined || fid >= featureCount) return;
+      room(1);
+      found[nf++] = fid;
+    };
+    shared.main.search(ctx.text, (pid) => collect(shared.mainFeature[pid]));
     if (state.extraCount > 0)
-      shared.extra.search(
-        ctx.text,
-        (pid) => this.markPresent(shared.extraFeature[pid], stamp),
-        state.extraCount,
-      );
-    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, stamp));
+      shared.extra.search(ctx.text, (pid) => collect(shared.extraFeature[pid]), state.extraCount);
+    room(TokenTable.room(ctx.text));
+    const tokensFrom = nf;
+    nf = shared.tokens.collect(ctx.text, found, nf);
+    // The token table is shared with newer versions of this core: drop features it does not know.
+    let kept = tokensFrom;
+    for (let i = tokensFrom; i < nf; i++) if (found[i]! < featureCount) found[kept++] = found[i]!;
+    nf = kept;
+    let touch = 0;
+    for (let i = 0; i < nf; i++) touch |= feat[FEAT * found[i]! + 1]!;
+    // Each feature once: the first occurrence stamps it; rare ones keep their list's start.
+    let nr = 0;
+    for (let i = 0; i < nf; i++) {
+      const at = FEAT * found[i]!;
+      if (feat[at + 2] === stamp) continue;
+      feat[at + 2] = stamp;
+      if ((feat[at + 1]! & FREQUENT) === 0) found[nr++] = found[i]!;
+    }
+    const { entries } = state.postings;
+    for (let i = 0; i < nr; i++) touch |= entries[feat[FEAT * found[i]!]!]!;
+    scratch.sink = touch;
+    for (let i = 0; i < nr; i++) this.gainFeature(found[i]!);
     for (const t of ctx.reasonTokens) {
       const fid = shared.reason.get(t);
       if (fid !== undefined && fid < featureCount) this.gainFeature(fid);

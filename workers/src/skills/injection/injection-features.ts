@@ -113,6 +113,10 @@ export interface Scratch {
   touched: Int32Array;
   /** Entries of `touched` in use; the next request zeroes their gain first. */
   nTouched: number;
+  /** The features found in the current request's text (grows as needed). */
+  found: Int32Array;
+  /** Where reads made only to bring memory into the cache put their result. */
+  sink: number;
 }
 
 /** Lookup tables shared by every version of one core family; they only grow. */
@@ -306,6 +310,8 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
       scratch: {
         gain: new Int32Array(n),
         touched: new Int32Array(n + 1),
+        found: new Int32Array(256),
+        sink: 0,
         nTouched: 0,
       },
     },

@@ -177,6 +177,8 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
       scratch: {
         gain: new Int32Array(n),
         touched: new Int32Array(n + 1),
+        found: new Int32Array(256),
+        sink: 0,
         nTouched: 0,
       },
     },

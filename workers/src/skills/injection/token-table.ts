@@ -142,6 +142,23 @@ export class TokenTable {
    * text); a token that occurs several times is visited several times.
    */
   scan(lower: string, visit: (value: number) => void): void {
+    const out = new Int32Array(TokenTable.room(lower));
+    const n = this.collect(lower, out, 0);
+    for (let i = 0; i < n; i++) visit(out[i]!);
+  }
+
+  /** Entries `collect` may write for a text of this length: one per 4 code units, rounded up. */
+  static room(lower: string): number {
+    return (lower.length >> 2) + 1;
+  }
+
+  /**
+   * Writes the value of every occurrence of a known token in `lower` (an already lowercased text)
+   * to `out` from index `at` on, in text order, and @returns the index after the last one. `out`
+   * needs {@link TokenTable.room} entries past `at`.
+   */
+  collect(lower: string, out: Int32Array, at: number): number {
+    let n = at;
     const { cells, texts, mask } = this;
     let start = -1;
     let h = FNV_OFFSET;
@@ -157,9 +174,9 @@ export class TokenTable {
           hi = 0;
         }
         h = Math.imul(h ^ c, FNV_PRIME);
-        const at = i - start;
-        if (at < 4) lo |= c << (at * 8);
-        else if (at < INLINE) hi |= c << ((at - 4) * 8);
+        const pos = i - start;
+        if (pos < 4) lo |= c << (pos * 8);
+        else if (pos < INLINE) hi |= c << ((pos - 4) * 8);
         continue;
       }
       const len = i - start;
@@ -175,11 +192,12 @@ export class TokenTable {
             if (len > INLINE) continue;
           } else if (texts[slot]!.length !== len || !lower.startsWith(texts[slot]!, start))
             continue;
-          visit(value & ~LONG);
+          out[n++] = value & ~LONG;
           break;
         }
       }
       start = -1;
     }
+    return n;
   }
 }
