@@ -222,6 +222,12 @@ export class SubstringTable {
         found[nf++] = j + 1 - Q;
       }
     }
+    // The first table slot of each passing position, read in a loop of its own so that the misses
+    // overlap; then the probes.
+    const { slots, slotShift } = this;
+    for (let i = 0; i < nf; i += 2)
+      acc |= slots[2 * (Math.imul(found[i]!, SLOT_MIX) >>> slotShift) + 1]!;
+    streamed.value = acc;
     for (let i = 0; i < nf; i += 2) {
       const at = found[i + 1]!;
       if (at >= 0) this.probe(found[i]!, text, at, true, visit, limit);
