@@ -7,57 +7,13 @@
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { buildCoreState, type CoreState, type ScorableCandidate } from "./injection-features.js";
+import { type Fingerprint, fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
 import { TokenTable } from "./token-table.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;
 const EMPTY = new Int32Array(0);
-
-/** An order-independent fingerprint: sums of two per-candidate hashes, and the count. */
-export interface Fingerprint {
-  a: number;
-  b: number;
-  count: number;
-}
-
-/** The two 32-bit hashes (FNV-1a, two offsets) of what scoring reads from a candidate. */
-export function candidateHash(c: ScorableCandidate): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      a = Math.imul(a ^ ch, 0x01000193);
-      b = Math.imul(b ^ ch, 0x0100019b);
-    }
-    a = Math.imul(a ^ 0x1f, 0x01000193);
-    b = Math.imul(b ^ 0x1f, 0x0100019b);
-  };
-  mix(c.id);
-  mix(c.name);
-  mix(c.description);
-  for (const t of c.tags) mix(t);
-  mix(String(c.installCount));
-  return [a >>> 0, b >>> 0];
-}
-
-/** The fingerprint of a candidate set. */
-export function fingerprintOf(candidates: readonly ScorableCandidate[]): Fingerprint {
-  let a = 0;
-  let b = 0;
-  for (const c of candidates) {
-    const [ha, hb] = candidateHash(c);
-    a = (a + ha) >>> 0;
-    b = (b + hb) >>> 0;
-  }
-  return { a, b, count: candidates.length };
-}
-
-/** A fingerprint as a cache key. */
-export function fingerprintKey(f: Fingerprint): string {
-  return `${f.count}.${f.a.toString(36)}.${f.b.toString(36)}`;
-}
 
 /** Set in a {@link ScoringCore} feature pair's length for a frequent feature. */
 const FREQUENT = 1 << 31;

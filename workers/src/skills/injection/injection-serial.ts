@@ -7,8 +7,9 @@
  * loading in O(total pattern length), as after a full build.
  */
 import type { RequestProvider } from "../../formats/types.js";
-import { type Fingerprint, ScoringCore } from "./injection-core.js";
+import { ScoringCore } from "./injection-core.js";
 import { type CoreState, markHead, type Pool, PROVIDERS } from "./injection-features.js";
+import type { Fingerprint } from "./injection-fingerprint.js";
 import { SubstringTable } from "./substring-table.js";
 import { TokenTable } from "./token-table.js";
 

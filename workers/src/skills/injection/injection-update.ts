@@ -15,7 +15,7 @@
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { compact, grown, mergeInto, reserve } from "./injection-arrays.js";
-import { candidateHash, type Fingerprint, ScoringCore } from "./injection-core.js";
+import { ScoringCore } from "./injection-core.js";
 import {
   type CoreState,
   candidateFeatures,
@@ -28,6 +28,7 @@ import {
   type ScorableCandidate,
   tieCompare,
 } from "./injection-features.js";
+import { candidateHash, type Fingerprint } from "./injection-fingerprint.js";
 
 /** Candidates leaving (by slot) and entering a core. */
 export interface CoreChange {
