@@ -33,6 +33,8 @@ const STRIDE = 4;
 const LONG = 1 << 30;
 /** Characters stored in the slot itself. */
 const INLINE = 8;
+/** Int32 entries of the table (4 KB) above which lookups are batched (see `collect`). */
+const BATCH_CELLS = 1024;
 
 /** The first eight characters of `token` packed as the scan packs them: [chars 0-3, chars 4-7]. */
 function packToken(token: string): [number, number] {
@@ -163,12 +165,16 @@ export class TokenTable {
    * needs {@link TokenTable.room} entries past `at`.
    */
   collect(lower: string, out: Int32Array, at: number): number {
-    // Pass 1: the runs and their hashes; pass 2: the first table slot of each, read in a loop of
-    // its own so that the misses overlap (docs/scoring.md, "Injection with cold CPU caches");
-    // pass 3: the lookups.
-    if (runs.length < 5 * TokenTable.room(lower)) runs = new Int32Array(5 * TokenTable.room(lower));
+    // A table larger than a few cache lines' worth: the runs are listed first (pass 1) and the
+    // first table slot of each read in a loop of its own (pass 2), so that their misses overlap
+    // (docs/scoring.md, "Injection with cold CPU caches"), then looked up (pass 3). A small table
+    // is looked up run by run.
+    const batch = this.cells.length > BATCH_CELLS;
+    if (batch && runs.length < 5 * TokenTable.room(lower))
+      runs = new Int32Array(5 * TokenTable.room(lower));
     const r = runs;
     let nr = 0;
+    let n = at;
     let start = -1;
     let h = FNV_OFFSET;
     let lo = 0;
@@ -189,39 +195,56 @@ export class TokenTable {
         continue;
       }
       if (start >= 0 && i - start >= 3) {
-        r[nr] = h;
-        r[nr + 1] = lo;
-        r[nr + 2] = hi;
-        r[nr + 3] = start;
-        r[nr + 4] = i - start;
-        nr += 5;
+        if (batch) {
+          r[nr] = h;
+          r[nr + 1] = lo;
+          r[nr + 2] = hi;
+          r[nr + 3] = start;
+          r[nr + 4] = i - start;
+          nr += 5;
+        } else {
+          const value = this.lookup(lower, h, lo, hi, start, i - start);
+          if (value >= 0) out[n++] = value;
+        }
       }
       start = -1;
     }
-    const { cells, texts, mask } = this;
+    if (!batch) return n;
+    const { cells, mask } = this;
     let touch = 0;
     for (let j = 0; j < nr; j += 5) touch |= cells[(r[j]! & mask) * STRIDE + 1]!;
     touched.value = touch;
-    let n = at;
     for (let j = 0; j < nr; j += 5) {
-      const hash = r[j]!;
-      for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-        const cell = slot * STRIDE;
-        const value = cells[cell + 1]!;
-        if (value === -1) break;
-        if (cells[cell] !== hash || cells[cell + 2] !== r[j + 1] || cells[cell + 3] !== r[j + 2])
-          continue;
-        const len = r[j + 4]!;
-        if ((value & LONG) === 0) {
-          // A stored token of <= 8 one-byte chars equal to the run's first 8: equal iff the run
-          // is as short (zero padding holds the length).
-          if (len > INLINE) continue;
-        } else if (texts[slot]!.length !== len || !lower.startsWith(texts[slot]!, r[j + 3]!))
-          continue;
-        out[n++] = value & ~LONG;
-        break;
-      }
+      const value = this.lookup(lower, r[j]!, r[j + 1]!, r[j + 2]!, r[j + 3]!, r[j + 4]!);
+      if (value >= 0) out[n++] = value;
     }
     return n;
+  }
+
+  /**
+   * The value of the run `lower[start .. start+len)` (hash `hash`, first eight characters packed in
+   * `lo`, `hi`), or -1 when it is not a known token.
+   */
+  private lookup(
+    lower: string,
+    hash: number,
+    lo: number,
+    hi: number,
+    start: number,
+    len: number,
+  ): number {
+    const { cells, texts, mask } = this;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const cell = slot * STRIDE;
+      const value = cells[cell + 1]!;
+      if (value === -1) return -1;
+      if (cells[cell] !== hash || cells[cell + 2] !== lo || cells[cell + 3] !== hi) continue;
+      if ((value & LONG) === 0) {
+        // A stored token of <= 8 one-byte chars equal to the run's first 8: equal iff the run is
+        // as short (zero padding holds the length).
+        if (len > INLINE) continue;
+      } else if (texts[slot]!.length !== len || !lower.startsWith(texts[slot]!, start)) continue;
+      return value & ~LONG;
+    }
   }
 }
