@@ -21,7 +21,9 @@ const LENGTH = ~FREQUENT;
 /** Int32 entries per feature record of a {@link ScoringCore}. */
 const FEAT = 3;
 /** Touched slots are scored in slot order when more than 1 in this many slots are touched. */
-const DENSE_SCAN = 8;
+const DENSE_SCAN = 2;
+/** The whole gain array is zeroed (in order) when more than 1 in this many slots were touched. */
+const DENSE_CLEAR = 8;
 
 /**
  * Scoring over one version of a core state (positions are slots). What a request reads per
@@ -281,7 +283,7 @@ export class ScoringCore {
       const size = Math.max(this.state.slotCount, gain.length * 2);
       scratch.gain = new Int32Array(size);
       scratch.touched = new Int32Array(size + 1);
-    } else if (scratch.nTouched * DENSE_SCAN >= gain.length) gain.fill(0);
+    } else if (scratch.nTouched * DENSE_CLEAR >= gain.length) gain.fill(0);
     else for (let i = 0; i < scratch.nTouched; i++) gain[touched[i]!] = 0;
     scratch.nTouched = 0;
   }
