@@ -27,8 +27,8 @@ const LEAD_MIX = 0x9e3779b1;
 const SLOT_MIX = 0xc2b2ae35;
 /** Bits of the lead bit-set per table slot (the table has at least two slots per key). */
 const BITS_PER_SLOT = 16;
-/** Fewest bits of the lead bit-set (8 KB): a few patterns still rule out most positions. */
-const MIN_BITS = 1 << 16;
+/** Fewest bits of the lead bit-set (1 KB): a few patterns still rule out most positions. */
+const MIN_BITS = 1 << 13;
 /**
  * Int32 entries per pattern record: [next in chain (-1: end), length | EXACT, then the low bytes
  * of code units 4-7 and 8-11 for a pattern of Q or more (its key holds those of 0-3), or of its

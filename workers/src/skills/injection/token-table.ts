@@ -33,8 +33,8 @@ const STRIDE = 4;
 const LONG = 1 << 30;
 /** Characters stored in the slot itself. */
 const INLINE = 8;
-/** Int32 entries of the table (4 KB) above which lookups are batched (see `collect`). */
-const BATCH_CELLS = 1024;
+/** Int32 entries of the table (64 KB) above which lookups are batched (see `collect`). */
+const BATCH_CELLS = 16_384;
 
 /** The first eight characters of `token` packed as the scan packs them: [chars 0-3, chars 4-7]. */
 function packToken(token: string): [number, number] {
