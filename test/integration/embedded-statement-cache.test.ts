@@ -1,0 +1,190 @@
+/**
+ * The embedded database's prepared-statement cache (docs/deployment.md#the-embedded-database):
+ * statements are prepared once and reused, and reuse changes no result — after a failed
+ * statement, after a schema change, across transactions, with triggers, past the cache's size.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@libsql/client";
+import { afterEach, describe, expect, it } from "vitest";
+import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
+import {
+  createCachingEmbeddedClient,
+  statementCacheStats,
+} from "../../workers/src/db/statement-cache-node.js";
+
+const opened: Client[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const c of opened.splice(0)) c.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function fileDb(opts: { statementCacheSize?: number } = {}): Promise<Client> {
+  const dir = mkdtempSync(join(tmpdir(), "skillgate-stmt-cache-"));
+  dirs.push(dir);
+  const client = await openEmbeddedDatabase(`file:${join(dir, "db.sqlite")}`, opts);
+  opened.push(client);
+  return client;
+}
+
+describe("embedded statement cache", () => {
+  it("prepares a repeated statement once and reuses it", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    const before = { ...statementCacheStats(db)! };
+    for (let i = 0; i < 5; i++) {
+      await db.execute({ sql: "INSERT INTO t (id, v) VALUES (?, ?)", args: [i, `v${i}`] });
+    }
+    const after = statementCacheStats(db)!;
+    expect(after.misses - before.misses).toBe(1);
+    expect(after.hits - before.hits).toBe(4);
+    const rs = await db.execute("SELECT id, v FROM t ORDER BY id");
+    expect(rs.rows.map((r) => [r.id, r.v])).toEqual([0, 1, 2, 3, 4].map((i) => [i, `v${i}`]));
+  });
+
+  it("returns fresh results from a reused query each time", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+    const count = async () =>
+      Number((await db.execute("SELECT count(*) AS n FROM t")).rows[0]!.n as number);
+    expect(await count()).toBe(0);
+    await db.execute("INSERT INTO t (id) VALUES (1)");
+    expect(await count()).toBe(1);
+    await db.batch(["INSERT INTO t (id) VALUES (2)", "INSERT INTO t (id) VALUES (3)"], "write");
+    expect(await count()).toBe(3);
+    const rs = await db.execute({ sql: "SELECT id FROM t WHERE id > ? ORDER BY id", args: [1] });
+    const again = await db.execute({ sql: "SELECT id FROM t WHERE id > ? ORDER BY id", args: [2] });
+    expect(rs.rows.map((r) => r.id)).toEqual([2, 3]);
+    expect(again.rows.map((r) => r.id)).toEqual([3]);
+  });
+
+  it("reuses a statement that failed a constraint, and a failed batch rolls back whole", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    const insert = (id: number, v: string | null) =>
+      db.execute({ sql: "INSERT INTO t (id, v) VALUES (?, ?)", args: [id, v] });
+    await insert(1, "a");
+    await expect(insert(1, "dup")).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    await expect(insert(2, null)).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    await insert(2, "b");
+    await expect(
+      db.batch(
+        [
+          { sql: "INSERT INTO t (id, v) VALUES (?, ?)", args: [3, "c"] },
+          { sql: "INSERT INTO t (id, v) VALUES (?, ?)", args: [1, "again"] },
+        ],
+        "write",
+      ),
+    ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    const rows = (await db.execute("SELECT id, v FROM t ORDER BY id")).rows;
+    expect(rows.map((r) => [r.id, r.v])).toEqual([
+      [1, "a"],
+      [2, "b"],
+    ]);
+    // The connection is usable and not left inside a transaction.
+    await db.batch(["INSERT INTO t (id, v) VALUES (3, 'c')"], "write");
+    expect((await db.execute("SELECT count(*) AS n FROM t")).rows[0]!.n).toBe(3);
+  });
+
+  it("sees schema changes made after a statement was cached", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+    await db.execute("INSERT INTO t (id) VALUES (1)");
+    expect((await db.execute("SELECT * FROM t")).columns).toEqual(["id"]);
+    await db.execute("ALTER TABLE t ADD COLUMN label TEXT DEFAULT 'x'");
+    const rs = await db.execute("SELECT * FROM t");
+    expect(rs.columns).toEqual(["id", "label"]);
+    expect(rs.rows[0]!.label).toBe("x");
+    // The same inside one transaction: a column added, then the cached query in the same batch.
+    const [, inBatch] = await db.batch(
+      ["ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 5", "SELECT * FROM t"],
+      "write",
+    );
+    expect(inBatch!.columns).toEqual(["id", "label", "size"]);
+    expect(inBatch!.rows[0]!.size).toBe(5);
+    // A trigger created after an insert was cached fires on the next run of that insert.
+    await db.execute("CREATE TABLE log (n INTEGER)");
+    await db.execute("INSERT INTO t (id) VALUES (2)");
+    await db.execute(
+      "CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log (n) VALUES (new.id); END",
+    );
+    await db.execute("INSERT INTO t (id) VALUES (3)");
+    expect((await db.execute("SELECT n FROM log")).rows.map((r) => r.n)).toEqual([3]);
+  });
+
+  it("sees a schema change made by another connection to the same file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillgate-stmt-cache-"));
+    dirs.push(dir);
+    const url = `file:${join(dir, "db.sqlite")}`;
+    const server = await openEmbeddedDatabase(url);
+    const migrator = await openEmbeddedDatabase(url);
+    opened.push(server, migrator);
+    await server.execute("CREATE TABLE t (id INTEGER)");
+    await server.execute("INSERT INTO t VALUES (1)");
+    expect((await server.execute("SELECT * FROM t")).columns).toEqual(["id"]);
+    await migrator.execute("ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'n'");
+    const rs = await server.execute("SELECT * FROM t");
+    expect(rs.columns).toEqual(["id", "note"]);
+    expect(rs.rows[0]!.note).toBe("n");
+  });
+
+  it("keeps at most its capacity, dropping the least recently used", async () => {
+    const db = await fileDb({ statementCacheSize: 2 });
+    const stats = statementCacheStats(db)!;
+    const base = { ...stats };
+    await db.execute("SELECT 1 AS a");
+    await db.execute("SELECT 2 AS a");
+    await db.execute("SELECT 1 AS a"); // hit; "SELECT 2" is now the oldest
+    await db.execute("SELECT 3 AS a"); // evicts "SELECT 2"
+    await db.execute("SELECT 1 AS a"); // still cached
+    const r = await db.execute("SELECT 2 AS a"); // prepared again
+    expect(r.rows[0]!.a).toBe(2);
+    expect(stats.hits - base.hits).toBe(2);
+    expect(stats.misses - base.misses).toBe(4);
+    expect(stats.evictions - base.evictions).toBeGreaterThanOrEqual(2);
+  });
+
+  it("runs interactive transactions on the cached connection", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+    const tx = await db.transaction("write");
+    await tx.execute("INSERT INTO t (id) VALUES (1)");
+    await tx.rollback();
+    const tx2 = await db.transaction("write");
+    await tx2.execute("INSERT INTO t (id) VALUES (2)");
+    await tx2.commit();
+    expect((await db.execute("SELECT id FROM t")).rows.map((r) => r.id)).toEqual([2]);
+  });
+
+  it("opens an in-memory database, refuses server URLs, and fails once closed", async () => {
+    const mem = createCachingEmbeddedClient(":memory:");
+    opened.push(mem);
+    await mem.execute("CREATE TABLE t (id INTEGER)");
+    await mem.execute("INSERT INTO t VALUES (7)");
+    expect((await mem.execute("SELECT id FROM t")).rows[0]!.id).toBe(7);
+    expect(statementCacheStats(mem)).toBeDefined();
+    expect(() => createCachingEmbeddedClient("http://127.0.0.1:1")).toThrow(/embedded/);
+    expect(() => createCachingEmbeddedClient("file://example.com/x.db")).toThrow(/host/);
+    const db = await fileDb();
+    db.close();
+    await expect(db.execute("SELECT 1")).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
+  });
+
+  it("reopens a closed file with its committed rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillgate-stmt-cache-"));
+    dirs.push(dir);
+    const url = `file:${join(dir, "db.sqlite")}`;
+    const first = await openEmbeddedDatabase(url);
+    await first.execute("CREATE TABLE t (id INTEGER)");
+    await first.execute("INSERT INTO t VALUES (1)");
+    first.close();
+    const second = await openEmbeddedDatabase(url);
+    opened.push(second);
+    await second.execute("INSERT INTO t VALUES (2)");
+    expect((await second.execute("SELECT id FROM t ORDER BY id")).rows.map((r) => r.id)).toEqual([
+      1, 2,
+    ]);
+  });
+});
