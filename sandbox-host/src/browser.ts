@@ -23,6 +23,7 @@ import { z } from "zod";
 import type { HostConfig } from "./config.js";
 import {
   approveTarget,
+  type EgressProxy,
   type EgressResolver,
   osResolver,
   startEgressProxy,
@@ -65,8 +66,9 @@ export interface DriverInput {
  * The run plan of one browse: the browser image, `node -` with the driver and its input on stdin,
  * no network, `dir` (this host's path of the directory holding the egress socket, from
  * `createEgressDir`) mounted read-only below /run/skillgate-egress as `egressMount` says, the
- * driver told where the socket is, the host's browser CPU and memory, 512 processes/threads (Chromium is multi-process), 256 MB tmpfs
- * (profile, caches), 64 MB /dev/shm, and an output cap that fits a capped screenshot.
+ * driver told where the socket is, the host's browser CPU and memory, 512 processes/threads
+ * (Chromium is multi-process), 256 MB tmpfs (profile, caches), 64 MB /dev/shm, and an output cap
+ * that fits a capped screenshot.
  * The driver's own budget ends {@link REPORT_MARGIN_MS} before `timeoutMs` so that it reports.
  */
 export function browserRunPlan(
@@ -172,7 +174,7 @@ export class BrowserService {
 
     const password = randomBytes(24).toString("hex");
     const dir = await createEgressDir(config);
-    let proxy: Awaited<ReturnType<typeof startEgressProxy>>;
+    let proxy: EgressProxy;
     try {
       proxy = await startEgressProxy({
         socketPath: join(dir, EGRESS_SOCKET_NAME),

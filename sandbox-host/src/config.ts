@@ -35,6 +35,12 @@ const list = (def: string[] = []) =>
             .filter(Boolean),
     );
 
+/**
+ * Longest socket directory in bytes: a socket's path (`<dir>/<32 hex>/proxy.sock`, 44 bytes more)
+ * must fit the 108-byte `sun_path` of unix(7) with its terminating NUL.
+ */
+const MAX_SOCKET_DIR_BYTES = 63;
+
 /** A Docker volume name (the engine's own rule, plus a length bound). */
 const VOLUME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,254}$/;
 
@@ -111,7 +117,14 @@ export const hostEnvSchema = z.object({
    * container, so it must be a path of the machine that runs the Docker engine.
    */
   SANDBOX_BROWSER_SOCKET_DIR: optionalString.pipe(
-    z.string().refine(isAbsolute, "must be an absolute path").optional(),
+    z
+      .string()
+      .refine(isAbsolute, "must be an absolute path")
+      .refine(
+        (dir) => Buffer.byteLength(dir) <= MAX_SOCKET_DIR_BYTES,
+        `at most ${MAX_SOCKET_DIR_BYTES} bytes: a Unix socket path is limited to 107`,
+      )
+      .optional(),
   ),
   /**
    * Named Docker volume mounted at `SANDBOX_BROWSER_SOCKET_DIR` in this host's own container:

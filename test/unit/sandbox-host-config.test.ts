@@ -187,6 +187,16 @@ describe("parseHostConfig", () => {
     }
     const relative = configError({ SANDBOX_SECRET: SECRET, SANDBOX_BROWSER_SOCKET_DIR: "egress" });
     expect(relative.message).toContain("SANDBOX_BROWSER_SOCKET_DIR (must be an absolute path)");
+    const long = configError({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_BROWSER_SOCKET_DIR: `/${"d".repeat(63)}`,
+    });
+    expect(long.message).toContain("SANDBOX_BROWSER_SOCKET_DIR (at most 63 bytes");
+    const longest = `/${"d".repeat(62)}`;
+    expect(
+      parseHostConfig({ SANDBOX_SECRET: SECRET, SANDBOX_BROWSER_SOCKET_DIR: longest }).browser
+        .socketDir,
+    ).toBe(longest);
     // The volume alone does not say where this host sees it.
     const alone = configError({
       SANDBOX_SECRET: SECRET,
