@@ -15,9 +15,8 @@ LABEL org.opencontainers.image.title="skillgate-sandbox-host" \
 
 # Mount point of the browser socket volume (SANDBOX_BROWSER_SOCKET_VOLUME, see deploy/compose.yaml),
 # owned by the unprivileged user with mode 0711: an empty named volume mounted here takes this
-# owner and mode, so the host can create the per-browse socket directories in it while browser
-# containers can reach a socket without listing the others. Node instead of a shell: the base
-# image need not have one.
+# owner and mode, so the host can create the per-browse socket directories in it (browser
+# containers mount it read-only). Node instead of a shell: the base image need not have one.
 RUN ["node", "-e", "const fs = require('node:fs'); const d = '/run/skillgate-egress'; fs.mkdirSync(d, { recursive: true }); fs.chownSync(d, 65534, 65534); fs.chmodSync(d, 0o711);"]
 
 ENV NODE_ENV=production \
