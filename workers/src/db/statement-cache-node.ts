@@ -136,6 +136,15 @@ class StatementCachingPool extends ConnectionPool {
     return db;
   }
 
+  override release(db: Database.Database): void {
+    super.release(db);
+    // A connection the pool closed (one that could not be rolled back) is dropped for good.
+    if (!db.open) {
+      this.clearers.get(db)?.();
+      this.clearers.delete(db);
+    }
+  }
+
   override close(): void {
     // libSQL closes a connection once its last statement is gone: drop the cached ones.
     for (const clear of this.clearers.values()) clear();
