@@ -86,6 +86,7 @@ describe("browser container mounts", () => {
       containerSpec(
         {
           runId: "r",
+          kind: "node",
           language: "node",
           image: cfg.images.node,
           cmd: ["node", "-"],
