@@ -11,7 +11,7 @@ import type { DockerClient } from "./docker-client.js";
 /** Default age after which the presence is checked again, in ms. */
 export const IMAGE_PRESENCE_MAX_AGE_MS = 30_000;
 /** Default longest time health waits for a refresh, in ms. */
-export const IMAGE_PRESENCE_WAIT_MS = 1_000;
+export const IMAGE_PRESENCE_WAIT_MS = 2_000;
 
 /** What {@link ImagePresence.snapshot} answers. */
 export interface ImagePresenceSnapshot {
@@ -25,7 +25,7 @@ export interface ImagePresenceSnapshot {
 export interface ImagePresenceOptions {
   /** Age after which a snapshot triggers a refresh, in ms (default 30 000). */
   maxAgeMs?: number;
-  /** Longest wait of a snapshot for a running refresh, in ms (default 1 000). */
+  /** Longest wait of a snapshot for a running refresh, in ms (default 2 000). */
   waitMs?: number;
   /** Clock, ms since the epoch. */
   now?: () => number;
