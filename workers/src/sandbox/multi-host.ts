@@ -261,9 +261,9 @@ export function combineImagesPresent(
 ): Pick<SandboxHealth, "imagesPresent"> {
   const reported = healths.filter((h) => h.imagesPresent !== undefined);
   if (reported.length === 0) return {};
-  const kinds = new Set(reported.flatMap((h) => Object.keys(h.imagesPresent!))) as Set<
-    SandboxRunKind
-  >;
+  const kinds = new Set(
+    reported.flatMap((h) => Object.keys(h.imagesPresent!)),
+  ) as Set<SandboxRunKind>;
   const imagesPresent: NonNullable<SandboxHealth["imagesPresent"]> = {};
   for (const kind of kinds) {
     const values = healths.map((h) => h.imagesPresent?.[kind] ?? null);
