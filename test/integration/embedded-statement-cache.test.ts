@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import {
   createCachingEmbeddedClient,
+  DEFAULT_STATEMENT_CACHE_SIZE,
   statementCacheStats,
 } from "../../workers/src/db/statement-cache-node.js";
 
@@ -205,6 +206,21 @@ describe("embedded statement cache", () => {
     expect(rs.rows[0]!.d).toBeUndefined();
   });
 
+  it("keeps PRAGMA defer_foreign_keys set before a batch for that batch", async () => {
+    const db = await fileDb();
+    await db.executeMultiple(
+      "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (pid INTEGER REFERENCES p (id));",
+    );
+    await db.execute("PRAGMA defer_foreign_keys = ON");
+    // The child row comes before its parent: only a deferred check lets the batch commit.
+    await db.batch(["INSERT INTO c (pid) VALUES (1)", "INSERT INTO p (id) VALUES (1)"], "write");
+    // SQLite switches the setting off at the commit: the next batch checks at once again.
+    await expect(
+      db.batch(["INSERT INTO c (pid) VALUES (2)", "INSERT INTO p (id) VALUES (2)"], "write"),
+    ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    expect((await db.execute("SELECT count(*) AS n FROM c")).rows[0]!.n).toBe(1);
+  });
+
   it("keeps at most its capacity, dropping the least recently used", async () => {
     const db = await fileDb({ statementCacheSize: 2 });
     const stats = statementCacheStats(db)!;
@@ -219,6 +235,11 @@ describe("embedded statement cache", () => {
     expect(stats.hits - base.hits).toBe(2);
     expect(stats.misses - base.misses).toBe(4);
     expect(stats.evictions - base.evictions).toBeGreaterThanOrEqual(2);
+    // A capacity that is not a number still bounds the cache (at the default size).
+    const unbounded = createCachingEmbeddedClient(":memory:", { capacity: Number.NaN });
+    opened.push(unbounded);
+    for (let i = 0; i <= DEFAULT_STATEMENT_CACHE_SIZE; i++) await unbounded.execute(`SELECT ${i}`);
+    expect(statementCacheStats(unbounded)!.evictions).toBeGreaterThan(0);
   });
 
   it("runs interactive transactions on the cached connection", async () => {

@@ -39,7 +39,10 @@ export interface StatementCacheStats {
 export interface CachingClientOptions {
   /** How long a write waits for another process's lock, in ms (SQLite busy timeout). */
   timeoutMs?: number;
-  /** Prepared statements kept per connection (default {@link DEFAULT_STATEMENT_CACHE_SIZE}). */
+  /**
+   * Prepared statements kept per connection, at least 1 (default, also for a value that is not a
+   * finite number: {@link DEFAULT_STATEMENT_CACHE_SIZE}).
+   */
   capacity?: number;
   /** Connections of a file database (default 1; an in-memory database always has one). */
   concurrency?: number;
@@ -61,6 +64,9 @@ export function statementCacheStats(client: Client): StatementCacheStats | undef
  * read again before the next statement is prepared, inside a transaction too.
  */
 const ROW_STATEMENT = /^\s*(select|insert|update|delete|replace|with|values)\b/i;
+
+/** Statements that open or end a transaction or savepoint. */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
 
 /** SQLite's highest bound-parameter index (`SQLITE_MAX_VARIABLE_NUMBER` since 3.32). */
 const MAX_PARAMETERS = 32_766;
@@ -126,7 +132,7 @@ function cachePreparedStatements(
   const schemaVersionStmt = prepare("PRAGMA schema_version");
   const schemaVersion = () =>
     (schemaVersionStmt.get() as { schema_version?: unknown } | undefined)?.schema_version;
-  let cachedVersion = schemaVersion();
+  let cachedVersion: unknown = schemaVersion();
   let schemaMayChange = false;
   // The cache holds statements compiled inside a transaction against a schema it changed.
   let uncommittedSchema = false;
@@ -141,12 +147,20 @@ function cachePreparedStatements(
   const cachedPrepare = (sql: string): Database.Statement => {
     const inTransaction = db.inTransaction;
     if (uncommittedSchema && !inTransaction) {
+      // The transaction that changed the schema has ended: start again from the schema on disk.
       uncommittedSchema = false;
-      reset();
-    } else if (schemaMayChange || !inTransaction) {
-      if (schemaVersion() !== cachedVersion) reset();
+      cache.clear();
+      cachedVersion = undefined;
     }
-    schemaMayChange = !ROW_STATEMENT.test(sql);
+    if (TRANSACTION_CONTROL.test(sql)) {
+      // No statement of ours runs before BEGIN: outside a transaction it would be an autocommit
+      // transaction of its own, whose end switches off `PRAGMA defer_foreign_keys` set for the
+      // next one. The version is read by the next statement, inside the transaction.
+      schemaMayChange = true;
+    } else {
+      if ((schemaMayChange || !inTransaction) && schemaVersion() !== cachedVersion) reset();
+      schemaMayChange = !ROW_STATEMENT.test(sql);
+    }
     const hit = cache.get(sql);
     if (hit) {
       // Move to the most recently used end.
@@ -254,7 +268,10 @@ export function createCachingEmbeddedClient(url: string, opts: CachingClientOpti
     path,
     { timeout: config.timeout },
     inMemory ? 1 : Math.max(1, opts.concurrency ?? 1),
-    Math.max(1, opts.capacity ?? DEFAULT_STATEMENT_CACHE_SIZE),
+    // A capacity that is not a number (NaN) would never evict: take the default.
+    Number.isFinite(opts.capacity)
+      ? Math.max(1, Math.floor(opts.capacity as number))
+      : DEFAULT_STATEMENT_CACHE_SIZE,
     stats,
   );
   // Open the first connection now, so that a file that cannot be opened fails here.
