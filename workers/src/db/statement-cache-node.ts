@@ -145,6 +145,8 @@ function cachePreparedStatements(
     if (db.inTransaction) uncommittedSchema = true;
   };
   const cachedPrepare = (sql: string): Database.Statement => {
+    // libSQL throws for a closed connection, but reading `inTransaction` on one aborts the process.
+    if (!db.open) return prepare(sql);
     const inTransaction = db.inTransaction;
     if (uncommittedSchema && !inTransaction) {
       // The transaction that changed the schema has ended: start again from the schema on disk.
@@ -188,7 +190,7 @@ function cachePreparedStatements(
       // A script may change the schema and change it back; its version number then tells nothing.
       cache.clear();
       schemaMayChange = true;
-      if (db.inTransaction) uncommittedSchema = true;
+      if (db.open && db.inTransaction) uncommittedSchema = true;
     }
   }) as Database.Database["exec"];
   return () => cache.clear();
