@@ -10,7 +10,7 @@ import {
   type SandboxRunRequest,
 } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
-import type { ContainerSpec } from "./container.js";
+import type { ContainerSpec, VolumeMount } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
@@ -36,6 +36,7 @@ export interface RunPlan {
   poolable: boolean;
   /** Container overrides of special runs (the browser): see {@link ContainerSpec}. */
   readOnlyBinds?: string[];
+  readOnlyVolumes?: VolumeMount[];
   pidsLimit?: number;
   tmpfsMb?: number;
   /** /dev/shm size in bytes; default the host's. */
@@ -127,6 +128,7 @@ export function containerSpec(
     user: config.user,
     shmBytes: plan.shmBytes ?? config.shmBytes,
     readOnlyBinds: plan.readOnlyBinds,
+    readOnlyVolumes: plan.readOnlyVolumes,
     pidsLimit: plan.pidsLimit,
     tmpfsMb: plan.tmpfsMb,
   };

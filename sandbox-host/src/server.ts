@@ -41,6 +41,7 @@ import { BrowserService } from "./browser.js";
 import type { HostConfig } from "./config.js";
 import type { DockerClient } from "./docker-client.js";
 import { DockerodeClient } from "./dockerode-client.js";
+import { checkEgressShare } from "./egress-share.js";
 import { HostError } from "./errors.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
@@ -213,8 +214,9 @@ export function createHostApp(
  * Starts the host: removes this instance's leftover containers, fills the warm pool, listens on
  * `config.host:config.port` (port 0 picks a free one), sweeps leftovers every
  * `config.sweepIntervalMs`. Output: {@link SandboxHost}.
- * @throws Error when the port cannot be bound. A Docker engine that is down at start-up is logged
- * and reported by health; runs then fail with 503.
+ * @throws Error when the port cannot be bound, or when a configured browser socket volume is not
+ * usable (egress-share.ts `checkEgressShare`: directory not writable, no such volume). A Docker
+ * engine that is down at start-up is logged and reported by health; runs then fail with 503.
  */
 export async function startSandboxHost(
   config: HostConfig,
@@ -222,6 +224,7 @@ export async function startSandboxHost(
 ): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
   const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
+  await checkEgressShare(config, docker, log);
   const owned = new Set<string>();
   const metrics = opts.metrics ?? noopHostMetrics;
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
