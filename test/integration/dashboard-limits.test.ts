@@ -2,7 +2,7 @@
  * Per-key limits and usage in the dashboard over real HTTP (docs/dashboard.md#limits-and-usage,
  * docs/rate-limits.md): a key's page shows its effective limits (override or default) and today's
  * usage as the REST API reports them; management edits a key's overrides and the defaults through
- * the forms and the REST API then reports them; a bad value is refused with the values as posted
+ * the forms, the REST API then reports them and the executor enforces them at once; a bad value is refused with the values as posted
  * and nothing changes; a key session sees its own limits read-only and gets 403 posting the forms.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -147,6 +147,33 @@ describe("dashboard: per-key limits and usage", () => {
     });
     const shown = await dash.get(`/dashboard/keys/${key.id}`);
     expect(cell(shown.html, "data-limit", "dailySandboxSeconds", "effective")).toBe("7200");
+  });
+
+  it("a default saved from the dashboard is enforced at once, even for a key that just ran", async () => {
+    const key = await t.api.createKey("runner");
+    await t.api.post("/api/skills/install", {
+      name: "plain-echo",
+      version: "1.0.0",
+      handlerCode: "echo-handler",
+    });
+    const run = () =>
+      t.api.as(key.key).post("/api/skills/executions", { skillName: "plain-echo", input: {} });
+    expect((await run()).status).toBe(200);
+    const dash = await signIn(t, MGMT_TOKEN);
+    const saved = await dash.post("/dashboard/settings/limits", {
+      executionsPerMinute: "0",
+      concurrentSandboxRuns: "",
+      dailySandboxSeconds: "",
+    });
+    expect(saved.status).toBe(303);
+    const blocked = await run();
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.error.code).toBe("limit_blocked");
+    const cleared = await dash.post(`/dashboard/keys/${key.id}/limits`, {
+      executionsPerMinute: "none",
+    });
+    expect(cleared.status).toBe(303);
+    expect((await run()).status).toBe(200);
   });
 
   it("refuses a bad value with the values as posted, and changes nothing", async () => {
