@@ -2,8 +2,9 @@
  * Per-key limits and usage in the dashboard over real HTTP (docs/dashboard.md#limits-and-usage,
  * docs/rate-limits.md): a key's page shows its effective limits (override or default) and today's
  * usage as the REST API reports them; management edits a key's overrides and the defaults through
- * the forms, the REST API then reports them and the executor enforces them at once; a bad value is refused with the values as posted
- * and nothing changes; a key session sees its own limits read-only and gets 403 posting the forms.
+ * the forms, the REST API then reports them and the executor enforces them at once; a bad value is
+ * refused with the values as posted and nothing changes; a key session sees its own limits
+ * read-only and gets 403 posting the forms.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
