@@ -63,7 +63,8 @@ export interface DriverInput {
 }
 
 /**
- * The run plan of one browse: the browser image, `node -` with the driver and its input on stdin,
+ * The run plan of one browse (kind `browser`, so metrics count it apart from node runs; never
+ * pooled): the browser image, `node -` with the driver and its input on stdin,
  * no network, `dir` (this host's path of the directory holding the egress socket, from
  * `createEgressDir`) mounted read-only below /run/skillgate-egress as `egressMount` says, the
  * driver told where the socket is, the host's browser CPU and memory, 512 processes/threads
@@ -88,6 +89,7 @@ export function browserRunPlan(
   };
   return {
     runId,
+    kind: "browser",
     language: "node",
     image: config.browser.image,
     cmd: ["node", "-"],

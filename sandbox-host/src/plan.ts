@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import {
   MAX_SANDBOX_TIMEOUT_MS,
   type SandboxLanguage,
+  type SandboxRunKind,
   type SandboxRunRequest,
 } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
@@ -22,6 +23,12 @@ export const DEFAULT_MEMORY_MB = 256;
 /** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */
 export interface RunPlan {
   runId: string;
+  /**
+   * What the run is for, as metrics label it: its language for `POST /v1/run`, `browser` for a
+   * browse (whose driver is a Node program, so its `language` is `node`).
+   */
+  kind: SandboxRunKind;
+  /** Language of the program (picks the warm pool of poolable runs). */
   language: SandboxLanguage;
   image: string;
   cmd: string[];
@@ -92,6 +99,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     memoryMb === DEFAULT_MEMORY_MB;
   return {
     runId: req.runId ?? randomUUID(),
+    kind: req.language,
     language: req.language,
     image,
     cmd: commandFor(req.language, req.command, req.args),

@@ -18,7 +18,8 @@
  *   400 `invalid_input` for a URL that is not absolute http(s) or carries credentials.
  * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
  *   (false: unknown or already finished).
- * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer).
+ * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer;
+ *   `images` includes the browser's, `imagesPresent` says which the engine holds: image-presence.ts).
  * - `GET /metrics` → Prometheus text exposition (metrics.ts, prometheus.ts), the one route that
  *   is not signed: it needs `Authorization: Bearer <METRICS_TOKEN>` instead, and exists only when
  *   `METRICS_TOKEN` is set and the host was started with a pull-based metrics backend.
@@ -43,6 +44,7 @@ import type { DockerClient } from "./docker-client.js";
 import { DockerodeClient } from "./dockerode-client.js";
 import { checkEgressShare } from "./egress-share.js";
 import { HostError } from "./errors.js";
+import { ImagePresence, type ImagePresenceOptions } from "./image-presence.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics } from "./metrics.js";
@@ -59,6 +61,8 @@ export interface SandboxHostOptions {
   now?: () => number;
   /** Metrics backend (main.ts: Prometheus); default: nothing is recorded. */
   metrics?: HostMetrics;
+  /** Caching of the image presence health reports (default: checked at most every 30 s). */
+  imagePresence?: ImagePresenceOptions;
 }
 
 /** A started host. */
@@ -237,8 +241,10 @@ export async function startSandboxHost(
     poolReady: () => pool.sizes(),
   });
 
+  const kindImages = { ...config.images, browser: config.browser.image };
+  const presence = new ImagePresence(docker, kindImages, opts.imagePresence);
   const health = async (): Promise<SandboxHealth> => {
-    const reachable = await dockerReachable(docker);
+    const [reachable, present] = await Promise.all([dockerReachable(docker), presence.snapshot()]);
     return {
       ok: reachable,
       docker: reachable,
@@ -247,7 +253,10 @@ export async function startSandboxHost(
       maxConcurrency: limiter.maxConcurrency,
       maxQueue: limiter.maxQueue,
       pool: pool.sizes(),
-      images: { ...config.images },
+      images: { ...kindImages },
+      imagesPresent: present.present,
+      imagesCheckedAt:
+        present.checkedAt === null ? null : new Date(present.checkedAt).toISOString(),
       instance: config.instance,
     };
   };
@@ -263,6 +272,7 @@ export async function startSandboxHost(
   if (!(await dockerReachable(docker)))
     log("Docker engine is not reachable; runs will fail until it is");
   await sweep("start-up");
+  void presence.refresh();
   pool.start();
 
   const app = createHostApp(config, runner, health, { now: opts.now, log, metrics });

@@ -57,6 +57,8 @@ describe("browser container mounts", () => {
     expect(options.HostConfig?.Binds).toEqual([`${dir}:/run/skillgate-egress:ro`]);
     expect(plan.readOnlyVolumes).toBeUndefined();
     expect(driverSocket(plan.input)).toBe("/run/skillgate-egress/proxy.sock");
+    // Counted as a browse, not as a node run, and never served by the warm pool.
+    expect(plan).toMatchObject({ kind: "browser", language: "node", poolable: false });
   });
 
   it("through a named volume: the volume by name (read-only, nocopy), no host path at all", () => {
@@ -86,6 +88,7 @@ describe("browser container mounts", () => {
       containerSpec(
         {
           runId: "r",
+          kind: "node",
           language: "node",
           image: cfg.images.node,
           cmd: ["node", "-"],
