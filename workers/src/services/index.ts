@@ -156,6 +156,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     usage: repos.usage,
     sandboxHandlers: sandboxHandlerNames(builtins),
     platform: deps.executionRateLimiter,
+    defaultPerMinute: async () => (await limits.defaults()).executionsPerMinute,
     clock,
   });
   const limits = new LimitsService(

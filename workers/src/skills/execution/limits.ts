@@ -13,7 +13,12 @@
  */
 import { AppError } from "../../errors.js";
 import type { CallerContext, Skill } from "../types.js";
-import { ConcurrencyCounter, MinuteCounter, type PlatformRateLimiter } from "./limit-counters.js";
+import {
+  bindingHolds,
+  ConcurrencyCounter,
+  MinuteCounter,
+  type PlatformRateLimiter,
+} from "./limit-counters.js";
 
 /** The limits of one key; null = no limit. Units: executions, runs, whole seconds. */
 export interface ExecutionLimits {
@@ -119,8 +124,16 @@ export interface ExecutionLimiterOptions {
   usage: UsageStore;
   /** Handler names whose runs use the sandbox host (`eval_code`, `execute_command`, code skills). */
   sandboxHandlers: Iterable<string>;
-  /** The platform's rate limiting binding (Workers), consulted besides the in-process window. */
+  /**
+   * The platform's rate limiting binding (Workers), consulted besides the in-process window for
+   * keys whose per-minute limit is at most the default one (see {@link platformApplies}).
+   */
   platform?: PlatformRateLimiter;
+  /**
+   * The default executions per minute (the `defaultLimits` setting; null: none), which the
+   * binding's fixed limit stands for (docs/rate-limits.md#the-rate-limiting-binding). Read only with a `platform`.
+   */
+  defaultPerMinute?: () => Promise<number | null>;
   /** ms since the epoch. */
   clock?: () => number;
 }
@@ -202,7 +215,7 @@ export class ExecutionLimiter implements ExecutionAdmission {
         const perMinute = limits.executionsPerMinute;
         const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
         const platformOk =
-          decision.ok && perMinute !== null && this.opts.platform
+          decision.ok && this.opts.platform && (await this.platformApplies(perMinute))
             ? (await this.opts.platform.limit({ key })).success
             : decision.ok;
         counted = decision.ok;
@@ -229,6 +242,12 @@ export class ExecutionLimiter implements ExecutionAdmission {
       if (sandbox) this.concurrent.release(key);
       throw err;
     }
+  }
+
+  /** Whether the platform binding holds a key whose per-minute limit is `perMinute`. */
+  private async platformApplies(perMinute: number | null): Promise<boolean> {
+    if (perMinute === null || !this.opts.defaultPerMinute) return perMinute !== null;
+    return bindingHolds(perMinute, await this.opts.defaultPerMinute());
   }
 
   /**
