@@ -125,15 +125,10 @@ export interface ExecutionLimiterOptions {
   /** Handler names whose runs use the sandbox host (`eval_code`, `execute_command`, code skills). */
   sandboxHandlers: Iterable<string>;
   /**
-   * The platform's rate limiting binding (Workers), consulted besides the in-process window for
-   * keys whose per-minute limit is at most the default one (see {@link platformApplies}).
+   * The platform's rate limiting binding (Workers) and the default executions per minute its
+   * fixed limit stands for, consulted besides the in-process window ({@link bindingHolds}).
    */
-  platform?: PlatformRateLimiter;
-  /**
-   * The default executions per minute (the `defaultLimits` setting; null: none), which the
-   * binding's fixed limit stands for (docs/rate-limits.md#the-rate-limiting-binding). Read only with a `platform`.
-   */
-  defaultPerMinute?: () => Promise<number | null>;
+  platform?: { limiter: PlatformRateLimiter; defaultPerMinute: () => Promise<number | null> };
   /** ms since the epoch. */
   clock?: () => number;
 }
@@ -214,9 +209,10 @@ export class ExecutionLimiter implements ExecutionAdmission {
         // Counted without a limit too, so that the key's usage shows its executions this minute.
         const perMinute = limits.executionsPerMinute;
         const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
+        const platform = this.opts.platform;
         const platformOk =
-          decision.ok && this.opts.platform && (await this.platformApplies(perMinute))
-            ? (await this.opts.platform.limit({ key })).success
+          decision.ok && platform && bindingHolds(perMinute, await platform.defaultPerMinute())
+            ? (await platform.limiter.limit({ key })).success
             : decision.ok;
         counted = decision.ok;
         if (!platformOk && perMinute !== null) {
@@ -242,12 +238,6 @@ export class ExecutionLimiter implements ExecutionAdmission {
       if (sandbox) this.concurrent.release(key);
       throw err;
     }
-  }
-
-  /** Whether the platform binding holds a key whose per-minute limit is `perMinute`. */
-  private async platformApplies(perMinute: number | null): Promise<boolean> {
-    if (perMinute === null || !this.opts.defaultPerMinute) return perMinute !== null;
-    return bindingHolds(perMinute, await this.opts.defaultPerMinute());
   }
 
   /**
