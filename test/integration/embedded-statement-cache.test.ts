@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import {
   createCachingEmbeddedClient,
+  DEFAULT_STATEMENT_CACHE_SIZE,
   statementCacheStats,
 } from "../../workers/src/db/statement-cache-node.js";
 
@@ -128,6 +129,96 @@ describe("embedded statement cache", () => {
     const rs = await server.execute("SELECT * FROM t");
     expect(rs.columns).toEqual(["id", "note"]);
     expect(rs.rows[0]!.note).toBe("n");
+    // A change here rolled back, then another connection's change with the same version number.
+    await expect(
+      server.batch(["ALTER TABLE t ADD COLUMN a TEXT DEFAULT 'a'", "SELECT * FROM t", "SELECT x"]),
+    ).rejects.toMatchObject({ code: "SQLITE_ERROR" });
+    await migrator.execute("ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'b'");
+    const after = await server.execute("SELECT * FROM t");
+    expect(after.columns).toEqual(["id", "note", "b"]);
+    expect(after.rows[0]!.b).toBe("b");
+    // A change made between BEGIN and the transaction's first statement.
+    const tx = await server.transaction("read");
+    await migrator.execute("ALTER TABLE t ADD COLUMN c TEXT DEFAULT 'c'");
+    const inTx = await tx.execute("SELECT * FROM t");
+    tx.close();
+    expect(inTx.columns).toEqual(["id", "note", "b", "c"]);
+    expect(inTx.rows[0]!.c).toBe("c");
+  });
+
+  it("binds NULL to the positional parameters a call leaves out, as a fresh statement does", async () => {
+    const db = await fileDb({ statementCacheSize: 1 });
+    await db.execute("CREATE TABLE t (a, b)");
+    const sql = "INSERT INTO t VALUES (:x, :y) RETURNING a, b";
+    await db.execute({ sql, args: [1, "one"] });
+    // The same text, reused with fewer values: `b` is NULL, not the previous call's "one".
+    const rs = await db.execute({ sql, args: [2] });
+    expect(rs.rows.map((r) => [r.a, r.b])).toEqual([[2, null]]);
+    await db.execute({ sql: "SELECT ?3 AS c", args: [0, 0, "c"] });
+    expect((await db.execute({ sql: "SELECT ?3 AS c", args: [0] })).rows[0]!.c).toBeNull();
+    // Named values and blobs still bind as given.
+    const blob = new Uint8Array([1, 2, 3]).buffer;
+    await db.execute({ sql, args: { x: 3, y: blob } });
+    const rows = (await db.execute("SELECT a, typeof(b) AS tb FROM t ORDER BY a")).rows;
+    expect(rows.map((r) => [r.a, r.tb])).toEqual([
+      [1, "text"],
+      [2, "null"],
+      [3, "blob"],
+    ]);
+  });
+
+  it("sees schema changes that the schema version number alone would miss", async () => {
+    const db = await fileDb();
+    await db.execute("CREATE TABLE t (id INTEGER)");
+    await db.execute("INSERT INTO t VALUES (1)");
+    expect((await db.execute("SELECT * FROM t")).columns).toEqual(["id"]);
+    // A script run inside a transaction.
+    const tx = await db.transaction("write");
+    await tx.executeMultiple("ALTER TABLE t ADD COLUMN a TEXT DEFAULT 'a'");
+    expect((await tx.execute("SELECT * FROM t")).columns).toEqual(["id", "a"]);
+    await tx.commit();
+    // DDL behind a comment, as in a migration file.
+    const [, commented] = await db.batch(
+      ["-- a comment\nALTER TABLE t ADD COLUMN b TEXT DEFAULT 'b'", "SELECT * FROM t"],
+      "write",
+    );
+    expect(commented!.columns).toEqual(["id", "a", "b"]);
+    // A change undone by ROLLBACK TO inside the transaction.
+    const rolledBack = await db.batch(
+      [
+        "SAVEPOINT s",
+        "ALTER TABLE t ADD COLUMN c TEXT",
+        "SELECT * FROM t",
+        "ROLLBACK TO s",
+        "SELECT * FROM t",
+      ],
+      "write",
+    );
+    expect(rolledBack[4]!.columns).toEqual(["id", "a", "b"]);
+    // A change rolled back, then another one that brings the same version number back.
+    await expect(
+      db.batch(["ALTER TABLE t ADD COLUMN d TEXT DEFAULT 'd'", "SELECT * FROM t", "SELECT nope"]),
+    ).rejects.toMatchObject({ code: "SQLITE_ERROR" });
+    await db.executeMultiple("ALTER TABLE t ADD COLUMN e TEXT DEFAULT 'e'");
+    const rs = await db.execute("SELECT * FROM t");
+    expect(rs.columns).toEqual(["id", "a", "b", "e"]);
+    expect(rs.rows[0]!.e).toBe("e");
+    expect(rs.rows[0]!.d).toBeUndefined();
+  });
+
+  it("keeps PRAGMA defer_foreign_keys set before a batch for that batch", async () => {
+    const db = await fileDb();
+    await db.executeMultiple(
+      "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (pid INTEGER REFERENCES p (id));",
+    );
+    await db.execute("PRAGMA defer_foreign_keys = ON");
+    // The child row comes before its parent: only a deferred check lets the batch commit.
+    await db.batch(["INSERT INTO c (pid) VALUES (1)", "INSERT INTO p (id) VALUES (1)"], "write");
+    // SQLite switches the setting off at the commit: the next batch checks at once again.
+    await expect(
+      db.batch(["INSERT INTO c (pid) VALUES (2)", "INSERT INTO p (id) VALUES (2)"], "write"),
+    ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    expect((await db.execute("SELECT count(*) AS n FROM c")).rows[0]!.n).toBe(1);
   });
 
   it("keeps at most its capacity, dropping the least recently used", async () => {
@@ -144,6 +235,11 @@ describe("embedded statement cache", () => {
     expect(stats.hits - base.hits).toBe(2);
     expect(stats.misses - base.misses).toBe(4);
     expect(stats.evictions - base.evictions).toBeGreaterThanOrEqual(2);
+    // A capacity that is not a number still bounds the cache (at the default size).
+    const unbounded = createCachingEmbeddedClient(":memory:", { capacity: Number.NaN });
+    opened.push(unbounded);
+    for (let i = 0; i <= DEFAULT_STATEMENT_CACHE_SIZE; i++) await unbounded.execute(`SELECT ${i}`);
+    expect(statementCacheStats(unbounded)!.evictions).toBeGreaterThan(0);
   });
 
   it("runs interactive transactions on the cached connection", async () => {

@@ -11,7 +11,8 @@
  * keyed by SQL text.
  *
  * Reusing a prepared statement is safe here: every call the client makes on one (`run`, `all`)
- * resets it first and runs it to completion in the same synchronous call, so no two uses overlap,
+ * resets it first and runs it to completion in the same synchronous call, so no two uses overlap;
+ * every run binds all parameters again (positional ones left out as NULL, as on a fresh statement);
  * and SQLite prepares a statement again by itself when the schema it was compiled against
  * changes (a migration). The client uses two classes that `@libsql/client` exports but marks
  * private; the versions are pinned in package.json, and the tests open every embedded database
@@ -38,7 +39,10 @@ export interface StatementCacheStats {
 export interface CachingClientOptions {
   /** How long a write waits for another process's lock, in ms (SQLite busy timeout). */
   timeoutMs?: number;
-  /** Prepared statements kept per connection (default {@link DEFAULT_STATEMENT_CACHE_SIZE}). */
+  /**
+   * Prepared statements kept per connection, at least 1 (default, also for a value that is not a
+   * finite number: {@link DEFAULT_STATEMENT_CACHE_SIZE}).
+   */
   capacity?: number;
   /** Connections of a file database (default 1; an in-memory database always has one). */
   concurrency?: number;
@@ -54,17 +58,68 @@ export function statementCacheStats(client: Client): StatementCacheStats | undef
   return statsByClient.get(client);
 }
 
-/** SQL that may change the schema: DDL, and `PRAGMA` (e.g. `writable_schema`, `user_version`). */
-const SCHEMA_STATEMENT = /^\s*(create|alter|drop|pragma|vacuum|reindex|analyze)\b/i;
+/**
+ * SQL that cannot change the schema: the statements that read and write rows. Anything else
+ * (DDL, `PRAGMA`, `ROLLBACK TO`, a statement behind a comment...) may, so the schema version is
+ * read again before the next statement is prepared, inside a transaction too.
+ */
+const ROW_STATEMENT = /^\s*(select|insert|update|delete|replace|with|values)\b/i;
+
+/** Statements that open or end a transaction or savepoint. */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+
+/** SQLite's highest bound-parameter index (`SQLITE_MAX_VARIABLE_NUMBER` since 3.32). */
+const MAX_PARAMETERS = 32_766;
+
+/**
+ * An upper bound on the parameter slots of `sql`: each `?`, `:`, `@` or `$` may open one, and a
+ * `?NNN` reaches slot NNN. Over-counting (characters inside strings) is harmless.
+ */
+function parameterSlotsBound(sql: string): number {
+  let count = 0;
+  let highest = 0;
+  for (const m of sql.matchAll(/[?:@$](\d*)/g)) {
+    count++;
+    if (m[1]) highest = Math.max(highest, Number(m[1]));
+  }
+  return Math.min(MAX_PARAMETERS, count + highest);
+}
+
+/**
+ * Makes a reused statement bind NULL to every positional parameter the caller leaves out, as a
+ * freshly prepared one does: SQLite keeps a statement's bindings across runs, and libSQL binds
+ * only the values of an array it is given (and ignores values past the last parameter).
+ */
+function padPositionalArguments(stmt: Database.Statement, sql: string): void {
+  const slots = parameterSlotsBound(sql);
+  if (slots === 0) return;
+  const pad = (args: unknown[]): unknown[] => {
+    if (args.length !== 1 || !Array.isArray(args[0]) || args[0].length >= slots) return args;
+    const values: unknown[] = args[0].slice();
+    values.length = slots;
+    return [values.fill(null, args[0].length)];
+  };
+  const run = stmt.run.bind(stmt);
+  const all = stmt.all.bind(stmt);
+  const get = stmt.get.bind(stmt);
+  stmt.run = ((...args: unknown[]) => run(...pad(args))) as Database.Statement["run"];
+  stmt.all = ((...args: unknown[]) => all(...pad(args))) as Database.Statement["all"];
+  stmt.get = ((...args: unknown[]) => get(...pad(args))) as Database.Statement["get"];
+}
 
 /**
  * Replaces `db.prepare` by an LRU-cached one; @returns a function that empties the cache.
  *
- * The cache is emptied whenever the database's schema version changes (a migration, here or in
+ * The cache is emptied whenever the database's schema may have changed (a migration, here or in
  * another process): SQLite recompiles a stale statement by itself when it runs, but the column
- * names the client reads before running it (for `SELECT *`) would still be the old ones. (A
- * statement prepared afresh after another connection changed the schema has the same fault in
- * the client without a cache; reloading the schema on a version change fixes both.)
+ * names the client reads before running it (for `SELECT *`, `RETURNING *`) would still be the old
+ * ones. The schema version is read before each statement outside a transaction, and inside one
+ * after any statement that is not a plain row read or write. A version seen inside a transaction
+ * may be rolled back, and a later change may then bring the same number back with another schema,
+ * so the cache is emptied again once the transaction ends. A script (`executeMultiple`) empties
+ * it. (A statement prepared afresh after another connection changed the schema has the same
+ * column fault in the client without a cache; reloading the schema on a version change fixes
+ * both.)
  */
 function cachePreparedStatements(
   db: Database.Database,
@@ -72,26 +127,42 @@ function cachePreparedStatements(
   stats: StatementCacheStats,
 ): () => void {
   const prepare = db.prepare.bind(db) as (sql: string) => Database.Statement;
+  const exec = db.exec.bind(db) as (sql: string) => void;
   const cache = new Map<string, Database.Statement>();
   const schemaVersionStmt = prepare("PRAGMA schema_version");
   const schemaVersion = () =>
     (schemaVersionStmt.get() as { schema_version?: unknown } | undefined)?.schema_version;
-  let cachedVersion = schemaVersion();
-  // Inside a transaction no other connection can change the schema, so the version is read only
-  // outside one, or after this connection ran a statement that may change it.
+  let cachedVersion: unknown = schemaVersion();
   let schemaMayChange = false;
+  // The cache holds statements compiled inside a transaction against a schema it changed.
+  let uncommittedSchema = false;
+  const reset = () => {
+    cache.clear();
+    cachedVersion = schemaVersion();
+    // Running a statement that reads the schema makes SQLite notice the change and load the
+    // new schema, so that the statements prepared next are compiled against it.
+    prepare("SELECT count(*) FROM sqlite_schema").get();
+    if (db.inTransaction) uncommittedSchema = true;
+  };
   const cachedPrepare = (sql: string): Database.Statement => {
-    if (schemaMayChange || !db.inTransaction) {
-      const version = schemaVersion();
-      if (version !== cachedVersion) {
-        cache.clear();
-        cachedVersion = version;
-        // Running a statement that reads the schema makes SQLite notice the change and load the
-        // new schema, so that the statements prepared next are compiled against it.
-        prepare("SELECT count(*) FROM sqlite_schema").get();
-      }
+    // libSQL throws for a closed connection, but reading `inTransaction` on one aborts the process.
+    if (!db.open) return prepare(sql);
+    const inTransaction = db.inTransaction;
+    if (uncommittedSchema && !inTransaction) {
+      // The transaction that changed the schema has ended: start again from the schema on disk.
+      uncommittedSchema = false;
+      cache.clear();
+      cachedVersion = undefined;
     }
-    schemaMayChange = SCHEMA_STATEMENT.test(sql);
+    if (TRANSACTION_CONTROL.test(sql)) {
+      // No statement of ours runs before BEGIN: outside a transaction it would be an autocommit
+      // transaction of its own, whose end switches off `PRAGMA defer_foreign_keys` set for the
+      // next one. The version is read by the next statement, inside the transaction.
+      schemaMayChange = true;
+    } else {
+      if ((schemaMayChange || !inTransaction) && schemaVersion() !== cachedVersion) reset();
+      schemaMayChange = !ROW_STATEMENT.test(sql);
+    }
     const hit = cache.get(sql);
     if (hit) {
       // Move to the most recently used end.
@@ -101,6 +172,7 @@ function cachePreparedStatements(
       return hit;
     }
     const stmt = prepare(sql); // throws for bad SQL; nothing is cached then
+    padPositionalArguments(stmt, sql);
     stats.misses++;
     cache.set(sql, stmt);
     if (cache.size > capacity) {
@@ -111,6 +183,16 @@ function cachePreparedStatements(
     return stmt;
   };
   db.prepare = cachedPrepare as Database.Database["prepare"];
+  db.exec = ((sql: string) => {
+    try {
+      exec(sql);
+    } finally {
+      // A script may change the schema and change it back; its version number then tells nothing.
+      cache.clear();
+      schemaMayChange = true;
+      if (db.open && db.inTransaction) uncommittedSchema = true;
+    }
+  }) as Database.Database["exec"];
   return () => cache.clear();
 }
 
@@ -188,7 +270,10 @@ export function createCachingEmbeddedClient(url: string, opts: CachingClientOpti
     path,
     { timeout: config.timeout },
     inMemory ? 1 : Math.max(1, opts.concurrency ?? 1),
-    Math.max(1, opts.capacity ?? DEFAULT_STATEMENT_CACHE_SIZE),
+    // A capacity that is not a number (NaN) would never evict: take the default.
+    Number.isFinite(opts.capacity)
+      ? Math.max(1, Math.floor(opts.capacity as number))
+      : DEFAULT_STATEMENT_CACHE_SIZE,
     stats,
   );
   // Open the first connection now, so that a file that cannot be opened fails here.
