@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Test projects: `node` (unit, integration, sandbox — real libSQL, real HTTP, real Docker — and
- * deployed: the Worker under `wrangler dev`) and `workerd` (the Worker entry inside workerd; see
- * test/workerd/vitest.config.ts).
+ * deployed: the Worker under `wrangler dev`), `workerd` (the Worker entry inside workerd; see
+ * test/workerd/vitest.config.ts) and `workerd-ratelimit` (the same with the rate limiting binding;
+ * see test/workerd/ratelimit-binding/vitest.config.ts).
  *
  * Files and the tests in each file run in a random order (every test must stand alone). Vitest
  * prints the seed at start (`Running tests with seed "<n>"`); replay an order with
@@ -31,6 +32,7 @@ export default defineConfig({
         },
       },
       "test/workerd/vitest.config.ts",
+      "test/workerd/ratelimit-binding/vitest.config.ts",
     ],
   },
 });

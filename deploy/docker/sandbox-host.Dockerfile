@@ -13,6 +13,12 @@ COPY app/ /app/
 LABEL org.opencontainers.image.title="skillgate-sandbox-host" \
       org.opencontainers.image.description="Skillgate sandbox host: signed HTTP in front of hardened Docker containers"
 
+# Mount point of the browser socket volume (SANDBOX_BROWSER_SOCKET_VOLUME, see deploy/compose.yaml),
+# owned by the unprivileged user with mode 0711: an empty named volume mounted here takes this
+# owner and mode, so the host can create the per-browse socket directories in it (browser
+# containers mount it read-only). Node instead of a shell: the base image need not have one.
+RUN ["node", "-e", "const fs = require('node:fs'); const d = '/run/skillgate-egress'; fs.mkdirSync(d, { recursive: true }); fs.chownSync(d, 65534, 65534); fs.chmodSync(d, 0o711);"]
+
 ENV NODE_ENV=production \
     SANDBOX_HOST=0.0.0.0 \
     SANDBOX_PORT=20129 \

@@ -6,9 +6,14 @@
 #     /v1/health of the sandbox host);
 #   - /api/health with the management token reports the sandbox host reachable;
 #   - a command run through the API executes in a sandbox container of the engine;
-#   - /metrics of the API and of the sandbox host count that execution and that run.
+#   - /metrics of the API and of the sandbox host count that execution and that run;
+#   - the `browser` builtin, once enabled, loads a page in a browser container whose only way out
+#     is the egress socket shared through the compose file's named volume: the page is served
+#     inside the sandbox-host container on 127.0.0.1:20130, a port the smoke's own override
+#     allows (SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS, the test-only setting; no internet needed),
+#     and its image on a private address must be refused by the proxy.
 # It also checks the compose files (`config`) and the systemd unit (`systemd-analyze verify`).
-# Everything it started is removed on exit (containers, network, volume).
+# Everything it started is removed on exit (containers, network, volumes).
 # Usage: BASE_IMAGE=skillgate-local/node:latest bash deploy/docker/smoke-test.sh
 set -euo pipefail
 
@@ -37,10 +42,15 @@ export SANDBOX_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export MGMT_TOKEN="mgmt_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export METRICS_TOKEN="metrics_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export DOCKER_GID="$(stat -c %g /var/run/docker.sock)"
+# The browser's socket volume has an engine-wide name: one per smoke run.
+export SANDBOX_BROWSER_SOCKET_VOLUME="$project-browser-egress"
+page_port=20130
 export SKILLGATE_PORT="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
 # Health checks every 2 s instead of the images' 30 s, so the test does not wait for nothing.
 fast_checks="$(mktemp --suffix=.yaml)"
-printf 'services:\n  sandbox-host:\n    healthcheck:\n      interval: 2s\n  api:\n    healthcheck:\n      interval: 2s\n' >"$fast_checks"
+# The test page's loopback port is allowed here only, for the browse below.
+printf 'services:\n  sandbox-host:\n    healthcheck:\n      interval: 2s\n    environment:\n      SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: "%s"\n  api:\n    healthcheck:\n      interval: 2s\n' \
+  "$page_port" >"$fast_checks"
 compose() {
   "${compose_cmd[@]}" -p "$project" -f deploy/compose.yaml -f deploy/compose.local-images.yaml \
     -f "$fast_checks" "$@"
@@ -114,10 +124,40 @@ grep -q '^skillgate_sandbox_runs_total{language="shell",outcome="success",pooled
   fail "sandbox host /metrics lacks the run"
 log "/metrics of the API and of the sandbox host count the execution"
 
+# The browser builtin: a page served on the sandbox-host container's own loopback, reached only
+# through the egress proxy's socket in the shared volume.
+host_id="$(compose ps -q sandbox-host)"
+docker exec -d "$host_id" node -e '
+  require("node:http").createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<title>Smoke page</title><h1>Browsed under compose</h1><img src=\"http://10.0.0.1/pixel.gif\">");
+  }).listen(Number(process.argv[1]), "127.0.0.1");' "$page_port"
+docker exec "$host_id" node -e '
+  const url = `http://127.0.0.1:${process.argv[1]}/`;
+  const until = Date.now() + 10000;
+  const poll = () => fetch(url).then(() => process.exit(0), () => Date.now() < until ? setTimeout(poll, 200) : process.exit(1));
+  poll();' "$page_port" || fail "the test page did not start in the sandbox-host container"
+enabled="$(curl -fsS -X PUT "$API/api/skills/builtin-browser" -H "authorization: Bearer $MGMT_TOKEN" \
+  -H 'content-type: application/json' -d '{"enabled":true}')"
+[ "$(jq -r '.skill.enabled' <<<"$enabled")" = "true" ] || fail "enabling browser: $enabled"
+browse="$(curl -sS -X POST "$API/api/skills/executions" -H "authorization: Bearer $MGMT_TOKEN" \
+  -H 'content-type: application/json' \
+  -d "{\"skillName\":\"browser\",\"input\":{\"url\":\"http://127.0.0.1:$page_port/\",\"timeoutMs\":45000}}")"
+[ "$(jq -r '.execution.status' <<<"$browse")" = "success" ] || fail "browse: $browse"
+[ "$(jq -r '.execution.output.title' <<<"$browse")" = "Smoke page" ] || fail "browse title: $browse"
+grep -q 'Browsed under compose' <<<"$(jq -r '.execution.output.text' <<<"$browse")" ||
+  fail "browse text: $browse"
+jq -e '.execution.output.blocked | map(.target) | index("http://10.0.0.1/pixel.gif")' <<<"$browse" >/dev/null ||
+  fail "the private image was not refused: $browse"
+log "browser: a page loaded through the egress socket in volume $SANDBOX_BROWSER_SOCKET_VOLUME; its private-address image was refused"
+
 log "stopping"
 compose down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1
 leftover="$(docker ps -aq --filter "label=org.skillgate.sandbox=$project")"
 [ -z "$leftover" ] || fail "sandbox containers left behind: $leftover"
+if docker volume inspect "$SANDBOX_BROWSER_SOCKET_VOLUME" >/dev/null 2>&1; then
+  fail "volume $SANDBOX_BROWSER_SOCKET_VOLUME left behind"
+fi
 trap - EXIT
 rm -f "$fast_checks"
 log "passed"

@@ -2,21 +2,21 @@
 // container (`node -`, this text on stdin followed by `main(<input>)`): Node's playwright-core
 // launches Debian's Chromium headless and drives it over CDP. The container has no network: a
 // forwarder on 127.0.0.1 passes every connection of Chromium's proxy setting to the host's egress
-// proxy through the bind-mounted Unix socket, and Chromium is told to send loopback through the
-// proxy too. Prints one JSON line (the result without runId, blocked and durationMs) on stdout.
+// proxy through its Unix socket (mounted below /run/skillgate-egress; the input's `egressSocket`
+// says where), and Chromium is told to send loopback through the proxy too. Prints one JSON line
+// (the result without runId, blocked and durationMs) on stdout.
 "use strict";
 const net = require("node:net");
 const { chromium } = require("/opt/playwright-core");
 
-const EGRESS_SOCKET = "/run/skillgate-egress/proxy.sock";
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const BLOCKED_HEADER = "x-skillgate-blocked";
 
 /** Listens on 127.0.0.1 (a free port) and pipes each connection to the egress socket. */
-function startForwarder() {
+function startForwarder(egressSocket) {
   return new Promise((resolve, reject) => {
     const server = net.createServer((client) => {
-      const upstream = net.connect(EGRESS_SOCKET);
+      const upstream = net.connect(egressSocket);
       const end = () => {
         client.destroy();
         upstream.destroy();
@@ -62,7 +62,7 @@ async function main(input) {
   let lastMain = null;
   let step = "browser_failed";
   try {
-    const forwarder = await startForwarder();
+    const forwarder = await startForwarder(input.egressSocket);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

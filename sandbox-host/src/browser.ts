@@ -1,14 +1,14 @@
 /**
  * The `browser` builtin on the sandbox host (docs/sandbox.md#the-browser-builtin): one browse =
  * one egress proxy on a fresh Unix socket + one hardened container of the browser image without
- * network, with the socket's directory bind-mounted read-only; the driver (browser-driver.cjs)
+ * network, with the socket's directory mounted read-only (egress-share.ts: by path, or through a
+ * named volume when the host runs in a container); the driver (browser-driver.cjs)
  * runs playwright-core and Chromium in it. The container goes through the runner (queue, time
  * limit, kill, removal) like any run.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { chmod, mkdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   BROWSE_DEFAULT_TIMEOUT_MS,
@@ -23,17 +23,17 @@ import { z } from "zod";
 import type { HostConfig } from "./config.js";
 import {
   approveTarget,
+  type EgressProxy,
   type EgressResolver,
   osResolver,
   startEgressProxy,
 } from "./egress-proxy.js";
+import { createEgressDir, EGRESS_SOCKET_NAME, egressMount } from "./egress-share.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV } from "./images.js";
 import type { RunPlan } from "./plan.js";
 import type { Runner } from "./runner.js";
 
-/** Where the egress socket's directory is mounted in the container (the driver's constant). */
-const EGRESS_MOUNT = "/run/skillgate-egress";
 /** Time the driver leaves before the container's limit to report on its own, in ms. */
 const REPORT_MARGIN_MS = 2_000;
 
@@ -63,10 +63,13 @@ export interface DriverInput {
 }
 
 /**
- * The run plan of one browse: the browser image, `node -` with the driver and its input on stdin,
- * no network, `dir` (holding the egress socket) mounted read-only at /run/skillgate-egress, the
- * host's browser CPU and memory, 512 processes/threads (Chromium is multi-process), 256 MB tmpfs
- * (profile, caches), 64 MB /dev/shm, and an output cap that fits a capped screenshot.
+ * The run plan of one browse (kind `browser`, so metrics count it apart from node runs; never
+ * pooled): the browser image, `node -` with the driver and its input on stdin,
+ * no network, `dir` (this host's path of the directory holding the egress socket, from
+ * `createEgressDir`) mounted read-only below /run/skillgate-egress as `egressMount` says, the
+ * driver told where the socket is, the host's browser CPU and memory, 512 processes/threads
+ * (Chromium is multi-process), 256 MB tmpfs (profile, caches), 64 MB /dev/shm, and an output cap
+ * that fits a capped screenshot.
  * The driver's own budget ends {@link REPORT_MARGIN_MS} before `timeoutMs` so that it reports.
  */
 export function browserRunPlan(
@@ -76,14 +79,17 @@ export function browserRunPlan(
   timeoutMs: number,
   input: DriverInput,
 ): RunPlan {
+  const mount = egressMount(config, dir);
   const program = {
     ...input,
+    egressSocket: mount.socketPath,
     budgetMs: Math.max(1_000, timeoutMs - REPORT_MARGIN_MS),
     maxChars: BROWSE_MAX_CHARS,
     maxScreenshotBytes: BROWSE_MAX_SCREENSHOT_BYTES,
   };
   return {
     runId,
+    kind: "browser",
     language: "node",
     image: config.browser.image,
     cmd: ["node", "-"],
@@ -94,7 +100,8 @@ export function browserRunPlan(
     timeoutMs,
     input: Buffer.from(`${DRIVER}\nmodule.exports.main(${JSON.stringify(program)});\n`, "utf8"),
     poolable: false,
-    readOnlyBinds: [`${dir}:${EGRESS_MOUNT}`],
+    readOnlyBinds: mount.readOnlyBinds,
+    readOnlyVolumes: mount.readOnlyVolumes,
     pidsLimit: 512,
     tmpfsMb: 256,
     shmBytes: 64 * 1_048_576,
@@ -168,16 +175,20 @@ export class BrowserService {
     }
 
     const password = randomBytes(24).toString("hex");
-    const dir = join(config.browser.socketDir ?? join(tmpdir(), "skillgate-egress"), runId);
-    await mkdir(dir, { recursive: true, mode: 0o711 });
-    await chmod(dir, 0o711);
-    const proxy = await startEgressProxy({
-      socketPath: join(dir, "proxy.sock"),
-      allowLoopbackPorts: config.browser.allowLoopbackPorts,
-      resolve: this.deps.resolve,
-      log,
-      password,
-    });
+    const dir = await createEgressDir(config);
+    let proxy: EgressProxy;
+    try {
+      proxy = await startEgressProxy({
+        socketPath: join(dir, EGRESS_SOCKET_NAME),
+        allowLoopbackPorts: config.browser.allowLoopbackPorts,
+        resolve: this.deps.resolve,
+        log,
+        password,
+      });
+    } catch (err) {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
     try {
       const plan = browserRunPlan(config, runId, dir, timeoutMs, {
         url: url.href,

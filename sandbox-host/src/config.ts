@@ -3,6 +3,7 @@
  * their defaults are listed in the README, "Sandbox host"), then passed down. Nothing else in the
  * host reads `process.env`.
  */
+import { isAbsolute } from "node:path";
 import { MAX_SANDBOX_TIMEOUT_MS } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
 import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from "./images.js";
@@ -33,6 +34,15 @@ const list = (def: string[] = []) =>
             .map((s) => s.trim())
             .filter(Boolean),
     );
+
+/**
+ * Longest socket directory in bytes: a socket's path (`<dir>/<32 hex>/proxy.sock`, 44 bytes more)
+ * must fit the 108-byte `sun_path` of unix(7) with its terminating NUL.
+ */
+const MAX_SOCKET_DIR_BYTES = 63;
+
+/** A Docker volume name (the engine's own rule, plus a length bound). */
+const VOLUME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,254}$/;
 
 const keyId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
 /** A secret must be long enough to resist guessing; shorter ones refuse to start (fail closed). */
@@ -102,10 +112,34 @@ export const hostEnvSchema = z.object({
   /** CPU of a browser run in thousandths of a CPU. */
   SANDBOX_BROWSER_CPU_LIMIT: int(1000, 100, 64_000),
   /**
-   * Directory of the egress proxies' Unix sockets (one per browse), bind-mounted into browser
-   * containers: a path of the machine that runs the Docker engine.
+   * Directory of the egress proxies' Unix sockets (one per browse), absolute. Without
+   * `SANDBOX_BROWSER_SOCKET_VOLUME` each browse's subdirectory is bind-mounted into its browser
+   * container, so it must be a path of the machine that runs the Docker engine.
    */
-  SANDBOX_BROWSER_SOCKET_DIR: optionalString,
+  SANDBOX_BROWSER_SOCKET_DIR: optionalString.pipe(
+    z
+      .string()
+      .refine(isAbsolute, "must be an absolute path")
+      .refine(
+        (dir) => Buffer.byteLength(dir) <= MAX_SOCKET_DIR_BYTES,
+        `at most ${MAX_SOCKET_DIR_BYTES} bytes: a Unix socket path is limited to 107`,
+      )
+      .optional(),
+  ),
+  /**
+   * Named Docker volume mounted at `SANDBOX_BROWSER_SOCKET_DIR` in this host's own container:
+   * browser containers then mount that volume by name instead of a host path (a host that runs
+   * in a container, docs/sandbox.md#the-browser-builtin).
+   */
+  SANDBOX_BROWSER_SOCKET_VOLUME: optionalString.pipe(
+    z
+      .string()
+      .regex(
+        VOLUME_NAME,
+        "must be a Docker volume name: 2-255 of A-Z a-z 0-9 _ . -, starting with a letter or digit",
+      )
+      .optional(),
+  ),
   /**
    * Ports of 127.0.0.1 the egress proxy treats as public (local development and tests only);
    * every other private, loopback or link-local target stays refused.
@@ -158,6 +192,11 @@ export interface HostConfig {
     cpuLimit: number;
     /** Directory of the per-browse egress proxy sockets; undefined: the OS temp dir. */
     socketDir?: string;
+    /**
+     * Named volume that holds `socketDir` (this host runs in a container and mounts it there);
+     * undefined: browse directories are bind-mounted by path.
+     */
+    socketVolume?: string;
     /** 127.0.0.1 ports treated as public by the egress proxy. */
     allowLoopbackPorts: Set<number>;
   };
@@ -196,6 +235,11 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
   if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
     throw new HostConfigError(
       "Invalid sandbox host configuration: SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS (ports 1-65535)",
+    );
+  }
+  if (env.SANDBOX_BROWSER_SOCKET_VOLUME && !env.SANDBOX_BROWSER_SOCKET_DIR) {
+    throw new HostConfigError(
+      "Invalid sandbox host configuration: SANDBOX_BROWSER_SOCKET_VOLUME needs SANDBOX_BROWSER_SOCKET_DIR (where this host's container mounts that volume)",
     );
   }
   let browserImage: string;
@@ -254,6 +298,7 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
       memoryMb: Math.min(env.SANDBOX_BROWSER_MEMORY_MB, env.SANDBOX_MAX_MEMORY_MB),
       cpuLimit: Math.min(env.SANDBOX_BROWSER_CPU_LIMIT, env.SANDBOX_MAX_CPU_LIMIT),
       socketDir: env.SANDBOX_BROWSER_SOCKET_DIR,
+      socketVolume: env.SANDBOX_BROWSER_SOCKET_VOLUME,
       allowLoopbackPorts: new Set(ports),
     },
   };

@@ -16,6 +16,12 @@ export const LABEL_SLOT = "org.skillgate.slot";
 /** Label with the run id (or `pool` for a pre-started container). */
 export const LABEL_RUN = "org.skillgate.run";
 
+/** A named Docker volume and where it appears in the container (an absolute path). */
+export interface VolumeMount {
+  volume: string;
+  target: string;
+}
+
 /** What a container runs with. Units: CPU in thousandths of a CPU, memory in MB. */
 export interface ContainerSpec {
   image: string;
@@ -33,6 +39,8 @@ export interface ContainerSpec {
   shmBytes: number;
   /** Host paths mounted read-only, `host:container` (default none). */
   readOnlyBinds?: string[];
+  /** Named volumes mounted read-only (default none); never filled from the image. */
+  readOnlyVolumes?: VolumeMount[];
   /** Process/thread limit (default 100). */
   pidsLimit?: number;
   /** Size of each tmpfs (/tmp, /workspace) in MB (default 64). */
@@ -41,7 +49,9 @@ export interface ContainerSpec {
 
 /**
  * Container create options for a spec: network none|bridge, cap-drop ALL, no-new-privileges,
- * pids limit 100 (or the spec's), read-only bind mounts when the spec has any, NanoCpus = cpuLimit/1000 CPUs, memory with swap equal to memory, noexec tmpfs
+ * pids limit 100 (or the spec's), read-only bind mounts and read-only named-volume mounts (with
+ * `NoCopy`: the image's files never enter the volume) when the spec has any, NanoCpus =
+ * cpuLimit/1000 CPUs, memory with swap equal to memory, noexec tmpfs
  * /tmp and /workspace (64 MB, owned by the user: runc ignores `mode=` on existing dirs), read-only
  * root, init (tini) as PID 1, small /dev/shm, log driver none, no auto-remove (so that OOMKilled
  * can be read before removal). Stdin is open once for the program text.
@@ -50,6 +60,12 @@ export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
   const [uid, gid] = spec.user.split(":");
   const tmpfs = `rw,noexec,nosuid,nodev,size=${spec.tmpfsMb ?? 64}m,uid=${uid},gid=${gid}`;
   const memory = spec.memoryMb * 1_048_576;
+  // A bind source without a leading `/` is a volume name for the engine; `nocopy` keeps the
+  // image's files at the target out of the volume.
+  const binds = [
+    ...(spec.readOnlyBinds ?? []).map((b) => `${b}:ro`),
+    ...(spec.readOnlyVolumes ?? []).map((m) => `${m.volume}:${m.target}:ro,nocopy`),
+  ];
   return {
     Image: spec.image,
     Cmd: spec.cmd,
@@ -81,7 +97,7 @@ export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
       LogConfig: { Type: "none", Config: {} },
       AutoRemove: false,
       Privileged: false,
-      ...(spec.readOnlyBinds?.length ? { Binds: spec.readOnlyBinds.map((b) => `${b}:ro`) } : {}),
+      ...(binds.length > 0 ? { Binds: binds } : {}),
     },
   };
 }

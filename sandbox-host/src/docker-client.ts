@@ -102,6 +102,8 @@ export interface DockerClient {
   listByLabel(label: string, value: string): Promise<ListedContainer[]>;
   /** Whether an image is present on the engine. */
   imageExists(image: string): Promise<boolean>;
+  /** Whether a named volume exists on the engine. */
+  volumeExists(name: string): Promise<boolean>;
   /**
    * Pulls an image, giving up after `timeoutMs` ms.
    * @throws Error naming the failure (registry unreachable, unknown image, timeout).

@@ -160,6 +160,16 @@ export class DockerodeClient implements DockerClient {
     }
   }
 
+  async volumeExists(name: string): Promise<boolean> {
+    try {
+      await this.docker.getVolume(name).inspect();
+      return true;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw engineErrorOf(err);
+    }
+  }
+
   async pullImage(image: string, timeoutMs: number): Promise<void> {
     const signal = AbortSignal.timeout(timeoutMs);
     const stream = (await this.docker.pull(image, {

@@ -1,7 +1,7 @@
 /**
  * The egress proxy of a browse (docs/sandbox.md#the-browser-builtin): a forward HTTP proxy on a
- * Unix socket that the browser container reaches through a bind mount (the container itself has
- * no network). Plain http arrives in absolute form (`GET http://host/path`), everything else
+ * Unix socket that the browser container reaches through a mount (egress-share.ts; the container
+ * itself has no network). Plain http arrives in absolute form (`GET http://host/path`), everything else
  * (https, wss) as `CONNECT host:port`. Every target passes the outbound rules of `http_request`
  * (docs/outbound.md#the-guard): the name rules, resolution of the name, every address public
  * unicast, and the connection then goes to exactly those addresses (pinned: no second lookup, so

@@ -3,7 +3,9 @@
  * `HEALTHCHECK`, compose, systemd): `node --import tsx sandbox-host/src/healthcheck.ts`.
  * Reads the host's own configuration from the environment (config.ts), signs `GET /v1/health`
  * with the current secret like any caller, and exits 0 when the host answers and reaches its
- * Docker engine, 1 otherwise. Prints one line; never prints the secret.
+ * Docker engine, 1 otherwise. Prints one line, which names the configured images the engine does
+ * not hold (a missing image is pulled by the first run that needs it, so it does not make the
+ * host unhealthy; docs/sandbox.md#health); never prints the secret.
  */
 import { pathToFileURL } from "node:url";
 import type { SandboxHealth } from "@skillgate/sandbox-protocol";
@@ -32,7 +34,19 @@ async function check(): Promise<string> {
   if (res.status !== 200) throw new Error(`the host answered ${res.status}`);
   const health = (await res.json()) as SandboxHealth;
   if (!health.docker) throw new Error("the host cannot reach its Docker engine");
-  return `ok: ${health.running} running, ${health.queued} queued`;
+  return `ok: ${health.running} running, ${health.queued} queued${missingImages(health)}`;
+}
+
+/**
+ * `; images missing: browser (skillgate-local/browser:latest), ...` for the images health reports
+ * absent from the engine, or "" when none is (or a host of an older version does not say).
+ */
+export function missingImages(health: SandboxHealth): string {
+  const images: Record<string, string | undefined> = health.images;
+  const missing = Object.entries(health.imagesPresent ?? {})
+    .filter(([, present]) => present === false)
+    .map(([kind]) => `${kind} (${images[kind] ?? "?"})`);
+  return missing.length > 0 ? `; images missing: ${missing.join(", ")}` : "";
 }
 
 const isMain =

@@ -3,7 +3,7 @@
  * {@link HostMetrics}; the entry (main.ts) plugs in the Prometheus backend (prometheus.ts), and
  * {@link noopHostMetrics} is the default, so nothing here imports a metrics library.
  */
-import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
+import type { SandboxLanguage, SandboxRunKind } from "@skillgate/sandbox-protocol";
 
 /**
  * How a started run ended: `success` (exit code 0), `failure` (another exit code or none),
@@ -33,9 +33,12 @@ export interface HostMetrics {
     status: number;
     durationMs: number;
   }): void;
-  /** One run that started in a container; duration of the program in ms. */
+  /**
+   * One run that started in a container; duration of the program in ms. `kind` is the run's
+   * language, or `browser` for a browse.
+   */
   observeRun(sample: {
-    language: SandboxLanguage;
+    kind: SandboxRunKind;
     outcome: RunOutcome;
     durationMs: number;
     pooled: boolean;

@@ -7,10 +7,11 @@ import { randomUUID } from "node:crypto";
 import {
   MAX_SANDBOX_TIMEOUT_MS,
   type SandboxLanguage,
+  type SandboxRunKind,
   type SandboxRunRequest,
 } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
-import type { ContainerSpec } from "./container.js";
+import type { ContainerSpec, VolumeMount } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 
@@ -22,6 +23,12 @@ export const DEFAULT_MEMORY_MB = 256;
 /** A validated, policy-checked run. Units: ms, thousandths of a CPU, MB. */
 export interface RunPlan {
   runId: string;
+  /**
+   * What the run is for, as metrics label it: its language for `POST /v1/run`, `browser` for a
+   * browse (whose driver is a Node program, so its `language` is `node`).
+   */
+  kind: SandboxRunKind;
+  /** Language of the program (picks the warm pool of poolable runs). */
   language: SandboxLanguage;
   image: string;
   cmd: string[];
@@ -36,6 +43,7 @@ export interface RunPlan {
   poolable: boolean;
   /** Container overrides of special runs (the browser): see {@link ContainerSpec}. */
   readOnlyBinds?: string[];
+  readOnlyVolumes?: VolumeMount[];
   pidsLimit?: number;
   tmpfsMb?: number;
   /** /dev/shm size in bytes; default the host's. */
@@ -91,6 +99,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     memoryMb === DEFAULT_MEMORY_MB;
   return {
     runId: req.runId ?? randomUUID(),
+    kind: req.language,
     language: req.language,
     image,
     cmd: commandFor(req.language, req.command, req.args),
@@ -127,6 +136,7 @@ export function containerSpec(
     user: config.user,
     shmBytes: plan.shmBytes ?? config.shmBytes,
     readOnlyBinds: plan.readOnlyBinds,
+    readOnlyVolumes: plan.readOnlyVolumes,
     pidsLimit: plan.pidsLimit,
     tmpfsMb: plan.tmpfsMb,
   };

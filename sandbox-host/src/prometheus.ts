@@ -5,7 +5,8 @@
  * - `skillgate_sandbox_http_requests_total{method,route,status}`,
  *   `skillgate_sandbox_http_request_duration_seconds{method,route,status}`;
  * - `skillgate_sandbox_runs_total{language,outcome,pooled}`,
- *   `skillgate_sandbox_run_duration_seconds{language,outcome}`;
+ *   `skillgate_sandbox_run_duration_seconds{language,outcome}`, where `language` is the run's
+ *   language or `browser` for a browse (whose driver runs on Node but is counted apart);
  * - `skillgate_sandbox_runs_refused_total{code}`;
  * - `skillgate_sandbox_queue_wait_seconds`, gauges `skillgate_sandbox_queue_depth` and
  *   `skillgate_sandbox_runs_running`;
@@ -55,13 +56,13 @@ export function createPrometheusHostMetrics(
   });
   const runs = new Counter({
     name: "skillgate_sandbox_runs_total",
-    help: "Runs that started in a container, by language, outcome and whether a pooled container served them",
+    help: "Runs that started in a container, by language (browser for a browse), outcome and whether a pooled container served them",
     labelNames: ["language", "outcome", "pooled"] as const,
     registers,
   });
   const runSeconds = new Histogram({
     name: "skillgate_sandbox_run_duration_seconds",
-    help: "Run time of programs from stdin written to exit, in seconds",
+    help: "Run time of programs from stdin written to exit, in seconds, by language (browser for a browse) and outcome",
     labelNames: ["language", "outcome"] as const,
     buckets: RUN_BUCKETS_S,
     registers,
@@ -126,8 +127,8 @@ export function createPrometheusHostMetrics(
       requestSeconds.observe(labels, s.durationMs / 1000);
     },
     observeRun(s) {
-      runs.inc({ language: s.language, outcome: s.outcome, pooled: String(s.pooled) });
-      runSeconds.observe({ language: s.language, outcome: s.outcome }, s.durationMs / 1000);
+      runs.inc({ language: s.kind, outcome: s.outcome, pooled: String(s.pooled) });
+      runSeconds.observe({ language: s.kind, outcome: s.outcome }, s.durationMs / 1000);
     },
     countRefusedRun(code) {
       refused.inc({ code });

@@ -120,7 +120,7 @@ export class Runner {
         const timeoutMs = Math.max(1, Math.round(plan.timeoutMs - waited));
         const result = await this.execute({ ...plan, timeoutMs }, active);
         this.metrics.observeRun({
-          language: plan.language,
+          kind: plan.kind,
           outcome: outcomeOf(result, active.killed),
           durationMs: result.durationMs,
           pooled: result.pooled,

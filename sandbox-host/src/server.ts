@@ -18,7 +18,8 @@
  *   400 `invalid_input` for a URL that is not absolute http(s) or carries credentials.
  * - `POST /v1/kill/{runId}` — kills a queued or running run (SIGKILL) → 200 `{ killed: boolean }`
  *   (false: unknown or already finished).
- * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer).
+ * - `GET /v1/health` → 200 `SandboxHealth` (`docker` false when the engine does not answer;
+ *   `images` includes the browser's, `imagesPresent` says which the engine holds: image-presence.ts).
  * - `GET /metrics` → Prometheus text exposition (metrics.ts, prometheus.ts), the one route that
  *   is not signed: it needs `Authorization: Bearer <METRICS_TOKEN>` instead, and exists only when
  *   `METRICS_TOKEN` is set and the host was started with a pull-based metrics backend.
@@ -41,7 +42,9 @@ import { BrowserService } from "./browser.js";
 import type { HostConfig } from "./config.js";
 import type { DockerClient } from "./docker-client.js";
 import { DockerodeClient } from "./dockerode-client.js";
+import { checkEgressShare } from "./egress-share.js";
 import { HostError } from "./errors.js";
+import { ImagePresence, type ImagePresenceOptions } from "./image-presence.js";
 import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics } from "./metrics.js";
@@ -58,6 +61,8 @@ export interface SandboxHostOptions {
   now?: () => number;
   /** Metrics backend (main.ts: Prometheus); default: nothing is recorded. */
   metrics?: HostMetrics;
+  /** Caching of the image presence health reports (default: checked at most every 30 s). */
+  imagePresence?: ImagePresenceOptions;
 }
 
 /** A started host. */
@@ -213,8 +218,9 @@ export function createHostApp(
  * Starts the host: removes this instance's leftover containers, fills the warm pool, listens on
  * `config.host:config.port` (port 0 picks a free one), sweeps leftovers every
  * `config.sweepIntervalMs`. Output: {@link SandboxHost}.
- * @throws Error when the port cannot be bound. A Docker engine that is down at start-up is logged
- * and reported by health; runs then fail with 503.
+ * @throws Error when the port cannot be bound, or when a configured browser socket volume is not
+ * usable (egress-share.ts `checkEgressShare`: directory not writable, no such volume). A Docker
+ * engine that is down at start-up is logged and reported by health; runs then fail with 503.
  */
 export async function startSandboxHost(
   config: HostConfig,
@@ -222,6 +228,7 @@ export async function startSandboxHost(
 ): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
   const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
+  await checkEgressShare(config, docker, log);
   const owned = new Set<string>();
   const metrics = opts.metrics ?? noopHostMetrics;
   const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
@@ -234,8 +241,10 @@ export async function startSandboxHost(
     poolReady: () => pool.sizes(),
   });
 
+  const kindImages = { ...config.images, browser: config.browser.image };
+  const presence = new ImagePresence(docker, kindImages, opts.imagePresence);
   const health = async (): Promise<SandboxHealth> => {
-    const reachable = await dockerReachable(docker);
+    const [reachable, present] = await Promise.all([dockerReachable(docker), presence.snapshot()]);
     return {
       ok: reachable,
       docker: reachable,
@@ -244,7 +253,10 @@ export async function startSandboxHost(
       maxConcurrency: limiter.maxConcurrency,
       maxQueue: limiter.maxQueue,
       pool: pool.sizes(),
-      images: { ...config.images },
+      images: { ...kindImages },
+      imagesPresent: present.present,
+      imagesCheckedAt:
+        present.checkedAt === null ? null : new Date(present.checkedAt).toISOString(),
       instance: config.instance,
     };
   };
@@ -260,6 +272,7 @@ export async function startSandboxHost(
   if (!(await dockerReachable(docker)))
     log("Docker engine is not reachable; runs will fail until it is");
   await sweep("start-up");
+  void presence.refresh();
   pool.start();
 
   const app = createHostApp(config, runner, health, { now: opts.now, log, metrics });

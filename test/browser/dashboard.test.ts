@@ -1,7 +1,8 @@
 /**
  * The dashboard in headless Chromium (Debian's `chromium`, driven by playwright-core): sign-in,
  * install, mode switch, an execution run over REST seen in the list, detail and charts, approval
- * of a pending hybrid execution, sign-out; key isolation (404) and CSRF refusal. Screenshots of
+ * of a pending hybrid execution, sign-out; key isolation (404) and CSRF refusal; a key's limits
+ * and usage page, its overrides and the default limits edited through the forms. Screenshots of
  * every page go to `test-results/dashboard/` (gitignored) for review.
  */
 import { mkdirSync } from "node:fs";
@@ -195,6 +196,62 @@ describe("dashboard in a browser", () => {
     expect(res?.status()).toBe(404);
     await page.goto(`${t.url}/dashboard/executions`);
     expect(await page.locator(`tr[data-execution="${id}"]`).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("shows a key's limits and usage, and edits its overrides and the defaults", async () => {
+    await t.api.put("/api/settings", { defaultLimits: { executionsPerMinute: 60 } });
+    const key = await t.api.createKey("limited");
+    await t.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 120 });
+    const page = await signIn(MGMT_TOKEN);
+    await page.goto(`${t.url}/dashboard/settings`);
+    await expect(page.locator('[data-default="executionsPerMinute"]').textContent()).resolves.toBe(
+      "60",
+    );
+    await page.getByRole("link", { name: "Key limited: limits and usage" }).click();
+    const effective = (name: string) =>
+      page.locator(`tr[data-limit="${name}"] [data-field="effective"]`).textContent();
+    const source = (name: string) =>
+      page.locator(`tr[data-limit="${name}"] [data-field="source"]`).getAttribute("data-source");
+    await expect(effective("executionsPerMinute")).resolves.toBe("60");
+    await expect(source("executionsPerMinute")).resolves.toBe("default");
+    await expect(effective("dailySandboxSeconds")).resolves.toBe("120");
+    await expect(source("dailySandboxSeconds")).resolves.toBe("override");
+    await expect(
+      page.locator('tr[data-usage="remainingSandboxSeconds"] [data-field="value"]').textContent(),
+    ).resolves.toBe("120 s");
+    await shot(page, "10-key-limits");
+
+    await page.getByLabel("Executions per minute").fill("9");
+    await page.getByLabel("Daily sandbox seconds").fill("");
+    await page.getByRole("button", { name: "Save limits of limited" }).click();
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain(
+      "Saved the limits of limited: Executions per minute 9",
+    );
+    await expect(effective("executionsPerMinute")).resolves.toBe("9");
+    await expect(source("dailySandboxSeconds")).resolves.toBe("default");
+    const rest = (await t.api.get(`/api/keys/${key.id}`)).body.limits;
+    expect(rest.overrides).toEqual({ executionsPerMinute: 9 });
+
+    await page.goto(`${t.url}/dashboard/settings`);
+    const defaults = page.getByRole("form", { name: "Default limits" });
+    await defaults.getByLabel("Concurrent sandbox runs").fill("x");
+    await defaults.getByRole("button", { name: "Save default limits" }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toContain(
+      "The default limits were not changed",
+    );
+    await expect(defaults.getByLabel("Concurrent sandbox runs").inputValue()).resolves.toBe("x");
+    await shot(page, "11-default-limits-refused");
+    await defaults.getByLabel("Concurrent sandbox runs").fill("4");
+    await defaults.getByRole("button", { name: "Save default limits" }).click();
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain(
+      "Default limits saved.",
+    );
+    expect((await t.api.get("/api/settings")).body.settings.defaultLimits).toEqual({
+      executionsPerMinute: 60,
+      concurrentSandboxRuns: 4,
+      dailySandboxSeconds: null,
+    });
     await page.context().close();
   });
 

@@ -6,43 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { captureConsole } from "../support/console-capture.js";
-
-/** A signed-in dashboard session: GET pages, post forms with the session's CSRF token. */
-interface DashboardClient {
-  get(path: string): Promise<{ status: number; html: string }>;
-  post(path: string, fields: Record<string, string>): Promise<{ status: number; html: string }>;
-}
-
-async function signIn(t: TestApp, token: string): Promise<DashboardClient> {
-  const login = await fetch(`${t.url}/dashboard/login`, {
-    method: "POST",
-    headers: { origin: t.url, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token }).toString(),
-    redirect: "manual",
-  });
-  expect(login.status).toBe(303);
-  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-  let csrf = "";
-  const get = async (path: string) => {
-    const res = await fetch(t.url + path, { headers: { cookie }, redirect: "manual" });
-    const html = await res.text();
-    csrf = html.match(/name="_csrf" value="([^"]+)"/)?.[1] ?? csrf;
-    return { status: res.status, html };
-  };
-  await get("/dashboard/settings");
-  return {
-    get,
-    async post(path, fields) {
-      const res = await fetch(t.url + path, {
-        method: "POST",
-        headers: { cookie, origin: t.url, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-        redirect: "manual",
-      });
-      return { status: res.status, html: await res.text() };
-    },
-  };
-}
+import { signIn } from "../support/dashboard-client.js";
 
 const chatCalling = (name: string) => ({
   id: "chatcmpl-dash",

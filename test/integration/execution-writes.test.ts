@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DrizzleExecutionRepository } from "../../workers/src/db/repositories/executions.js";
 import { apiKeys, settings } from "../../workers/src/db/schema.js";
+import { statementCacheStats } from "../../workers/src/db/statement-cache-node.js";
 import { statementOf, WriteBatcher } from "../../workers/src/db/write-batcher.js";
 import { emittedToolName } from "../../workers/src/skills/injection/tool-names.js";
 import { interceptToolCalls } from "../../workers/src/skills/interception/interception.js";
@@ -75,6 +76,7 @@ describe("execution rows", () => {
       function: { name: toolName, arguments: JSON.stringify({ i }) },
     }));
     const before = { ...writes() };
+    const cacheBefore = { ...statementCacheStats(t.client)! };
     const result = await interceptToolCalls({
       format: "openai-chat",
       response: {
@@ -100,6 +102,10 @@ describe("execution rows", () => {
     const after = writes();
     expect(after.statements - before.statements).toBe(16);
     expect(after.batches - before.batches).toBe(2);
+    // The embedded database compiled the insert and the end statement (with the rollup triggers
+    // compiled into them) once each at most: the other runs came from the statement cache.
+    const cache = statementCacheStats(t.client)!;
+    expect(cache.hits - cacheBefore.hits).toBeGreaterThanOrEqual(14);
     const rows = await t.client.execute(
       "select status, started_at, finished_at from skill_executions where skill_id = ?",
       [skill.id],

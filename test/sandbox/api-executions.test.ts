@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxClient } from "../../workers/src/sandbox/client.js";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "./helpers.js";
+import {
+  imageOnEngine,
+  LOCAL_IMAGES,
+  requireDocker,
+  SKIP_DOCKER,
+  startTestHost,
+  type TestHost,
+} from "./helpers.js";
 
 describe.skipIf(SKIP_DOCKER)("sandbox builtins through the REST API", () => {
   let host: TestHost;
@@ -61,6 +68,17 @@ describe.skipIf(SKIP_DOCKER)("sandbox builtins through the REST API", () => {
   it("reports the sandbox host's health to management only", async () => {
     const mgmt = await t.api.get("/api/health");
     expect(mgmt.body.details.sandbox).toMatchObject({ ok: true, docker: true });
+    // Every image the host runs, the browser's included, and whether the engine holds it.
+    expect(mgmt.body.details.sandbox.images).toEqual({
+      ...LOCAL_IMAGES,
+      browser: "skillgate-local/browser:latest",
+    });
+    expect(mgmt.body.details.sandbox.imagesPresent).toEqual({
+      node: true,
+      python: true,
+      shell: true,
+      browser: await imageOnEngine("skillgate-local/browser:latest"),
+    });
     const anon = await t.api.as(undefined).get("/api/health");
     expect(anon.body).toEqual({ status: "ok" });
   });

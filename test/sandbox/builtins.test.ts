@@ -20,6 +20,7 @@ import {
 import type { HandlerContext, Skill } from "../../workers/src/skills/types.js";
 import { expectFailure } from "../support/fakes/handler-context.js";
 import {
+  imageOnEngine,
   requireDocker,
   SKIP_DOCKER,
   signedFetch,
@@ -268,5 +269,11 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     const health = await deps.sandbox!.health();
     expect(health).toMatchObject({ ok: true, docker: true, running: 0, queued: 0 });
     expect(health.images.python).toBe("skillgate-local/python:latest");
+    expect(health.images.browser).toBe("skillgate-local/browser:latest");
+    expect(health.imagesPresent).toMatchObject({ node: true, python: true, shell: true });
+    expect(health.imagesPresent?.browser).toBe(
+      await imageOnEngine("skillgate-local/browser:latest"),
+    );
+    expect(Number.isNaN(Date.parse(health.imagesCheckedAt ?? ""))).toBe(false);
   });
 });

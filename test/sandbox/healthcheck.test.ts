@@ -2,12 +2,13 @@
  * The health check of the sandbox host (`sandbox-host/src/healthcheck.ts`, used by the image's
  * HEALTHCHECK and the systemd unit) as a child process against a real host: it signs its request
  * with the secret of its environment, exits 0 when the host answers and reaches Docker, 1
- * otherwise, and never prints the secret.
+ * otherwise, names the images the engine lacks, and never prints the secret.
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackFor } from "../../sandbox-host/src/healthcheck.js";
 import {
+  imageOnEngine,
   LOCAL_IMAGE_ENV,
   newSecret,
   requireDocker,
@@ -53,7 +54,9 @@ describe.skipIf(SKIP_DOCKER)("sandbox host health check", () => {
 
   it("exits 0 for a running host that reaches Docker", async () => {
     const { code, output } = await runCheck(env);
-    expect(output).toMatch(/^ok: 0 running, 0 queued\n$/);
+    const browser = "skillgate-local/browser:latest";
+    const missing = (await imageOnEngine(browser)) ? "" : `; images missing: browser (${browser})`;
+    expect(output).toBe(`ok: 0 running, 0 queued${missing}\n`);
     expect(code).toBe(0);
   });
 
@@ -63,6 +66,23 @@ describe.skipIf(SKIP_DOCKER)("sandbox host health check", () => {
     expect(code).toBe(1);
     expect(output).toBe("unhealthy: the host answered 401\n");
     expect(output).not.toContain(wrong);
+  });
+
+  it("names an image the engine lacks, and stays healthy (the image is pulled when needed)", async () => {
+    const absent = `skillgate-local/absent-browser-${process.pid}:latest`;
+    const other = await startTestHost("healthcheck-absent", { SANDBOX_IMAGE_BROWSER: absent });
+    try {
+      const { code, output } = await runCheck({
+        ...env,
+        SANDBOX_IMAGE_BROWSER: absent,
+        SANDBOX_PORT: String(other.host.port),
+        SANDBOX_SECRET: other.secret,
+      });
+      expect(output).toBe(`ok: 0 running, 0 queued; images missing: browser (${absent})\n`);
+      expect(code).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it("exits 1 when nothing listens", async () => {

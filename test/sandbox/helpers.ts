@@ -57,6 +57,17 @@ export async function requireDocker(): Promise<void> {
   }
 }
 
+/** Whether the Docker engine holds `image`, asked of the engine itself. */
+export async function imageOnEngine(image: string): Promise<boolean> {
+  return docker
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
 /** A host started for a test file, with its secret and a signing client. */
 export interface TestHost {
   host: SandboxHost;

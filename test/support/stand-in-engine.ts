@@ -66,6 +66,8 @@ interface StandInContainer {
 export class StandInEngine implements DockerClient {
   /** Images present. */
   readonly images = new Set<string>();
+  /** Named volumes present. */
+  readonly volumes = new Set<string>();
   /** Images a pull can fetch (added to `images` by the pull). */
   readonly pullable = new Set<string>();
   /** Live (not removed) containers by id. */
@@ -244,6 +246,11 @@ export class StandInEngine implements DockerClient {
   async imageExists(image: string): Promise<boolean> {
     this.check();
     return this.images.has(image);
+  }
+
+  async volumeExists(name: string): Promise<boolean> {
+    this.check();
+    return this.volumes.has(name);
   }
 
   async pullImage(image: string): Promise<void> {

@@ -3,12 +3,13 @@
  * front doors (REST routes, MCP, A2A, the gateway proxy, the dashboard, the Agent Skills and routing routes) reach only the
  * services (never the database, the app's dependencies, a repository, a catalog client or the
  * domain below the services), the domain (`skills/`, the task and routing-history types)
- * imports neither the database driver nor Hono, and no module below the entry points reads
+ * imports neither the database driver nor Hono, the Worker entry points reach no Node-only module
+ * (`*-node.ts`, the native libSQL driver), and no module below the entry points reads
  * `process.env`.
  * Imports are read with the TypeScript compiler's own pre-processor (static imports, re-exports,
  * type imports and dynamic `import()` alike).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -127,6 +128,45 @@ describe("layers of workers/src", () => {
         under(imp, "services"),
     );
     expect(found).toEqual([]);
+  });
+
+  it("the Worker entry points reach no Node-only module or native database driver", () => {
+    // Everything the Worker bundle (workers/src/index.ts, library-worker.ts) imports, followed
+    // file to file; type-only imports count too, which keeps the rule simple and strict.
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const resolveTarget = (target: string) =>
+      [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`]
+        .map((f) => join(SRC, f))
+        .find((f) => existsSync(f));
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const imp of importsOf(file)) {
+        if (imp.target === null) packages.add(imp.specifier);
+        else {
+          const next = resolveTarget(imp.target);
+          if (next) visit(next);
+        }
+      }
+    };
+    for (const entry of ["index.ts", "library-worker.ts"]) visit(join(SRC, entry));
+    const files = [...seen].map((f) => relative(SRC, f));
+    expect(files).toContain("worker-app.ts");
+    expect(
+      files.filter((f) => /(^|\/)(node|node-deps|library-node|[\w-]+-node)\.ts$/.test(f)),
+    ).toEqual(
+      // Pure JSON Schema helpers, named for schema nodes, not for Node.
+      ["skills/injection/schema-node.ts"].filter((f) => files.includes(f)),
+    );
+    const nativeOrNode = [...packages].filter(
+      (p) =>
+        p === "libsql" ||
+        /^@libsql\/client\/(sqlite3|node)$/.test(p) ||
+        p.startsWith("@hono/node-server") ||
+        p === "drizzle-orm/libsql/migrator",
+    );
+    expect(nativeOrNode).toEqual([]);
   });
 
   it("only the Node entry points (the library's included) read process.env", () => {

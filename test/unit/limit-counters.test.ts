@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  bindingHolds,
   ConcurrencyCounter,
   MinuteCounter,
   minuteResetS,
@@ -72,5 +73,17 @@ describe("windows and fields", () => {
         true,
       ),
     ).toBe('"daily-sandbox-seconds";q=5;w=86400;skillgate-unit="sandbox-seconds"');
+  });
+});
+
+describe("bindingHolds", () => {
+  it("holds keys limited to at most the default, and no key without a limit or without a default", () => {
+    expect(bindingHolds(60, 60)).toBe(true);
+    expect(bindingHolds(10, 60)).toBe(true);
+    expect(bindingHolds(0, 60)).toBe(true);
+    expect(bindingHolds(61, 60)).toBe(false);
+    expect(bindingHolds(null, 60)).toBe(false);
+    expect(bindingHolds(10, null)).toBe(false);
+    expect(bindingHolds(null, null)).toBe(false);
   });
 });

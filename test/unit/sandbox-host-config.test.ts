@@ -135,6 +135,7 @@ describe("parseHostConfig", () => {
       memoryMb: 768,
       cpuLimit: 1000,
       socketDir: undefined,
+      socketVolume: undefined,
       allowLoopbackPorts: new Set(),
     });
     const set = parseHostConfig({
@@ -156,5 +157,53 @@ describe("parseHostConfig", () => {
       SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS: "80,x",
     });
     expect(err.message).toContain("SANDBOX_BROWSER_ALLOW_LOOPBACK_PORTS");
+  });
+
+  it("shares the browser sockets through a named volume when one is set", () => {
+    const config = parseHostConfig({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_BROWSER_SOCKET_DIR: "/run/skillgate-egress",
+      SANDBOX_BROWSER_SOCKET_VOLUME: " skillgate-browser-egress ",
+    });
+    expect(config.browser).toMatchObject({
+      socketDir: "/run/skillgate-egress",
+      socketVolume: "skillgate-browser-egress",
+    });
+    expect(
+      parseHostConfig({ SANDBOX_SECRET: SECRET, SANDBOX_BROWSER_SOCKET_VOLUME: "" }).browser
+        .socketVolume,
+    ).toBeUndefined();
+  });
+
+  it("refuses a bad socket volume or directory, naming the variable", () => {
+    for (const name of ["/var/lib/x", "-leading-dash", "a", "has space", "x:y", "é"]) {
+      const err = configError({
+        SANDBOX_SECRET: SECRET,
+        SANDBOX_BROWSER_SOCKET_DIR: "/run/skillgate-egress",
+        SANDBOX_BROWSER_SOCKET_VOLUME: name,
+      });
+      expect(err.message).toContain("SANDBOX_BROWSER_SOCKET_VOLUME");
+      expect(err.message).toContain("Docker volume name");
+    }
+    const relative = configError({ SANDBOX_SECRET: SECRET, SANDBOX_BROWSER_SOCKET_DIR: "egress" });
+    expect(relative.message).toContain("SANDBOX_BROWSER_SOCKET_DIR (must be an absolute path)");
+    const long = configError({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_BROWSER_SOCKET_DIR: `/${"d".repeat(63)}`,
+    });
+    expect(long.message).toContain("SANDBOX_BROWSER_SOCKET_DIR (at most 63 bytes");
+    const longest = `/${"d".repeat(62)}`;
+    expect(
+      parseHostConfig({ SANDBOX_SECRET: SECRET, SANDBOX_BROWSER_SOCKET_DIR: longest }).browser
+        .socketDir,
+    ).toBe(longest);
+    // The volume alone does not say where this host sees it.
+    const alone = configError({
+      SANDBOX_SECRET: SECRET,
+      SANDBOX_BROWSER_SOCKET_VOLUME: "skillgate-browser-egress",
+    });
+    expect(alone.message).toContain(
+      "SANDBOX_BROWSER_SOCKET_VOLUME needs SANDBOX_BROWSER_SOCKET_DIR",
+    );
   });
 });

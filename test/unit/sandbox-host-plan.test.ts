@@ -30,6 +30,7 @@ describe("planRun", () => {
     const plan = planRun({ language: "python", code: "print(1)", runId: "r-1" }, config());
     expect(plan).toMatchObject({
       runId: "r-1",
+      kind: "python",
       language: "python",
       image: "python:3.12-alpine",
       cmd: ["python3", "-u", "-"],

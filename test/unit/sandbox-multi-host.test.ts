@@ -8,7 +8,10 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createSandboxClient } from "../../workers/src/sandbox/client.js";
-import { createMultiHostClient } from "../../workers/src/sandbox/multi-host.js";
+import {
+  combineImagesPresent,
+  createMultiHostClient,
+} from "../../workers/src/sandbox/multi-host.js";
 
 type Mode = "ok" | "busy" | "drop";
 
@@ -17,6 +20,8 @@ interface FakeHost {
   runs: number;
   mode: Mode;
   running: number;
+  /** `imagesPresent` of its health; absent like a host of an older version. */
+  imagesPresent?: Record<string, boolean | null>;
   server: Server;
 }
 
@@ -25,8 +30,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
 });
 
-async function fakeHost(mode: Mode, running = 0): Promise<FakeHost> {
-  const host = { url: "", runs: 0, mode, running } as FakeHost;
+async function fakeHost(
+  mode: Mode,
+  running = 0,
+  imagesPresent?: Record<string, boolean | null>,
+): Promise<FakeHost> {
+  const host = { url: "", runs: 0, mode, running, imagesPresent } as FakeHost;
   host.server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => {
@@ -46,7 +55,8 @@ async function fakeHost(mode: Mode, running = 0): Promise<FakeHost> {
           maxConcurrency: 4,
           maxQueue: 16,
           pool: {},
-          images: { node: "n", python: "p", shell: "s" },
+          images: { node: "n", python: "p", shell: "s", browser: "b" },
+          ...(host.imagesPresent ? { imagesPresent: host.imagesPresent } : {}),
           instance: "fake",
         });
       }
@@ -154,5 +164,42 @@ describe("multi-host sandbox client", () => {
     const err = (await client.run(req).catch((e: unknown) => e)) as ExecutionFailure;
     expect(err.code).toBe("sandbox_unavailable");
     expect(err.notStarted).toBe(true);
+  });
+
+  it("combines image presence over the hosts: absent anywhere wins, then unknown", async () => {
+    const full = { node: true, python: true, shell: true, browser: true };
+    const a = await fakeHost("ok", 0, full);
+    const b = await fakeHost("ok", 0, { ...full, browser: false, shell: null });
+    const old = await fakeHost("ok", 0);
+    const client = createMultiHostClient([entry(a.url), entry(b.url), entry(old.url)]);
+    const health = await client.health();
+    expect(health.images.browser).toBe("b");
+    // The older host reports nothing, so whatever no host lacks is unknown.
+    expect(health.imagesPresent).toEqual({ node: null, python: null, shell: null, browser: false });
+    const hosts = await client.hosts();
+    expect(hosts[1]!.health?.imagesPresent).toEqual({ ...full, browser: false, shell: null });
+    expect(hosts[2]!.health?.imagesPresent).toBeUndefined();
+  });
+
+  it("reports every image present when every host holds it; nothing when no host says", () => {
+    const base = {
+      ok: true,
+      docker: true,
+      running: 0,
+      queued: 0,
+      maxConcurrency: 1,
+      maxQueue: 0,
+      pool: {},
+      images: { node: "n", python: "p", shell: "s" },
+    };
+    const full = { node: true, python: true, shell: true, browser: true };
+    expect(
+      combineImagesPresent([
+        { ...base, imagesPresent: full },
+        { ...base, imagesPresent: full },
+      ]),
+    ).toEqual({ imagesPresent: full });
+    expect(combineImagesPresent([base, base])).toEqual({});
+    expect(combineImagesPresent([])).toEqual({});
   });
 });

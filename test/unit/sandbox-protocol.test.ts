@@ -159,6 +159,22 @@ describe("schemas", () => {
         images: { node: "n", python: "p", shell: "s" },
       }).success,
     ).toBe(true);
+    const current = {
+      ok: true,
+      docker: true,
+      running: 0,
+      queued: 0,
+      maxConcurrency: 4,
+      maxQueue: 16,
+      pool: {},
+      images: { node: "n", python: "p", shell: "s", browser: "b" },
+      imagesPresent: { node: true, python: false, shell: null, browser: true },
+      imagesCheckedAt: "2026-01-01T00:00:00.000Z",
+    };
+    expect(sandboxHealthSchema.parse(current)).toEqual(current);
+    expect(
+      sandboxHealthSchema.safeParse({ ...current, imagesPresent: { browser: "yes" } }).success,
+    ).toBe(false);
   });
 });
 

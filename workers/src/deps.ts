@@ -49,7 +49,7 @@ export interface AppDeps {
   metrics?: Metrics;
   /**
    * The platform's rate limiting binding (Workers `ratelimits`), applied to executions per minute
-   * across isolates besides the in-process window (docs/rate-limits.md#workers); default none.
+   * across isolates besides the in-process window (docs/rate-limits.md#the-rate-limiting-binding); default none.
    */
   executionRateLimiter?: PlatformRateLimiter;
   /** Runtime name for health output. */

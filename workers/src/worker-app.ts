@@ -8,7 +8,7 @@
  * `LIBSQL_AUTH_TOKEN`, ...) — and serves `createApp`. With an `ANALYTICS` dataset bound, requests
  * and executions are written to Workers Analytics Engine (metrics/analytics-engine.ts); with an
  * `EXECUTION_RATE_LIMITER` rate limiting binding, executions per minute are limited across
- * isolates too (docs/rate-limits.md#workers).
+ * isolates too (docs/rate-limits.md#the-rate-limiting-binding).
  */
 import { createClient } from "@libsql/client/web";
 import { type BuiltApp, createApp } from "./app.js";
@@ -29,7 +29,7 @@ export interface WorkerEnv {
   ANALYTICS?: AnalyticsEngineDatasetLike;
   /**
    * Optional rate limiting binding (`[[ratelimits]]`, period 60): executions per minute of each
-   * key across isolates (docs/rate-limits.md#workers).
+   * key across isolates (docs/rate-limits.md#the-rate-limiting-binding).
    */
   EXECUTION_RATE_LIMITER?: PlatformRateLimiter;
   LIBSQL_URL: string;

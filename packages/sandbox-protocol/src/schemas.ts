@@ -100,7 +100,21 @@ export const sandboxHealthSchema = z.object({
   maxConcurrency: z.number().int().positive(),
   maxQueue: z.number().int().nonnegative(),
   pool: z.record(z.string(), z.number().int().nonnegative()),
-  images: z.object({ node: z.string(), python: z.string(), shell: z.string() }),
+  images: z.object({
+    node: z.string(),
+    python: z.string(),
+    shell: z.string(),
+    browser: z.string().optional(),
+  }),
+  imagesPresent: z
+    .object({
+      node: z.boolean().nullable().optional(),
+      python: z.boolean().nullable().optional(),
+      shell: z.boolean().nullable().optional(),
+      browser: z.boolean().nullable().optional(),
+    })
+    .optional(),
+  imagesCheckedAt: z.string().nullable().optional(),
   instance: z.string().optional(),
 }) satisfies z.ZodType<SandboxHealth>;
 

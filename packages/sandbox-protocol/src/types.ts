@@ -12,6 +12,13 @@ export const MAX_SANDBOX_TIMEOUT_MS = 60_000;
 export type SandboxLanguage = "node" | "python" | "shell";
 
 /**
+ * What a sandbox container is started for: a program in one of the {@link SandboxLanguage}s, or
+ * the `browser` builtin (`POST /v1/browse`, image `SANDBOX_IMAGE_BROWSER`). Keys the host's images
+ * in {@link SandboxHealth} and labels its run metrics (docs/sandbox.md).
+ */
+export type SandboxRunKind = SandboxLanguage | "browser";
+
+/**
  * One run request. `node` / `python` receive `code` on stdin (never argv, so 200 KB of code
  * works); `shell` runs `command` + `args` as argv (never a shell string).
  */
@@ -96,7 +103,21 @@ export type SandboxHealth = {
   maxQueue: number;
   /** Ready pooled containers per image. */
   pool: Record<string, number>;
-  images: Record<SandboxLanguage, string>;
+  /**
+   * The image of each language, and `browser`: the image of the browser builtin (absent from
+   * hosts of older versions).
+   */
+  images: Record<SandboxLanguage, string> & { browser?: string };
+  /**
+   * Whether each image of `images` is present in the host's Docker engine, by the same keys:
+   * `false` means the next run of that kind first pulls it (and fails with `image_unavailable`
+   * when no registry serves it); `null` means unknown (not checked yet, or the engine did not
+   * answer). Checked in the background and cached for a few seconds, so it can lag a pull or a
+   * removal. Absent from hosts of older versions.
+   */
+  imagesPresent?: Partial<Record<SandboxRunKind, boolean | null>>;
+  /** When `imagesPresent` was last checked (ISO-8601); null before the first check. */
+  imagesCheckedAt?: string | null;
   /** The host's container label (`SANDBOX_INSTANCE`); absent from hosts of older versions. */
   instance?: string;
 };

@@ -12,6 +12,7 @@ import { AppError } from "../errors.js";
 import { catalogPages } from "./catalog-pages.js";
 import { type DashContext, type DashEnv, formOf, pageProps } from "./env.js";
 import { executionPages } from "./executions-pages.js";
+import { keyPages } from "./key-pages.js";
 import { Page } from "./layout.js";
 import { dashboardScope } from "./scopes.js";
 import { csrfMatches, endSession, readSession, startSession } from "./session.js";
@@ -130,6 +131,7 @@ export function dashboardRoutes(): Hono<DashEnv> {
   app.route("/", skillPages());
   app.route("/", catalogPages());
   app.route("/", settingsPages());
+  app.route("/", keyPages());
 
   app.onError((err, c) => {
     // hono/csrf refuses a cross-site form post with an HTTPException 403: an answer, not a fault.

@@ -1,8 +1,9 @@
 /**
  * The API key scope each dashboard page and form needs (docs/dashboard.md#scopes), the same names
  * as the REST routes (docs/api.md#scopes): reading pages need `read`, approve / reject need
- * `execute`, installing from a catalog needs `catalog:install`. Skill editing, settings and API
- * keys are management-only and checked by their handlers. Management holds every scope.
+ * `execute`, installing from a catalog needs `catalog:install`, a key's own limits and usage page
+ * needs `read`. Skill editing, settings, limits and API keys are management-only and checked by
+ * their handlers. Management holds every scope.
  */
 import type { Scope } from "../auth/scopes.js";
 
@@ -25,6 +26,7 @@ export const DASHBOARD_SCOPES: readonly DashboardRouteScope[] = [
   { method: "GET", path: "/catalogs", scope: "read" },
   { method: "GET", path: "/catalogs/view", scope: "read" },
   { method: "POST", path: "/catalogs/install", scope: "catalog:install" },
+  { method: "GET", path: "/keys/:id", scope: "read" },
 ];
 
 const compiled = DASHBOARD_SCOPES.map((r) => ({

@@ -1,12 +1,15 @@
 /**
  * Settings and API key pages (docs/dashboard.md#settings): the master switch, the custom skill
- * execution switch, the active catalog provider, the SkillsMP key (write-only: the page shows only whether it is set), and API keys
- * (create — the key is shown once —, list, revoke). Management only; a key is told so.
+ * execution switch, the active catalog provider, the SkillsMP key (write-only: the page shows only
+ * whether it is set), the default limits of keys (docs/rate-limits.md), and API keys (create — the
+ * key is shown once —, list with a link to each key's page, revoke). Management only; a key is
+ * told so and pointed to its own limits page.
  */
 import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+import { DefaultLimitsForm, defaultValues, parseLimitFields } from "./limits-view.js";
 
 /** API keys per page of the settings page. */
 const KEYS_PER_PAGE = 50;
@@ -15,7 +18,15 @@ const KEYS_PER_PAGE = 50;
 export function settingsPages(): Hono<DashEnv> {
   const app = new Hono<DashEnv>();
 
-  async function settingsPage(c: DashContext, created?: string) {
+  /**
+   * The settings page. @param created a key just created (shown once); @param refusedLimits the
+   *   default limits form as posted and its errors, when it was refused (answered with 400).
+   */
+  async function settingsPage(
+    c: DashContext,
+    created?: string,
+    refusedLimits?: { values: Record<string, string>; errors: string[] },
+  ) {
     const services = c.get("services");
     const session = c.get("session");
     if (session.principal.kind !== "management") {
@@ -24,12 +35,15 @@ export function settingsPages(): Hono<DashEnv> {
           <h1>Settings</h1>
           <Empty>
             Settings and API keys are managed with the management token. Your key can see its skills
-            and executions.
+            and executions, and{" "}
+            <a href={`/dashboard/keys/${session.principal.apiKeyId}`}>its limits and usage today</a>
+            .
           </Empty>
         </Page>,
       );
     }
     const settings = await services.settings.getPublic();
+    const defaults = settings.defaultLimits;
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
     const keyPage = await services.keys.list(page, KEYS_PER_PAGE);
     const keys = keyPage.data;
@@ -83,6 +97,14 @@ export function settingsPages(): Hono<DashEnv> {
           <button type="submit">Save settings</button>
         </form>
 
+        <h2>Default limits</h2>
+        <DefaultLimitsForm
+          values={refusedLimits?.values ?? defaultValues(defaults)}
+          defaults={defaults}
+          csrf={session.csrf}
+          errors={refusedLimits?.errors ?? []}
+        />
+
         <h2>API keys</h2>
         {created ? (
           <div class="flash ok" role="status">
@@ -118,7 +140,14 @@ export function settingsPages(): Hono<DashEnv> {
             <tbody>
               {keys.map((k) => (
                 <tr data-key={k.name}>
-                  <td>{k.name}</td>
+                  <td>
+                    <a
+                      href={`/dashboard/keys/${k.id}`}
+                      aria-label={`Key ${k.name}: limits and usage`}
+                    >
+                      {k.name}
+                    </a>
+                  </td>
                   <td>
                     <code>{k.id}</code>
                   </td>
@@ -153,7 +182,7 @@ export function settingsPages(): Hono<DashEnv> {
           total={keyPage.total}
         />
       </Page>,
-      created ? 201 : 200,
+      created ? 201 : refusedLimits ? 400 : 200,
       created ? { "Cache-Control": "no-store" } : {},
     );
   }
@@ -176,6 +205,17 @@ export function settingsPages(): Hono<DashEnv> {
           : {}),
     });
     return redirectWith(c, "/dashboard/settings", { ok: "Settings saved." });
+  });
+
+  app.post("/settings/limits", async (c) => {
+    requireManagement(c.get("session").principal);
+    const services = c.get("services");
+    const form = await formOf(c);
+    const parsed = parseLimitFields(form, "default");
+    if (!parsed.ok) return settingsPage(c, undefined, { values: form, errors: parsed.errors });
+    await services.settings.change({ defaultLimits: parsed.limits });
+    services.limits.forgetEffective();
+    return redirectWith(c, "/dashboard/settings", { ok: "Default limits saved." });
   });
 
   app.post("/keys", async (c) => {

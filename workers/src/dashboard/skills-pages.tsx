@@ -4,26 +4,13 @@
  * confirmation step. Keys see the global skills and their own, read-only; management edits.
  */
 import { Hono } from "hono";
-import type { FC } from "hono/jsx";
 import { requireManagement } from "../auth/principal.js";
-import { AppError, NotFoundError } from "../errors.js";
-import type {
-  Skill,
-  InjectionMode as SkillMode,
-  ExecutionPolicy as SkillPolicy,
-  SkillOrigin as SourceProvider,
-} from "../skills/types.js";
+import { NotFoundError } from "../errors.js";
+import type { Skill } from "../skills/types.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
-
-const MODES: SkillMode[] = ["on", "auto", "off"];
-const POLICIES: SkillPolicy[] = ["auto", "hybrid", "manual"];
-const SOURCES: SourceProvider[] = ["builtin", "local", "skillsmp", "skillssh"];
-const PAGE_SIZE = 50;
-
-function pick<T extends string>(v: string | undefined, allowed: readonly T[]): T | undefined {
-  return allowed.includes(v as T) ? (v as T) : undefined;
-}
+import { MODES, PAGE_SIZE, POLICIES, pick, SOURCES, Toggle } from "./skill-forms.js";
+import { registerInstallPages } from "./skill-install-pages.js";
 
 async function visibleSkill(c: DashContext, id: string): Promise<Skill> {
   const principal = c.get("session").principal;
@@ -36,88 +23,6 @@ async function visibleSkill(c: DashContext, id: string): Promise<Skill> {
   }
   return skill;
 }
-
-const Toggle: FC<{ skill: Skill; field: "mode" | "policy"; csrf: string }> = ({
-  skill,
-  field,
-  csrf,
-}) => (
-  <form method="post" action={`/dashboard/skills/${skill.id}/${field}`} class="inline">
-    <Csrf token={csrf} />
-    <label for={`${field}-${skill.id}`} class="muted" style="font-weight:400">
-      <span style="position:absolute;left:-9999px">{`${field} of ${skill.name}@${skill.version}`}</span>
-    </label>
-    <select id={`${field}-${skill.id}`} name={field}>
-      {(field === "mode" ? MODES : POLICIES).map((o) => (
-        <option value={o} selected={o === skill[field]}>
-          {o}
-        </option>
-      ))}
-    </select>
-    <button
-      type="submit"
-      class="secondary"
-      aria-label={`Set ${field} of ${skill.name}@${skill.version}`}
-    >
-      Set
-    </button>
-  </form>
-);
-
-interface InstallValues {
-  [k: string]: string | undefined;
-}
-
-const InstallForm: FC<{
-  values: InstallValues;
-  handlers: string[];
-  csrf: string;
-  errors: string[];
-}> = ({ values, handlers, csrf, errors }) => (
-  <form method="post" action="/dashboard/skills/new" class="card" aria-label="Install a skill">
-    <Csrf token={csrf} />
-    {errors.length ? (
-      <div class="flash err" role="alert">
-        The skill was not installed:
-        <ul class="errors">
-          {errors.map((e) => (
-            <li>{e}</li>
-          ))}
-        </ul>
-      </div>
-    ) : null}
-    <div class="grid2">
-      <div>
-        <Input name="name" label="Name" value={values.name} required placeholder="reverse-text" />
-        <Input
-          name="version"
-          label="Version (MAJOR.MINOR.PATCH)"
-          value={values.version ?? "1.0.0"}
-          required
-        />
-        <Select name="handlerCode" label="Handler" value={values.handlerCode} options={handlers} />
-        <Input name="description" label="Description" value={values.description} />
-        <Input name="tags" label="Tags (comma-separated)" value={values.tags} />
-        <Input
-          name="timeoutMs"
-          label="Timeout (ms, blank = default)"
-          type="number"
-          value={values.timeoutMs}
-        />
-        <Select name="mode" label="Mode" value={values.mode ?? "on"} options={MODES} />
-        <Select name="policy" label="Policy" value={values.policy ?? "auto"} options={POLICIES} />
-        <Input name="apiKeyId" label="Owner API key id (blank = global)" value={values.apiKeyId} />
-      </div>
-      <div class="field">
-        <label for="f-inputSchema">Input JSON schema</label>
-        <textarea id="f-inputSchema" name="inputSchema" rows={18}>
-          {values.inputSchema ?? '{\n  "type": "object",\n  "properties": {}\n}'}
-        </textarea>
-      </div>
-    </div>
-    <button type="submit">Install</button>
-  </form>
-);
 
 /** Builds the skill routes. */
 export function skillPages(): Hono<DashEnv> {
@@ -217,83 +122,8 @@ export function skillPages(): Hono<DashEnv> {
     );
   });
 
-  app.get("/skills/new", (c) => {
-    requireManagement(c.get("session").principal);
-    const handlers = c.get("services").operator.handlerNames();
-    return c.html(
-      <Page title="Install a skill" {...pageProps(c, "/dashboard/skills")}>
-        <h1>Install a skill</h1>
-        <InstallForm values={{}} handlers={handlers} csrf={c.get("session").csrf} errors={[]} />
-      </Page>,
-    );
-  });
-
-  app.post("/skills/new", async (c) => {
-    const services = c.get("services");
-    requireManagement(c.get("session").principal);
-    const form = await formOf(c);
-    const errors: string[] = [];
-    let schema: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(form.inputSchema?.trim() || "{}");
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-        errors.push("Input JSON schema: must be a JSON object");
-      } else schema = parsed as Record<string, unknown>;
-    } catch (err) {
-      errors.push(`Input JSON schema: not valid JSON (${(err as Error).message})`);
-    }
-    const timeout = form.timeoutMs?.trim();
-    const timeoutMs = timeout ? Number(timeout) : null;
-    if (
-      timeoutMs !== null &&
-      !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 600_000)
-    ) {
-      errors.push("Timeout: a whole number of milliseconds between 1 and 600000");
-    }
-    if (!errors.length) {
-      try {
-        const skill = await services.skills.install({
-          name: form.name?.trim() ?? "",
-          version: form.version?.trim() ?? "",
-          description: form.description ?? "",
-          handlerCode: form.handlerCode ?? "",
-          schema: { input: schema },
-          mode: pick(form.mode, MODES),
-          policy: pick(form.policy, POLICIES),
-          tags: (form.tags ?? "")
-            .split(",")
-            .map((t) => t.trim())
-            .filter(Boolean),
-          timeoutMs,
-          apiKeyId: form.apiKeyId?.trim() || null,
-        });
-        return redirectWith(c, `/dashboard/skills/${skill.id}`, {
-          ok: `Installed ${skill.name}@${skill.version}.`,
-        });
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        const details = Array.isArray(err.details)
-          ? (err.details as { field?: string; message?: string }[])
-          : [];
-        errors.push(
-          err.message,
-          ...details.map((d) => `${d.field ?? "field"}: ${d.message ?? "invalid"}`),
-        );
-      }
-    }
-    return c.html(
-      <Page title="Install a skill" {...pageProps(c, "/dashboard/skills")}>
-        <h1>Install a skill</h1>
-        <InstallForm
-          values={form}
-          handlers={services.operator.handlerNames().sort()}
-          csrf={c.get("session").csrf}
-          errors={errors}
-        />
-      </Page>,
-      400,
-    );
-  });
+  // Before "/skills/:id", which would otherwise take "new" for an id.
+  registerInstallPages(app);
 
   app.get("/skills/:id", async (c) => {
     const session = c.get("session");

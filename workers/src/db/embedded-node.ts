@@ -3,13 +3,16 @@
  * needs (docs/deployment.md#the-embedded-database): write-ahead logging, `synchronous = NORMAL`, a
  * busy timeout and enforced foreign keys. Node only (the `@libsql/client` native build).
  *
- * The client keeps a single connection. Connection settings (`synchronous`, `foreign_keys`,
+ * The client keeps a single connection, and caches the statements it prepares on it
+ * (statement-cache-node.ts), since SQLite compiles a statement's triggers into it on every
+ * prepare. Connection settings (`synchronous`, `foreign_keys`,
  * `busy_timeout`) belong to one connection, so a pool would hand out connections without them;
  * every operation of the embedded client is a short synchronous call on that connection, so one
  * connection serves concurrent requests without waiting. The code never opens an interactive
  * transaction (it writes several statements with `batch`), which would hold that connection.
  */
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
+import { createCachingEmbeddedClient } from "./statement-cache-node.js";
 
 /** How long a write waits for another process's lock before failing with SQLITE_BUSY, in ms. */
 export const EMBEDDED_BUSY_TIMEOUT_MS = 5_000;
@@ -27,6 +30,8 @@ export interface EmbeddedOptions {
   synchronous?: SynchronousLevel;
   /** Default {@link EMBEDDED_BUSY_TIMEOUT_MS}. */
   busyTimeoutMs?: number;
+  /** Prepared statements kept by the connection (default 256; statement-cache-node.ts). */
+  statementCacheSize?: number;
 }
 
 /** True for URLs the embedded engine opens (`file:` and `:memory:`), false for servers. */
@@ -46,7 +51,10 @@ export async function openEmbeddedDatabase(
   if (!isEmbeddedUrl(url)) throw new Error(`Not an embedded database URL: ${url}`);
   const busyTimeoutMs = opts.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS;
   const synchronous = opts.synchronous ?? "normal";
-  const client = createClient({ url, concurrency: 1, timeout: busyTimeoutMs });
+  const client = createCachingEmbeddedClient(url, {
+    timeoutMs: busyTimeoutMs,
+    capacity: opts.statementCacheSize,
+  });
   try {
     // An in-memory database answers "memory" and stays so; a file switches to WAL for good.
     await client.execute("PRAGMA journal_mode = WAL");

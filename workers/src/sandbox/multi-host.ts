@@ -11,6 +11,7 @@ import type {
   BrowseRequest,
   BrowseResult,
   SandboxHealth,
+  SandboxRunKind,
   SandboxRunRequest,
   SandboxRunResult,
 } from "@skillgate/sandbox-protocol";
@@ -203,7 +204,10 @@ export function createMultiHostClient(
       const s = runHosts.get(runId);
       if (s) await s.client.kill(runId);
     },
-    /** Sums the healthy hosts' capacity; `ok` when at least one host is up. */
+    /**
+     * Sums the healthy hosts' capacity; `ok` when at least one host is up; `imagesPresent`
+     * combined over the healthy hosts ({@link combineImagesPresent}).
+     */
     async health(): Promise<SandboxHealth> {
       const list = await this.hosts();
       const up = list.filter((h) => h.state === "up" && h.health);
@@ -224,6 +228,7 @@ export function createMultiHostClient(
         maxQueue: up.reduce((n, h) => n + h.health!.maxQueue, 0),
         pool,
         images: first?.images ?? { node: "", python: "", shell: "" },
+        ...combineImagesPresent(up.map((h) => h.health!)),
       };
     },
     async hosts(): Promise<HostStatus[]> {
@@ -244,6 +249,27 @@ export function createMultiHostClient(
       }));
     },
   };
+}
+
+/**
+ * Image presence over several hosts, by kind: `false` when any host lacks the image, `true` when
+ * every host holds it, `null` when none lacks it but some could not tell (or are of an older
+ * version, without the field). Output: `{ imagesPresent }`, or `{}` when no host reports presence.
+ */
+export function combineImagesPresent(
+  healths: readonly SandboxHealth[],
+): Pick<SandboxHealth, "imagesPresent"> {
+  const reported = healths.filter((h) => h.imagesPresent !== undefined);
+  if (reported.length === 0) return {};
+  const kinds = new Set(
+    reported.flatMap((h) => Object.keys(h.imagesPresent!)),
+  ) as Set<SandboxRunKind>;
+  const imagesPresent: NonNullable<SandboxHealth["imagesPresent"]> = {};
+  for (const kind of kinds) {
+    const values = healths.map((h) => h.imagesPresent?.[kind] ?? null);
+    imagesPresent[kind] = values.includes(false) ? false : values.includes(null) ? null : true;
+  }
+  return { imagesPresent };
 }
 
 /** True when `client` spreads runs over several hosts (and can list them). */

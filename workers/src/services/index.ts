@@ -155,7 +155,10 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     limitsFor: (id) => limits.effective(id),
     usage: repos.usage,
     sandboxHandlers: sandboxHandlerNames(builtins),
-    platform: deps.executionRateLimiter,
+    platform: deps.executionRateLimiter && {
+      limiter: deps.executionRateLimiter,
+      defaultPerMinute: async () => (await limits.defaults()).executionsPerMinute,
+    },
     clock,
   });
   const limits = new LimitsService(

@@ -15,6 +15,9 @@ import {
 } from "../skills/execution/limits.js";
 import type { SettingsService } from "./settings.js";
 
+export type { ExecutionLimits };
+export { LIMIT_NAMES };
+
 /** A key's overrides: only the limits it sets itself; null = no limit for this key. */
 export type LimitOverrides = Partial<ExecutionLimits>;
 

@@ -19,10 +19,22 @@ export interface MinuteDecision {
 
 /**
  * The platform's rate limiting binding (Cloudflare Workers `ratelimits`: `limit({ key })` resolves
- * `{ success }`; its limit and period are set in wrangler.toml, see docs/rate-limits.md#workers).
+ * `{ success }`; its limit and period are set in wrangler.toml, see docs/rate-limits.md#the-rate-limiting-binding).
  */
 export interface PlatformRateLimiter {
   limit(options: { key: string }): Promise<{ success: boolean }>;
+}
+
+/**
+ * Whether the platform's rate limiting binding holds a key whose executions-per-minute limit is
+ * `perMinute`, given the default limit `defaultPerMinute` (null: none). The binding's limit is
+ * fixed in its configuration and stands for the default, so it holds the keys limited to at most
+ * the default. A key given a higher limit of its own is not held to it (the binding would refuse
+ * it below its limit) and is limited per isolate only; a key without a limit, and every key while
+ * there is no default, is not held to it either (docs/rate-limits.md#the-rate-limiting-binding).
+ */
+export function bindingHolds(perMinute: number | null, defaultPerMinute: number | null): boolean {
+  return perMinute !== null && defaultPerMinute !== null && perMinute <= defaultPerMinute;
 }
 
 /** Seconds until the end of the one-minute window holding `now` (ms), at least 1. */

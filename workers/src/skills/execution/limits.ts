@@ -13,7 +13,12 @@
  */
 import { AppError } from "../../errors.js";
 import type { CallerContext, Skill } from "../types.js";
-import { ConcurrencyCounter, MinuteCounter, type PlatformRateLimiter } from "./limit-counters.js";
+import {
+  bindingHolds,
+  ConcurrencyCounter,
+  MinuteCounter,
+  type PlatformRateLimiter,
+} from "./limit-counters.js";
 
 /** The limits of one key; null = no limit. Units: executions, runs, whole seconds. */
 export interface ExecutionLimits {
@@ -119,8 +124,11 @@ export interface ExecutionLimiterOptions {
   usage: UsageStore;
   /** Handler names whose runs use the sandbox host (`eval_code`, `execute_command`, code skills). */
   sandboxHandlers: Iterable<string>;
-  /** The platform's rate limiting binding (Workers), consulted besides the in-process window. */
-  platform?: PlatformRateLimiter;
+  /**
+   * The platform's rate limiting binding (Workers) and the default executions per minute its
+   * fixed limit stands for, consulted besides the in-process window ({@link bindingHolds}).
+   */
+  platform?: { limiter: PlatformRateLimiter; defaultPerMinute: () => Promise<number | null> };
   /** ms since the epoch. */
   clock?: () => number;
 }
@@ -201,9 +209,10 @@ export class ExecutionLimiter implements ExecutionAdmission {
         // Counted without a limit too, so that the key's usage shows its executions this minute.
         const perMinute = limits.executionsPerMinute;
         const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
+        const platform = this.opts.platform;
         const platformOk =
-          decision.ok && perMinute !== null && this.opts.platform
-            ? (await this.opts.platform.limit({ key })).success
+          decision.ok && platform && bindingHolds(perMinute, await platform.defaultPerMinute())
+            ? (await platform.limiter.limit({ key })).success
             : decision.ok;
         counted = decision.ok;
         if (!platformOk && perMinute !== null) {
