@@ -294,7 +294,9 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
   );
   const tieRank = new Int32Array(n);
   for (let rank = 0; rank < n; rank++) tieRank[tieOrder[rank]!] = rank;
-  const patternTexts = [...patternFeature.keys()];
+  // In code-unit order, so that patterns the substring table files under the same first
+  // characters get neighbouring ids, and their records share cache lines.
+  const patternTexts = [...patternFeature.keys()].sort();
   const main = new SubstringTable(patternTexts.length);
   for (const p of patternTexts) main.add(p);
   const state: CoreState = {
