@@ -67,4 +67,27 @@ describe("TokenTable", () => {
     expect(seen).toEqual([1]);
     expect(table.get("\u0161bc")).toBe(0);
   });
+  it("finds the same tokens through collect in text order, in a table large enough to batch", () => {
+    // 6,000 tokens: a table of more than 64 KB, looked up in batches (token-table.ts).
+    const known = Array.from({ length: 6000 }, (_, i) => `w${i.toString(36)}z`);
+    const table = new TokenTable(new Map(known.map((t, i) => [t, i])));
+    let seed = 3;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let round = 0; round < 50; round++) {
+      const words = Array.from({ length: 40 }, () =>
+        rand(3) === 0 ? `w${rand(9000).toString(36)}z` : `w${rand(9000).toString(36)}`,
+      );
+      const text = words.join(rand(2) === 0 ? " " : ", ");
+      const out = new Int32Array(3 + TokenTable.room(text));
+      const end = table.collect(text, out, 3);
+      const expected = text
+        .split(/[^a-z0-9]+/)
+        .filter((t) => t.length >= 3 && known.includes(t))
+        .map((t) => known.indexOf(t));
+      expect([...out.subarray(3, end)]).toEqual(expected);
+    }
+  });
 });

@@ -7,60 +7,23 @@
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { buildCoreState, type CoreState, type ScorableCandidate } from "./injection-features.js";
+import { type Fingerprint, fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { AUTO_MIN_SCORE, type ScoringContext } from "./scoring.js";
+import { TokenTable } from "./token-table.js";
 
 /** Local copy of AUTO_MIN_SCORE for the hot loops. A candidate needs score >= this. */
 const MIN_SCORE = AUTO_MIN_SCORE;
 const EMPTY = new Int32Array(0);
 
-/** An order-independent fingerprint: sums of two per-candidate hashes, and the count. */
-export interface Fingerprint {
-  a: number;
-  b: number;
-  count: number;
-}
-
-/** The two 32-bit hashes (FNV-1a, two offsets) of what scoring reads from a candidate. */
-export function candidateHash(c: ScorableCandidate): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      a = Math.imul(a ^ ch, 0x01000193);
-      b = Math.imul(b ^ ch, 0x0100019b);
-    }
-    a = Math.imul(a ^ 0x1f, 0x01000193);
-    b = Math.imul(b ^ 0x1f, 0x0100019b);
-  };
-  mix(c.id);
-  mix(c.name);
-  mix(c.description);
-  for (const t of c.tags) mix(t);
-  mix(String(c.installCount));
-  return [a >>> 0, b >>> 0];
-}
-
-/** The fingerprint of a candidate set. */
-export function fingerprintOf(candidates: readonly ScorableCandidate[]): Fingerprint {
-  let a = 0;
-  let b = 0;
-  for (const c of candidates) {
-    const [ha, hb] = candidateHash(c);
-    a = (a + ha) >>> 0;
-    b = (b + hb) >>> 0;
-  }
-  return { a, b, count: candidates.length };
-}
-
-/** A fingerprint as a cache key. */
-export function fingerprintKey(f: Fingerprint): string {
-  return `${f.count}.${f.a.toString(36)}.${f.b.toString(36)}`;
-}
-
 /** Set in a {@link ScoringCore} feature pair's length for a frequent feature. */
 const FREQUENT = 1 << 31;
 const LENGTH = ~FREQUENT;
+/** Int32 entries per feature record of a {@link ScoringCore}. */
+const FEAT = 3;
+/** Touched slots are scored in slot order when more than 1 in this many slots are touched. */
+const DENSE_SCAN = 2;
+/** The whole gain array is zeroed (in order) when more than 1 in this many slots were touched. */
+const DENSE_CLEAR = 8;
 
 /**
  * Scoring over one version of a core state (positions are slots). What a request reads per
@@ -69,8 +32,14 @@ const LENGTH = ~FREQUENT;
  */
 export class ScoringCore {
   readonly key: string;
-  /** Per feature `f`: `[2f]` start of its posting list, `[2f + 1]` its length | FREQUENT. */
+  /**
+   * Per feature `f`, one 12-byte record at `3f`: start of its posting list, its length | FREQUENT,
+   * and the last request of this core in which it was present (a request reads one line per
+   * feature it finds).
+   */
   private readonly feat: Int32Array;
+  /** Request stamp of this core's feature records (1..2^31-1). */
+  private stamp = 0;
   /** Per slot `s`: `[2s]` start and `[2s + 1]` end of its frequent-feature list in `freq`. */
   private readonly slotFreq: Int32Array;
   private readonly statics: Partial<
@@ -83,10 +52,10 @@ export class ScoringCore {
   ) {
     this.key = fingerprintKey(fingerprint);
     const { featureCount, featStart, featLen, featFrequent, slotCount, freqStart, freqEnd } = state;
-    this.feat = new Int32Array(featureCount * 2);
+    this.feat = new Int32Array(featureCount * FEAT);
     for (let f = 0; f < featureCount; f++) {
-      this.feat[2 * f] = featStart[f]!;
-      this.feat[2 * f + 1] = featLen[f]! | (featFrequent[f] === 1 ? FREQUENT : 0);
+      this.feat[FEAT * f] = featStart[f]!;
+      this.feat[FEAT * f + 1] = featLen[f]! | (featFrequent[f] === 1 ? FREQUENT : 0);
     }
     this.slotFreq = new Int32Array(slotCount * 2);
     for (let s = 0; s < slotCount; s++) {
@@ -128,46 +97,38 @@ export class ScoringCore {
     return built;
   }
 
-  /** Adds the postings of feature `fid` to `gain`, listing newly touched slots. */
-  private gainFeature(fid: number, q: number): void {
+  /**
+   * Adds the postings of feature `fid` to `gain`, listing newly touched slots (points are
+   * positive, so a slot is new when its gain is 0; the list is appended to without a branch).
+   */
+  private gainFeature(fid: number): void {
     const { scratch } = this.state.shared;
     const { gain, touched } = scratch;
     const { entries } = this.state.postings;
-    const tag = q << 16;
     let nt = scratch.nTouched;
     const { feat } = this;
-    for (let i = feat[2 * fid]!, end = i + (feat[2 * fid + 1]! & LENGTH); i < end; i++) {
+    const at = FEAT * fid;
+    for (let i = feat[at]!, end = i + (feat[at + 1]! & LENGTH); i < end; i++) {
       const e = entries[i]!;
       const id = e >> 8;
       const v = gain[id]!;
-      if (v >>> 16 === q) gain[id] = v + ((e << 24) >> 24);
-      else {
-        gain[id] = tag | ((e << 24) >> 24);
-        touched[nt++] = id;
-      }
+      touched[nt] = id;
+      nt += v === 0 ? 1 : 0;
+      gain[id] = v + ((e << 24) >> 24);
     }
     scratch.nTouched = nt;
   }
 
-  /** Points of slot `id` from frequent features absent in request `q` (computed on demand). */
-  private lossOf(id: number, q: number): number {
-    const { slotFreq } = this;
+  /** Points of slot `id` from frequent features absent in the request of stamp `stamp` (on demand). */
+  private lossOf(id: number, stamp: number): number {
+    const { slotFreq, feat } = this;
     const { entries } = this.state.freq;
-    const activeStamp = this.state.shared.scratch.activeStamp;
     let loss = 0;
     for (let i = slotFreq[2 * id]!, end = slotFreq[2 * id + 1]!; i < end; i++) {
       const e = entries[i]!; // packEntry(feature, points)
-      if (activeStamp[e >> 8] !== q) loss += (e << 24) >> 24;
+      if (feat[FEAT * (e >> 8) + 2] !== stamp) loss += (e << 24) >> 24;
     }
     return loss;
-  }
-
-  /** Marks feature `fid` present; rare features are applied at once. */
-  private markPresent(fid: number | undefined, q: number): void {
-    const stamps = this.state.shared.scratch.activeStamp;
-    if (fid === undefined || fid >= this.state.featureCount || stamps[fid] === q) return;
-    stamps[fid] = q;
-    if ((this.feat[2 * fid + 1]! & FREQUENT) === 0) this.gainFeature(fid, q);
   }
 
   /**
@@ -180,35 +141,68 @@ export class ScoringCore {
     k: number,
     accept: (id: number) => boolean,
   ): { id: number; score: number }[] {
-    const q = this.nextQuery();
+    this.clearScratch();
+    const stamp = this.nextStamp();
     const { state } = this;
     const { featureCount, tieRank, shared, frequent } = state;
     const { feat } = this;
     const { scratch } = shared;
-    const { gain, touched, activeStamp } = scratch;
-    scratch.nTouched = 0;
-    shared.main.search(ctx.text, (pid) => this.markPresent(shared.mainFeature[pid], q));
+    const { gain, touched } = scratch;
+    // The features found in the text, then what they point to, each read in a loop of its own:
+    // the reads of one loop do not depend on each other, so their misses overlap
+    // (docs/scoring.md, "Injection with cold CPU caches").
+    let found = scratch.found;
+    let nf = 0;
+    const room = (more: number) => {
+      if (nf + more <= found.length) return;
+      const grown = new Int32Array(Math.max(nf + more, found.length * 2));
+      grown.set(found.subarray(0, nf));
+      found = grown;
+      scratch.found = grown;
+    };
+    const collect = (fid: number | undefined) => {
+      if (fid === undefined || fid >= featureCount) return;
+      room(1);
+      found[nf++] = fid;
+    };
+    shared.main.search(ctx.text, (pid) => collect(shared.mainFeature[pid]));
     if (state.extraCount > 0)
-      shared.extra.search(
-        ctx.text,
-        (pid) => this.markPresent(shared.extraFeature[pid], q),
-        state.extraCount,
-      );
-    shared.tokens.scan(ctx.text, (fid) => this.markPresent(fid, q));
+      shared.extra.search(ctx.text, (pid) => collect(shared.extraFeature[pid]), state.extraCount);
+    room(TokenTable.room(ctx.text));
+    const tokensFrom = nf;
+    nf = shared.tokens.collect(ctx.text, found, nf);
+    // The token table is shared with newer versions of this core: drop features it does not know.
+    let kept = tokensFrom;
+    for (let i = tokensFrom; i < nf; i++) if (found[i]! < featureCount) found[kept++] = found[i]!;
+    nf = kept;
+    let touch = 0;
+    for (let i = 0; i < nf; i++) touch |= feat[FEAT * found[i]! + 1]!;
+    // Each feature once: the first occurrence stamps it; rare ones keep their list's start.
+    let nr = 0;
+    for (let i = 0; i < nf; i++) {
+      const at = FEAT * found[i]!;
+      if (feat[at + 2] === stamp) continue;
+      feat[at + 2] = stamp;
+      if ((feat[at + 1]! & FREQUENT) === 0) found[nr++] = found[i]!;
+    }
+    const { entries } = state.postings;
+    for (let i = 0; i < nr; i++) touch |= entries[feat[FEAT * found[i]!]!]!;
+    scratch.sink = touch;
+    for (let i = 0; i < nr; i++) this.gainFeature(found[i]!);
     for (const t of ctx.reasonTokens) {
       const fid = shared.reason.get(t);
-      if (fid !== undefined && fid < featureCount) this.gainFeature(fid, q);
+      if (fid !== undefined && fid < featureCount) this.gainFeature(fid);
     }
     let activeLen = 0;
     let missingLen = 0;
     for (const fid of frequent) {
-      if (activeStamp[fid] === q) activeLen += feat[2 * fid + 1]! & LENGTH;
-      else missingLen += feat[2 * fid + 1]! & LENGTH;
+      if (feat[FEAT * fid + 2] === stamp) activeLen += feat[FEAT * fid + 1]! & LENGTH;
+      else missingLen += feat[FEAT * fid + 1]! & LENGTH;
     }
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
     const staticMode = activeLen > missingLen;
     if (!staticMode) {
-      for (const fid of frequent) if (activeStamp[fid] === q) this.gainFeature(fid, q);
+      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) this.gainFeature(fid);
     }
     const statics = staticMode ? this.staticsFor(ctx.provider) : undefined;
     const base = statics ? statics.base : state.hints[ctx.provider];
@@ -246,51 +240,61 @@ export class ScoringCore {
           pos = order.length;
           return;
         }
-        if (gain[id]! >>> 16 === q) continue;
-        const score = bound - this.lossOf(id, q);
+        if (gain[id] !== 0) continue; // touched: scored below
+        const score = bound - this.lossOf(id, stamp);
         if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
           offer(id, score);
       }
     };
     walk(true);
-    for (let i = 0, nt = scratch.nTouched; i < nt; i++) {
-      const id = touched[i]!;
-      const bound = base[id]! + (gain[id]! & 0xffff);
-      if (bound < worstScore || (bound === worstScore && tieRank[id]! >= worstRank)) continue;
-      const score = staticMode ? bound - this.lossOf(id, q) : bound;
+    const consider = (id: number, bound: number) => {
+      if (bound === worstScore && tieRank[id]! >= worstRank) return;
+      const score = staticMode ? bound - this.lossOf(id, stamp) : bound;
       if (score > worstScore || (score === worstScore && tieRank[id]! < worstRank))
         offer(id, score);
+    };
+    const nt = scratch.nTouched;
+    if (nt * DENSE_SCAN < state.slotCount) {
+      for (let i = 0; i < nt; i++) {
+        const id = touched[i]!;
+        const bound = base[id]! + gain[id]!;
+        if (bound >= worstScore) consider(id, bound);
+      }
+    } else {
+      // Many slots touched: read the per-slot arrays in order rather than at random.
+      for (let id = 0, n = state.slotCount; id < n; id++) {
+        const g = gain[id]!;
+        const bound = base[id]! + g;
+        if (bound >= worstScore && g !== 0) consider(id, bound);
+      }
     }
     walk(false);
     return top;
   }
 
   /**
-   * Next request stamp, 1..32767 (it shares an int32 with 16 bits of points in `gain`). Grows the
-   * shared scratch when this version has more slots or features than it holds.
+   * Zeroes the gain of the slots the previous request touched (the whole array when they were
+   * many) and grows the shared scratch when this version has more slots than it holds.
    */
-  private nextQuery(): number {
+  private clearScratch(): void {
     const { scratch } = this.state.shared;
-    if (scratch.gain.length < this.state.slotCount) {
-      const size = Math.max(this.state.slotCount, scratch.gain.length * 2);
+    const { gain, touched } = scratch;
+    if (gain.length < this.state.slotCount) {
+      const size = Math.max(this.state.slotCount, gain.length * 2);
       scratch.gain = new Int32Array(size);
-      scratch.touched = new Int32Array(size);
-      scratch.activeStamp.fill(0);
-      scratch.query = 0;
+      scratch.touched = new Int32Array(size + 1);
+    } else if (scratch.nTouched * DENSE_CLEAR >= gain.length) gain.fill(0);
+    else for (let i = 0; i < scratch.nTouched; i++) gain[touched[i]!] = 0;
+    scratch.nTouched = 0;
+  }
+
+  /** Next stamp of this core's feature records, 1..2^31-1. */
+  private nextStamp(): number {
+    if (this.stamp === 0x7fffffff) {
+      for (let i = 2; i < this.feat.length; i += FEAT) this.feat[i] = 0;
+      this.stamp = 0;
     }
-    if (scratch.activeStamp.length < this.state.featureCount) {
-      const size = Math.max(this.state.featureCount, scratch.activeStamp.length * 2);
-      scratch.activeStamp = new Uint32Array(size);
-      scratch.gain.fill(0);
-      scratch.query = 0;
-    }
-    scratch.query++;
-    if (scratch.query > 0x7fff) {
-      scratch.gain.fill(0);
-      scratch.activeStamp.fill(0);
-      scratch.query = 1;
-    }
-    return scratch.query;
+    return ++this.stamp;
   }
 }
 

@@ -14,7 +14,6 @@
  * grow.
  */
 import type { RequestProvider } from "../../formats/types.js";
-import { AhoCorasick } from "./aho-corasick.js";
 import {
   nameTokens,
   normaliseTags,
@@ -108,13 +107,16 @@ export interface PatternMatcher {
 
 /** Per-request scratch of a core family (one request at a time). */
 export interface Scratch {
-  /** Per slot: `query << 16 | points gained` (16 bits of points). */
+  /** Per slot: points gained in the current request (0: untouched). */
   gain: Int32Array;
+  /** The slots touched in the current request (one more entry than slots). */
   touched: Int32Array;
+  /** Entries of `touched` in use; the next request zeroes their gain first. */
   nTouched: number;
-  /** Per feature: the last query in which it was present. */
-  activeStamp: Uint32Array;
-  query: number;
+  /** The features found in the current request's text (grows as needed). */
+  found: Int32Array;
+  /** Where reads made only to bring memory into the cache put their result. */
+  sink: number;
 }
 
 /** Lookup tables shared by every version of one core family; they only grow. */
@@ -126,8 +128,8 @@ export interface CoreShared {
   /** Pattern text → feature id. */
   patterns: Map<string, number>;
   /**
-   * Matcher of the patterns known when the family was built (Aho-Corasick after a full build, a
-   * substring table after loading a serialised core), its patterns, and pattern id → feature id.
+   * Matcher of the patterns known when the family was built (a substring table, filled from the
+   * candidates or from a serialised core), its patterns, and pattern id → feature id.
    */
   main: PatternMatcher;
   mainPatterns: readonly string[];
@@ -292,23 +294,27 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
   );
   const tieRank = new Int32Array(n);
   for (let rank = 0; rank < n; rank++) tieRank[tieOrder[rank]!] = rank;
-  const patternTexts = [...patternFeature.keys()];
+  // In code-unit order, so that patterns the substring table files under the same first
+  // characters get neighbouring ids, and their records share cache lines.
+  const patternTexts = [...patternFeature.keys()].sort();
+  const main = new SubstringTable(patternTexts.length);
+  for (const p of patternTexts) main.add(p);
   const state: CoreState = {
     shared: {
       tokens: new TokenTable(tokenFeature),
       reason: reasonFeature,
       patterns: patternFeature,
-      main: new AhoCorasick(patternTexts),
+      main,
       mainPatterns: patternTexts,
       mainFeature: Int32Array.from(patternTexts, (p) => patternFeature.get(p)!),
       extra: new SubstringTable(),
       extraFeature: [],
       scratch: {
         gain: new Int32Array(n),
-        touched: new Int32Array(n),
+        touched: new Int32Array(n + 1),
+        found: new Int32Array(256),
+        sink: 0,
         nTouched: 0,
-        activeStamp: new Uint32Array(featureCount),
-        query: 0,
       },
     },
     featureCount,

@@ -1,9 +1,9 @@
 /**
  * The injection index of one registry snapshot (docs/scoring.md#how-the-index-computes-it). Scoring
  * is a sum of per-feature points: context tokens (+2 per name token, +1 per description token),
- * patterns found in the context (+6 verbatim name, +3 per tag, by one Aho-Corasick pass, plus a
- * substring table for patterns added since the index was built), reason tokens (+2 per name or tag
- * token) and a provider hint. Each feature has a posting list.
+ * patterns found in the context (+6 verbatim name, +3 per tag, by one pass of a substring table
+ * over the text, plus a second table for patterns added since the index was built), reason tokens
+ * (+2 per name or tag token) and a provider hint. Each feature has a posting list.
  *
  * Short ("rare") postings are added per request. Long ("frequent") ones — words such as "the"
  * that occur in most descriptions — would make every request touch every skill, so they are
@@ -33,13 +33,8 @@ import {
   toolResolverFor,
 } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
-import {
-  cachedCore,
-  fingerprintKey,
-  fingerprintOf,
-  rememberCore,
-  ScoringCore,
-} from "./injection-core.js";
+import { cachedCore, rememberCore, ScoringCore } from "./injection-core.js";
+import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
 import type { ScoringContext } from "./scoring.js";
 

@@ -3,12 +3,13 @@
  * KV-style cache by the instance that built or updated it, and loaded by a cold instance instead
  * of being rebuilt. The bytes are a JSON header (strings: tokens, patterns, slot ids and names;
  * the fingerprint; where each array lies) followed by the typed arrays, each 8-byte aligned, read
- * back as views without copying. Patterns are matched with a substring table after loading (it is
- * built in O(total pattern length); an Aho-Corasick automaton would have to be rebuilt or stored).
+ * back as views without copying. Patterns are matched with a substring table, filled after
+ * loading in O(total pattern length), as after a full build.
  */
 import type { RequestProvider } from "../../formats/types.js";
-import { type Fingerprint, ScoringCore } from "./injection-core.js";
+import { ScoringCore } from "./injection-core.js";
 import { type CoreState, markHead, type Pool, PROVIDERS } from "./injection-features.js";
+import type { Fingerprint } from "./injection-fingerprint.js";
 import { SubstringTable } from "./substring-table.js";
 import { TokenTable } from "./token-table.js";
 
@@ -176,10 +177,10 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
       extraFeature: [],
       scratch: {
         gain: new Int32Array(n),
-        touched: new Int32Array(n),
+        touched: new Int32Array(n + 1),
+        found: new Int32Array(256),
+        sink: 0,
         nTouched: 0,
-        activeStamp: new Uint32Array(featLen.length),
-        query: 0,
       },
     },
     featureCount: featLen.length,

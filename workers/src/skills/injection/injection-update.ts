@@ -5,8 +5,8 @@
  * shares the growing lookup tables (tokens, reason tokens, patterns, frequent-feature pool) with
  * the versions before it, which ignore what they do not know, and appends the new posting lists to
  * the pools it shares with them (compacting them into new pools once more than half of a pool is
- * garbage). New patterns go to a substring table
- * beside the Aho-Corasick matcher of the full build. Which features are frequent stays as built: a
+ * garbage). New patterns go to a second substring table
+ * beside the one of the full build. Which features are frequent stays as built: a
  * new feature is rare, whatever its length (scores do not depend on it, only speed).
  *
  * Only the newest version of a core family may be derived from (two versions derived from the same
@@ -15,7 +15,7 @@
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { compact, grown, mergeInto, reserve } from "./injection-arrays.js";
-import { candidateHash, type Fingerprint, ScoringCore } from "./injection-core.js";
+import { ScoringCore } from "./injection-core.js";
 import {
   type CoreState,
   candidateFeatures,
@@ -28,6 +28,7 @@ import {
   type ScorableCandidate,
   tieCompare,
 } from "./injection-features.js";
+import { candidateHash, type Fingerprint } from "./injection-fingerprint.js";
 
 /** Candidates leaving (by slot) and entering a core. */
 export interface CoreChange {

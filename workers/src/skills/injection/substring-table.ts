@@ -1,53 +1,104 @@
 /**
- * A dynamic multi-pattern substring matcher: finds which of many patterns occur in a text, for
- * the verbatim-name and tag-substring rules of docs/scoring.md. Patterns can be added at any time
- * in O(pattern length), unlike an Aho-Corasick automaton, whose failure links would have to be
- * rebuilt.
+ * A multi-pattern substring matcher: finds which of many patterns occur in a text, for the
+ * verbatim-name and tag-substring rules of docs/scoring.md. Patterns can be added at any time in
+ * O(pattern length) (an Aho-Corasick automaton would have to rebuild its failure links). Matching
+ * is exact on UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
  *
- * Each pattern of `Q` (4) or more code units is filed under a hash of its first `Q` code units;
- * a search rolls that hash over every position of the text and compares the few patterns filed
- * under it (`startsWith` at that position). Shorter patterns are filed under a hash of their
- * whole text in the same table and probed only for the lengths that occur. Matching is exact on
- * UTF-16 code units, like `String.prototype.includes`; callers lowercase both sides.
+ * The search slides a window of the last `Q` (4) code units over the text, kept as one int32 (the
+ * low byte of each code unit, packed). A pattern of `Q` or more code units is filed in a hash table
+ * under its first `Q`, packed the same way; a shorter one under its whole text. A small **lead**
+ * bit-set holds these keys, so most positions cost a shift, a multiplication and one bit read
+ * (docs/scoring.md, "Injection with cold CPU caches"): a position whose window (or, when short
+ * patterns exist, whose last 1-3 code units) is not in the bit-set starts (ends) no pattern. The
+ * bit reads of different positions depend on the text alone, so they do not wait on each other as
+ * an automaton's steps do. A position that passes reads the table and the 16-byte records of the
+ * patterns filed there, which hold each pattern's length and first eight low bytes; only a pattern
+ * longer than that, or with code units above 255, compares its string, and only when its first
+ * eight match. Keeping low bytes costs nothing but rare probes: every match is compared in full.
  *
  * Sharing: the table only grows and a pattern keeps its id, so a reader that knows the first `n`
  * patterns can keep using a table that grew since (it passes `limit = n` to `search`).
  */
 
-/** Gram length: patterns are filed under their first `Q` code units. */
+/** Window length: patterns of `Q` or more code units are filed under their first `Q`. */
 const Q = 4;
-const B = 0x01000193;
-/** B^(Q-1), the weight of the code unit that leaves a rolling window of Q. */
-const B_OUT = Math.imul(Math.imul(B, B), B);
+/** Multipliers that spread a key over the bit-set and the table (Fibonacci hashing). */
+const LEAD_MIX = 0x9e3779b1;
+const SLOT_MIX = 0xc2b2ae35;
+/** Bits of the lead bit-set per table slot (the table has at least two slots per key). */
+const BITS_PER_SLOT = 16;
+/** Fewest bits of the lead bit-set (1 KB): a few patterns still rule out most positions. */
+const MIN_BITS = 1 << 13;
+/**
+ * Int32 entries per pattern record: [next in chain (-1: end), length | EXACT, then the low bytes
+ * of code units 4-7 and 8-11 for a pattern of Q or more (its key holds those of 0-3), or of its
+ * code units 0-2 for a shorter one].
+ */
+const PAT = 4;
+/** Code units of a pattern of Q or more that its key and record hold (one low byte each). */
+const INLINE = 12;
+/** Set in a record's length when the record holds the whole pattern (no string compare needed). */
+const EXACT = 1 << 30;
+const LENGTH = EXACT - 1;
+/** Per count `m` (0-4) of bytes in use: the mask of those bytes in a packed int32. */
+const BYTES = Int32Array.from([0, 0xff, 0xffff, 0xffffff, -1]);
 
-/** The rolling hash of `s[from .. from+len)`. */
-function hashOf(s: string, from: number, len: number): number {
-  let h = 0;
-  for (let i = 0; i < len; i++) h = Math.imul(h, B) + s.charCodeAt(from + i);
-  return h | 0;
+/** The low bytes of `s[from .. from+4)` (as far as `s` goes), the first lowest. */
+function packed(s: string, from: number): number {
+  let v = 0;
+  for (let i = 0; i < 4 && from + i < s.length; i++)
+    v |= (s.charCodeAt(from + i) & 0xff) << (i * 8);
+  return v;
 }
+
+/** The key of a pattern: its first min(length, Q) code units' low bytes, packed (first highest). */
+function keyOf(pattern: string): number {
+  let k = 0;
+  for (let i = 0; i < Math.min(pattern.length, Q); i++)
+    k = (k << 8) | (pattern.charCodeAt(i) & 0xff);
+  return k;
+}
+
+/** Sink of the ordered read of a lead bit-set (kept so that the read is not optimised away). */
+const streamed = { value: 0 };
+
+/** Scratch of {@link SubstringTable.search} (searches do not nest). */
+let passed = new Int32Array(4096);
 
 /** Append-only pattern table (pattern ids are insertion positions). */
 export class SubstringTable {
-  /** Chain head per slot (-1: empty), and the hash filed in that slot. */
-  private heads: Int32Array;
-  private slotHash: Int32Array;
-  private mask: number;
+  /** Per slot `s`: `[2s]` the key filed there, `[2s + 1]` its chain's first pattern (-1: empty). */
+  private slots = new Int32Array(0);
+  private mask = 0;
+  /** 32 − log2(slots): the high bits of a mixed key pick its slot. */
+  private slotShift = 0;
   private used = 0;
-  /** Per pattern: next pattern in its slot's chain (-1: end). */
-  private next: Int32Array;
+  /** The lead bit-set (32 bits per entry) and the shift that turns a mixed key into a bit. */
+  private lead = new Int32Array(0);
+  private shift = 0;
+  /** Pattern records, {@link PAT} entries per pattern id. */
+  private pats: Int32Array;
   private readonly texts: string[] = [];
-  /** Bit `len` set when some pattern of length `len` < Q exists. */
-  private shortLengths = 0;
+  /** Bit `len` set when some pattern has length `len` < Q; bit Q when some has Q or more. */
+  private lengths = 0;
 
   /** @param capacity expected number of patterns. */
   constructor(capacity = 16) {
     let size = 16;
     while (size < capacity * 2) size *= 2;
+    this.resize(size);
+    this.pats = new Int32Array(Math.max(16, capacity) * PAT);
+  }
+
+  private resize(size: number): void {
+    this.slots = new Int32Array(size * 2);
+    for (let s = 1; s < this.slots.length; s += 2) this.slots[s] = -1;
     this.mask = size - 1;
-    this.heads = new Int32Array(size).fill(-1);
-    this.slotHash = new Int32Array(size);
-    this.next = new Int32Array(Math.max(16, capacity)).fill(-1);
+    this.slotShift = 32 - Math.log2(size);
+    this.used = 0;
+    const bits = Math.max(MIN_BITS, size * BITS_PER_SLOT);
+    this.lead = new Int32Array(bits >>> 5);
+    this.shift = 32 - Math.log2(bits);
   }
 
   /** Number of patterns added. */
@@ -65,46 +116,53 @@ export class SubstringTable {
    * Callers de-duplicate: the same text added twice gets two ids.
    */
   add(pattern: string): number {
-    if (pattern.length > 0 && (this.used + 1) * 2 > this.heads.length) this.rehash();
+    if (pattern.length > 0 && (this.used + 1) * 2 > this.mask + 1) this.rehash();
     const id = this.texts.length;
     this.texts.push(pattern);
-    if (id >= this.next.length) {
-      const grown = new Int32Array(this.next.length * 2).fill(-1);
-      grown.set(this.next);
-      this.next = grown;
+    if ((id + 1) * PAT > this.pats.length) {
+      const grown = new Int32Array(this.pats.length * 2);
+      grown.set(this.pats);
+      this.pats = grown;
     }
-    if (pattern.length === 0) return id;
-    const len = Math.min(pattern.length, Q);
-    if (len < Q) this.shortLengths |= 1 << len;
-    const h = hashOf(pattern, 0, len);
-    const slot = this.slotFor(h);
-    if (this.heads[slot] === -1) {
-      this.used++;
-      this.slotHash[slot] = h;
+    const r = id * PAT;
+    let exact = pattern.length <= INLINE;
+    for (let i = 0; exact && i < pattern.length; i++) {
+      const c = pattern.charCodeAt(i);
+      exact = c > 0 && c < 256;
     }
-    this.next[id] = this.heads[slot]!;
-    this.heads[slot] = id;
+    const long = pattern.length >= Q;
+    this.pats[r] = -1;
+    this.pats[r + 1] = pattern.length | (exact ? EXACT : 0);
+    this.pats[r + 2] = packed(pattern, long ? 4 : 0);
+    this.pats[r + 3] = long ? packed(pattern, 8) : 0;
+    if (pattern.length > 0) this.file(id, pattern);
     return id;
   }
 
-  /** The slot holding hash `h`, or the empty slot where it goes. */
-  private slotFor(h: number): number {
-    const { heads, slotHash, mask } = this;
-    let slot = Math.imul(h, 0x9e3779b1) >>> 0;
-    for (slot &= mask; heads[slot] !== -1 && slotHash[slot] !== h; slot = (slot + 1) & mask);
-    return slot;
+  /** Files pattern `id` under its key and sets its bit. */
+  private file(id: number, pattern: string): void {
+    if (pattern.length > LENGTH) throw new RangeError("substring pattern too long");
+    this.lengths |= 1 << Math.min(pattern.length, Q);
+    const key = keyOf(pattern);
+    const lb = Math.imul(key, LEAD_MIX) >>> this.shift;
+    this.lead[lb >>> 5]! |= 1 << (lb & 31);
+    const { slots, mask } = this;
+    let s = Math.imul(key, SLOT_MIX) >>> this.slotShift;
+    for (; slots[2 * s + 1] !== -1 && slots[2 * s] !== key; s = (s + 1) & mask);
+    if (slots[2 * s + 1] === -1) {
+      this.used++;
+      slots[2 * s] = key;
+    }
+    this.pats[id * PAT] = slots[2 * s + 1]!;
+    slots[2 * s + 1] = id;
   }
 
   private rehash(): void {
-    const size = this.heads.length * 2;
-    this.heads = new Int32Array(size).fill(-1);
-    this.slotHash = new Int32Array(size);
-    this.mask = size - 1;
-    this.used = 0;
-    this.next.fill(-1);
-    const texts = this.texts.splice(0);
-    this.shortLengths = 0;
-    for (const t of texts) this.add(t);
+    this.resize((this.mask + 1) * 2);
+    this.lengths = 0;
+    this.texts.forEach((t, id) => {
+      if (t.length > 0) this.file(id, t);
+    });
   }
 
   /**
@@ -112,58 +170,121 @@ export class SubstringTable {
    * `limit` (default: all); a pattern that occurs several times is visited several times.
    */
   search(text: string, visit: (patternId: number) => void, limit = this.texts.length): void {
-    const { heads, slotHash, mask, next, texts, shortLengths } = this;
+    const { lead, shift, lengths } = this;
+    if (lengths === 0) return;
+    const short = lengths & ((1 << Q) - 2);
+    const long = (lengths & (1 << Q)) !== 0;
     const n = text.length;
-    let h = 0;
-    for (let i = 0; i < n; i++) {
-      // h = hash of text[i-Q+1 .. i]
-      if (i >= Q) h = (h - Math.imul(text.charCodeAt(i - Q), B_OUT)) | 0;
-      h = (Math.imul(h, B) + text.charCodeAt(i)) | 0;
-      if (i >= Q - 1)
-        this.probe(h, text, i - Q + 1, visit, limit, heads, slotHash, mask, next, texts);
-      if (shortLengths !== 0) {
-        for (let len = 1; len < Q; len++) {
-          if ((shortLengths & (1 << len)) === 0 || i + 1 < len) continue;
-          this.probe(
-            hashOf(text, i + 1 - len, len),
-            text,
-            i + 1 - len,
-            visit,
-            limit,
-            heads,
-            slotHash,
-            mask,
-            next,
-            texts,
-          );
+    // Positions that pass a bit test, as (key, start) pairs, probed after the scan.
+    let found = passed;
+    if (found.length < 2 * (short !== 0 ? 4 : 1) * n) {
+      found = new Int32Array(2 * 4 * n);
+      if (n <= 1 << 16) passed = found;
+    }
+    let nf = 0;
+    // Read the bit-set in order first: its lines then come from memory as one stream instead of
+    // as many scattered misses (docs/scoring.md, "Injection with cold CPU caches").
+    let acc = 0;
+    for (let i = 0; i < lead.length; i += 16) acc |= lead[i]!;
+    streamed.value = acc;
+    /** The low bytes of the last Q code units, the latest lowest. */
+    let w = 0;
+    for (let j = 0; j < n; j++) {
+      w = (w << 8) | (text.charCodeAt(j) & 0xff);
+      if (short !== 0) {
+        // Patterns shorter than Q ending at `j`: their key is their packed text.
+        if ((short & 8) !== 0 && j >= 2) {
+          const b = Math.imul(w & 0xffffff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xffffff;
+            found[nf++] = ~(j - 2);
+          }
+        }
+        if ((short & 4) !== 0 && j >= 1) {
+          const b = Math.imul(w & 0xffff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xffff;
+            found[nf++] = ~(j - 1);
+          }
+        }
+        if ((short & 2) !== 0) {
+          const b = Math.imul(w & 0xff, LEAD_MIX) >>> shift;
+          if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+            found[nf++] = w & 0xff;
+            found[nf++] = ~j;
+          }
         }
       }
+      if (!long || j < Q - 1) continue;
+      const b = Math.imul(w, LEAD_MIX) >>> shift;
+      if ((lead[b >>> 5]! & (1 << (b & 31))) !== 0) {
+        found[nf++] = w;
+        found[nf++] = j + 1 - Q;
+      }
+    }
+    // The first table slot of each passing position, read in a loop of its own so that the misses
+    // overlap; then the probes.
+    const { slots, slotShift } = this;
+    for (let i = 0; i < nf; i += 2)
+      acc |= slots[2 * (Math.imul(found[i]!, SLOT_MIX) >>> slotShift) + 1]!;
+    streamed.value = acc;
+    for (let i = 0; i < nf; i += 2) {
+      const at = found[i + 1]!;
+      if (at >= 0) this.probe(found[i]!, text, at, true, visit, limit);
+      else this.probe(found[i]!, text, ~at, false, visit, limit);
     }
   }
 
+  /**
+   * Visits the patterns filed under `key` that occur at `text[at ..]`: those of Q code units or
+   * more when `long` (their key is the text's at `at`), else the shorter ones. A key of each kind
+   * may also hold patterns of the other (low bytes of 0), which its own probes find.
+   */
   private probe(
-    h: number,
+    key: number,
     text: string,
     at: number,
+    long: boolean,
     visit: (patternId: number) => void,
     limit: number,
-    heads: Int32Array,
-    slotHash: Int32Array,
-    mask: number,
-    next: Int32Array,
-    texts: string[],
   ): void {
-    let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & mask;
-    for (;;) {
-      const head = heads[slot]!;
-      if (head === -1) return;
-      if (slotHash[slot] === h) {
-        for (let id = head; id !== -1; id = next[id]!) {
-          if (id < limit && text.startsWith(texts[id]!, at)) visit(id);
-        }
-        return;
+    const { slots, mask, pats } = this;
+    let s = Math.imul(key, SLOT_MIX) >>> this.slotShift;
+    for (; slots[2 * s] !== key; s = (s + 1) & mask) if (slots[2 * s + 1] === -1) return;
+    const room = text.length - at;
+    // The text's code units as the records hold them (read on first use).
+    let t1 = 0;
+    let t2 = 0;
+    let have = 0;
+    for (let id = slots[2 * s + 1]!; id !== -1; id = pats[id * PAT]!) {
+      const r = id * PAT;
+      const len = pats[r + 1]! & LENGTH;
+      if (id >= limit || len > room || len >= Q !== long) continue;
+      if ((have & 1) === 0) {
+        t1 = packed(text, long ? at + 4 : at);
+        have |= 1;
       }
-      slot = (slot + 1) & mask;
+      if (long) {
+        if (len > 8 && (have & 2) === 0) {
+          t2 = packed(text, at + 8);
+          have |= 2;
+        }
+        const m1 = len >= 8 ? 4 : len - 4;
+        const m2 = len >= INLINE ? 4 : len > 8 ? len - 8 : 0;
+        if ((t1 & BYTES[m1]!) !== pats[r + 2] || (t2 & BYTES[m2]!) !== pats[r + 3]) continue;
+      } else if ((t1 & BYTES[len]!) !== pats[r + 2]) continue;
+      if ((pats[r + 1]! & EXACT) !== 0) {
+        // Equal low bytes: equal code units unless the text has wider ones there.
+        let i = 0;
+        while (i < len && text.charCodeAt(at + i) <= 0xff) i++;
+        if (i === len) visit(id);
+        continue;
+      }
+      // A longer or wider pattern whose first low bytes match: compare it all.
+      const p = this.texts[id]!;
+      let k = 0;
+      while (k < len && text.charCodeAt(at + k) === p.charCodeAt(k)) k++;
+      if (k === len) visit(id);
     }
   }
 }
