@@ -22,6 +22,8 @@ const LENGTH = ~FREQUENT;
 const FEAT = 3;
 /** Touched slots are scored in slot order when more than 1 in this many slots are touched. */
 const DENSE_SCAN = 2;
+/** `base` is read in order before scoring touched slots when more than 1 in this many are touched. */
+const STREAM_BASE = 16;
 /** The whole gain array is zeroed (in order) when more than 1 in this many slots were touched. */
 const DENSE_CLEAR = 8;
 
@@ -255,6 +257,14 @@ export class ScoringCore {
     };
     const nt = scratch.nTouched;
     if (nt * DENSE_SCAN < state.slotCount) {
+      // Enough touched slots that most lines of `base` will be read: read it in order first, so
+      // that it comes in as one stream rather than as scattered misses (`gain` already did, when
+      // the previous request's touched slots were cleared or as postings were added).
+      if (nt * STREAM_BASE >= state.slotCount) {
+        let acc = 0;
+        for (let i = 0, n = state.slotCount; i < n; i += 16) acc |= base[i]!;
+        scratch.sink = acc;
+      }
       for (let i = 0; i < nt; i++) {
         const id = touched[i]!;
         const bound = base[id]! + gain[id]!;
