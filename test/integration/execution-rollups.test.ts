@@ -333,4 +333,41 @@ describe("hourly execution rollups", () => {
     expect(stat.errorRate).toBe(0.25);
     expect(Math.abs(stat.medianMs - 3)).toBeLessThanOrEqual(PERCENTILE_RELATIVE_ERROR * 3 + 0.5);
   });
+  it("read the least and greatest duration of a rollup through its index, not a scan", async () => {
+    // Each `(SELECT min|max(...) FROM skill_executions e WHERE ...)` of the update and delete
+    // triggers, run on its own with the trigger's `old.*` values bound, must seek the rollup
+    // group index: a scan of the hour made a delete of a busy hour's rows quadratic.
+    const triggers = await t.client.execute(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN ('skill_executions_rollup_update', 'skill_executions_rollup_delete')",
+    );
+    expect(triggers.rows).toHaveLength(2);
+    const reads: string[] = [];
+    for (const row of triggers.rows) {
+      const body = String(row.sql);
+      for (let at = body.indexOf("(SELECT m"); at >= 0; at = body.indexOf("(SELECT m", at + 1)) {
+        let depth = 0;
+        let end = at;
+        for (; end < body.length; end++) {
+          if (body[end] === "(") depth++;
+          if (body[end] === ")" && --depth === 0) break;
+        }
+        reads.push(body.slice(at + 1, end));
+      }
+    }
+    expect(reads).toHaveLength(4); // min and max in each trigger
+    for (const read of reads) {
+      expect(read).toMatch(
+        /^SELECT (min|max)\(coalesce\(e\.duration_ms, 0\)\) FROM skill_executions e /,
+      );
+      const args: (string | number)[] = [];
+      const standalone = read.replace(/old\.(\w+)/g, (_m, column: string) => {
+        args.push(column === "created_at" ? Date.now() : column === "status" ? "success" : "x");
+        return "?";
+      });
+      const plan = await t.client.execute({ sql: `EXPLAIN QUERY PLAN ${standalone}`, args });
+      const detail = plan.rows.map((r) => String(r.detail)).join("; ");
+      expect(detail).toContain("skill_executions_rollup_group_idx");
+      expect(detail).not.toMatch(/SCAN/);
+    }
+  });
 });
