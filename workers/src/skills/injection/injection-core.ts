@@ -22,6 +22,14 @@ const LENGTH = ~FREQUENT;
 const FEAT = 3;
 /** Touched slots are scored in slot order when more than 1 in this many slots are touched. */
 const DENSE_SCAN = 2;
+/** `base` is read in order before scoring touched slots when more than 1 in this many are touched. */
+const STREAM_BASE = 16;
+/**
+ * Postings are added without listing touched slots when a request's rare postings number at least
+ * NUM/DEN of the slots (about half of the slots are then touched).
+ */
+const UNLISTED_NUM = 4;
+const UNLISTED_DEN = 5;
 /** The whole gain array is zeroed (in order) when more than 1 in this many slots were touched. */
 const DENSE_CLEAR = 8;
 
@@ -119,6 +127,23 @@ export class ScoringCore {
     scratch.nTouched = nt;
   }
 
+  /**
+   * Adds the postings of feature `fid` to `gain` without listing touched slots: the list's store
+   * address depends on the gain just read, which makes each entry wait for the previous one, and a
+   * request that touches most slots scores them in slot order anyway.
+   */
+  private gainFeatureUnlisted(fid: number): void {
+    const { gain } = this.state.shared.scratch;
+    const { entries } = this.state.postings;
+    const { feat } = this;
+    const at = FEAT * fid;
+    for (let i = feat[at]!, end = i + (feat[at + 1]! & LENGTH); i < end; i++) {
+      const e = entries[i]!;
+      const id = e >> 8;
+      gain[id] = gain[id]! + ((e << 24) >> 24);
+    }
+  }
+
   /** Points of slot `id` from frequent features absent in the request of stamp `stamp` (on demand). */
   private lossOf(id: number, stamp: number): number {
     const { slotFreq, feat } = this;
@@ -186,13 +211,13 @@ export class ScoringCore {
       if ((feat[at + 1]! & FREQUENT) === 0) found[nr++] = found[i]!;
     }
     const { entries } = state.postings;
-    for (let i = 0; i < nr; i++) touch |= entries[feat[FEAT * found[i]!]!]!;
-    scratch.sink = touch;
-    for (let i = 0; i < nr; i++) this.gainFeature(found[i]!);
-    for (const t of ctx.reasonTokens) {
-      const fid = shared.reason.get(t);
-      if (fid !== undefined && fid < featureCount) this.gainFeature(fid);
+    let postings = 0;
+    for (let i = 0; i < nr; i++) {
+      const at = FEAT * found[i]!;
+      touch |= entries[feat[at]!]!;
+      postings += feat[at + 1]! & LENGTH;
     }
+    scratch.sink = touch;
     let activeLen = 0;
     let missingLen = 0;
     for (const fid of frequent) {
@@ -200,10 +225,23 @@ export class ScoringCore {
       else missingLen += feat[FEAT * fid + 1]! & LENGTH;
     }
     // Static mode: every candidate starts from S; absent frequent features are subtracted lazily.
+    // Otherwise the postings of the present frequent features are added like rare ones.
     const staticMode = activeLen > missingLen;
-    if (!staticMode) {
-      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) this.gainFeature(fid);
+    if (!staticMode) postings += activeLen;
+    // So many postings that most slots will be touched: add them without listing the touched
+    // slots, which are then scored in slot order (and all of `gain` is cleared next time).
+    const unlisted = postings * UNLISTED_DEN >= state.slotCount * UNLISTED_NUM;
+    const gainOf = (fid: number) =>
+      unlisted ? this.gainFeatureUnlisted(fid) : this.gainFeature(fid);
+    for (let i = 0; i < nr; i++) gainOf(found[i]!);
+    for (const t of ctx.reasonTokens) {
+      const fid = shared.reason.get(t);
+      if (fid !== undefined && fid < featureCount) gainOf(fid);
     }
+    if (!staticMode) {
+      for (const fid of frequent) if (feat[FEAT * fid + 2] === stamp) gainOf(fid);
+    }
+    if (unlisted) scratch.nTouched = gain.length;
     const statics = staticMode ? this.staticsFor(ctx.provider) : undefined;
     const base = statics ? statics.base : state.hints[ctx.provider];
     const top: { id: number; score: number }[] = [];
@@ -255,6 +293,14 @@ export class ScoringCore {
     };
     const nt = scratch.nTouched;
     if (nt * DENSE_SCAN < state.slotCount) {
+      // Enough touched slots that most lines of `base` will be read: read it in order first, so
+      // that it comes in as one stream rather than as scattered misses (`gain` already did, when
+      // the previous request's touched slots were cleared or as postings were added).
+      if (nt * STREAM_BASE >= state.slotCount) {
+        let acc = 0;
+        for (let i = 0, n = state.slotCount; i < n; i += 16) acc |= base[i]!;
+        scratch.sink = acc;
+      }
       for (let i = 0; i < nt; i++) {
         const id = touched[i]!;
         const bound = base[id]! + gain[id]!;
@@ -296,24 +342,4 @@ export class ScoringCore {
     }
     return ++this.stamp;
   }
-}
-
-const CORE_CACHE_SIZE = 4;
-const cores: ScoringCore[] = [];
-
-/** A cached core with this fingerprint key (most recently used first), if any. */
-export function cachedCore(key: string): ScoringCore | undefined {
-  const at = cores.findIndex((c) => c.key === key);
-  if (at < 0) return undefined;
-  const [hit] = cores.splice(at, 1);
-  cores.unshift(hit!);
-  return hit;
-}
-
-/** Keeps `core` among the last few cores, by fingerprint. */
-export function rememberCore(core: ScoringCore): void {
-  const at = cores.findIndex((c) => c.key === core.key);
-  if (at >= 0) cores.splice(at, 1);
-  cores.unshift(core);
-  if (cores.length > CORE_CACHE_SIZE) cores.pop();
 }

@@ -33,7 +33,8 @@ import {
   toolResolverFor,
 } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
-import { cachedCore, rememberCore, ScoringCore } from "./injection-core.js";
+import { cachedCore, rememberCore } from "./core-cache.js";
+import { ScoringCore } from "./injection-core.js";
 import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
 import type { ScoringContext } from "./scoring.js";

@@ -222,11 +222,13 @@ export class SubstringTable {
         found[nf++] = j + 1 - Q;
       }
     }
-    // The first table slot of each passing position, read in a loop of its own so that the misses
-    // overlap; then the probes.
-    const { slots, slotShift } = this;
-    for (let i = 0; i < nf; i += 2)
-      acc |= slots[2 * (Math.imul(found[i]!, SLOT_MIX) >>> slotShift) + 1]!;
+    // The first table slot of each passing position and the first record of its chain, read in a
+    // loop of their own so that the misses of different positions overlap; then the probes.
+    const { slots, slotShift, pats } = this;
+    for (let i = 0; i < nf; i += 2) {
+      const id = slots[2 * (Math.imul(found[i]!, SLOT_MIX) >>> slotShift) + 1]!;
+      acc |= id >= 0 ? pats[id * PAT + 1]! : 0;
+    }
     streamed.value = acc;
     for (let i = 0; i < nf; i += 2) {
       const at = found[i + 1]!;
