@@ -119,6 +119,17 @@ export interface Scratch {
   sink: number;
 }
 
+/** Empty scratch for a core of `slots` slots (all gains 0, nothing touched or found). */
+export function newScratch(slots: number): Scratch {
+  return {
+    gain: new Int32Array(slots),
+    touched: new Int32Array(slots + 1),
+    found: new Int32Array(256),
+    sink: 0,
+    nTouched: 0,
+  };
+}
+
 /** Lookup tables shared by every version of one core family; they only grow. */
 export interface CoreShared {
   /** Context token → feature id. */
@@ -309,13 +320,7 @@ export function buildCoreState(candidates: readonly ScorableCandidate[]): CoreSt
       mainFeature: Int32Array.from(patternTexts, (p) => patternFeature.get(p)!),
       extra: new SubstringTable(),
       extraFeature: [],
-      scratch: {
-        gain: new Int32Array(n),
-        touched: new Int32Array(n + 1),
-        found: new Int32Array(256),
-        sink: 0,
-        nTouched: 0,
-      },
+      scratch: newScratch(n),
     },
     featureCount,
     featStart,

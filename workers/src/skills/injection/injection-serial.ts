@@ -8,7 +8,13 @@
  */
 import type { RequestProvider } from "../../formats/types.js";
 import { ScoringCore } from "./injection-core.js";
-import { type CoreState, markHead, type Pool, PROVIDERS } from "./injection-features.js";
+import {
+  type CoreState,
+  markHead,
+  newScratch,
+  type Pool,
+  PROVIDERS,
+} from "./injection-features.js";
 import type { Fingerprint } from "./injection-fingerprint.js";
 import { SubstringTable } from "./substring-table.js";
 import { TokenTable } from "./token-table.js";
@@ -175,13 +181,7 @@ export function decodeCore(bytes: Uint8Array): ScoringCore {
       mainFeature: patternFeature,
       extra: new SubstringTable(),
       extraFeature: [],
-      scratch: {
-        gain: new Int32Array(n),
-        touched: new Int32Array(n + 1),
-        found: new Int32Array(256),
-        sink: 0,
-        nTouched: 0,
-      },
+      scratch: newScratch(n),
     },
     featureCount: featLen.length,
     featStart: arr<Int32Array>("featStart"),
