@@ -182,6 +182,22 @@ export const Select: FC<{
   );
 };
 
+/** A checkbox posting `on` when ticked, with its label beside it. */
+export const Checkbox: FC<{ name: string; label: string; checked?: boolean; id?: string }> = ({
+  name,
+  label,
+  checked,
+  id,
+}) => {
+  const fid = id ?? `f-${name}`;
+  return (
+    <div class="field" style="flex-direction:row;align-items:center;gap:8px">
+      <input id={fid} type="checkbox" name={name} value="on" checked={checked} />
+      <label for={fid}>{label}</label>
+    </div>
+  );
+};
+
 /** A labelled `<input>`. */
 export const Input: FC<{
   name: string;

@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
-import { Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+import { Checkbox, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
 import { DefaultLimitsForm, defaultValues, parseLimitFields } from "./limits-view.js";
 
 /** API keys per page of the settings page. */
@@ -52,31 +52,16 @@ export function settingsPages(): Hono<DashEnv> {
         <h1>Settings</h1>
         <form method="post" action="/dashboard/settings" class="card" aria-label="Settings">
           <Csrf token={session.csrf} />
-          <div class="field" style="flex-direction:row;align-items:center;gap:8px">
-            <input
-              id="f-skillsEnabled"
-              type="checkbox"
-              name="skillsEnabled"
-              value="on"
-              checked={settings.skillsEnabled}
-            />
-            <label for="f-skillsEnabled">
-              Skills enabled (master switch: off blocks every execution)
-            </label>
-          </div>
-          <div class="field" style="flex-direction:row;align-items:center;gap:8px">
-            <input
-              id="f-customSkillExecution"
-              type="checkbox"
-              name="customSkillExecution"
-              value="on"
-              checked={settings.customSkillExecution}
-            />
-            <label for="f-customSkillExecution">
-              Custom skill execution (off: only builtins run; custom skills are not injected and
-              their calls are refused)
-            </label>
-          </div>
+          <Checkbox
+            name="skillsEnabled"
+            label="Skills enabled (master switch: off blocks every execution)"
+            checked={settings.skillsEnabled}
+          />
+          <Checkbox
+            name="customSkillExecution"
+            label="Custom skill execution (off: only builtins run; custom skills are not injected and their calls are refused)"
+            checked={settings.customSkillExecution}
+          />
           <Select
             name="activeProvider"
             label="Active catalog provider"
@@ -89,10 +74,11 @@ export function settingsPages(): Hono<DashEnv> {
             type="password"
           />
           {settings.skillsmpApiKeySet ? (
-            <div class="field" style="flex-direction:row;align-items:center;gap:8px">
-              <input id="f-clearKey" type="checkbox" name="clearSkillsmpApiKey" value="on" />
-              <label for="f-clearKey">Remove the stored SkillsMP key</label>
-            </div>
+            <Checkbox
+              name="clearSkillsmpApiKey"
+              id="f-clearKey"
+              label="Remove the stored SkillsMP key"
+            />
           ) : null}
           <button type="submit">Save settings</button>
         </form>
