@@ -8,26 +8,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
+import { toolTurn } from "../support/proxy-fixtures.js";
 
-const chatCalling = (name: string, args: object) => ({
-  id: "chatcmpl-custom-off",
-  object: "chat.completion",
-  created: 1,
-  model: "gpt-4.1",
-  choices: [
-    {
-      index: 0,
-      finish_reason: "tool_calls",
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          { id: "call_1", type: "function", function: { name, arguments: JSON.stringify(args) } },
-        ],
-      },
-    },
-  ],
-});
+/** A Chat Completions answer calling `name` once with `args`. */
+const chatCalling = (name: string, args: Record<string, unknown>) =>
+  toolTurn("openai-chat", [{ id: "call_1", name, args }], 1);
 
 const install = (t: TestApp, name: string, policy: "auto" | "hybrid") =>
   t.api.post("/api/skills/install", {

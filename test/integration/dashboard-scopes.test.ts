@@ -7,26 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { captureConsole } from "../support/console-capture.js";
 import { signIn } from "../support/dashboard-client.js";
+import { toolTurn } from "../support/proxy-fixtures.js";
 
-const chatCalling = (name: string) => ({
-  id: "chatcmpl-dash",
-  object: "chat.completion",
-  created: 1,
-  model: "gpt-4.1",
-  choices: [
-    {
-      index: 0,
-      finish_reason: "tool_calls",
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          { id: "call_1", type: "function", function: { name, arguments: '{"v":"hold"}' } },
-        ],
-      },
-    },
-  ],
-});
+/** A Chat Completions answer calling `name` once. */
+const chatCalling = (name: string) =>
+  toolTurn("openai-chat", [{ id: "call_1", name, args: { v: "hold" } }], 1);
 
 describe("dashboard and key scopes", () => {
   let t: TestApp;

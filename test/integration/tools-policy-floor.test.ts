@@ -6,26 +6,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { toolTurn } from "../support/proxy-fixtures.js";
 
-const chatCalling = (name: string, args: object) => ({
-  id: "chatcmpl-floor",
-  object: "chat.completion",
-  created: 1,
-  model: "gpt-4.1",
-  choices: [
-    {
-      index: 0,
-      finish_reason: "tool_calls",
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          { id: "call_1", type: "function", function: { name, arguments: JSON.stringify(args) } },
-        ],
-      },
-    },
-  ],
-});
+/** A Chat Completions answer calling `name` once with `args`. */
+const chatCalling = (name: string, args: Record<string, unknown>) =>
+  toolTurn("openai-chat", [{ id: "call_1", name, args }], 1);
 
 interface Harness {
   t: TestApp;
@@ -61,7 +46,7 @@ async function start(env: Record<string, string> = {}): Promise<Harness> {
   return { t, key, reached };
 }
 
-const intercept = (h: Harness, name: string, args: object = { command: "id" }) =>
+const intercept = (h: Harness, name: string, args: Record<string, unknown> = { command: "id" }) =>
   h.t.api.as(h.key.key).post("/api/skills/intercept", {
     format: "openai-chat",
     response: chatCalling(name, args),
