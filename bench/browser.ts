@@ -7,7 +7,6 @@
  * measured interleaved. Uses the local images (`npm run sandbox:images`).
  * Environment: BENCH_BROWSER_ROUNDS (default 5).
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +20,7 @@ import { parseConfig } from "../workers/src/config.js";
 import { createBrowserHandlers } from "../workers/src/skills/builtins/browser.js";
 import type { BuiltinEnv } from "../workers/src/skills/builtins/types.js";
 import type { HandlerContext, Skill } from "../workers/src/skills/types.js";
+import { bareDockerRun, dockerRunArgs } from "./docker-run.js";
 import { fmt, interleave, median, row } from "./stats.js";
 
 const PAGE = "<title>Bench</title><p>Hello from the benchmark page</p>";
@@ -40,40 +40,13 @@ function bareArgs(config: HostConfig, dir: string): { args: string[]; stdin: Buf
     actions: [],
     extract: "text",
   });
-  const opts = createOptions(containerSpec(plan, config, "bench", "bench"));
-  const hc = opts.HostConfig!;
-  const args = ["run", "--rm", "-i", "--network", String(hc.NetworkMode)];
-  for (const cap of hc.CapDrop as string[]) args.push("--cap-drop", cap);
-  for (const opt of hc.SecurityOpt as string[]) args.push("--security-opt", opt);
-  args.push("--pids-limit", String(hc.PidsLimit), "--cpus", String(hc.NanoCpus! / 1e9));
-  args.push("--memory", `${hc.Memory}b`, "--memory-swap", `${hc.MemorySwap}b`);
-  for (const [path, o] of Object.entries(hc.Tmpfs ?? {})) args.push("--tmpfs", `${path}:${o}`);
-  for (const bind of hc.Binds ?? []) args.push("-v", bind);
-  if (hc.ReadonlyRootfs) args.push("--read-only");
-  if (hc.Init) args.push("--init");
-  args.push("--shm-size", `${hc.ShmSize}b`, "--ipc", String(hc.IpcMode), "--log-driver", "none");
-  args.push("--user", String(opts.User), "--workdir", String(opts.WorkingDir), "--entrypoint", "");
-  for (const e of opts.Env ?? []) args.push("-e", e);
-  args.push(String(opts.Image), ...(opts.Cmd as string[]));
+  const args = dockerRunArgs(createOptions(containerSpec(plan, config, "bench", "bench")));
   return { args, stdin: plan.input ?? Buffer.alloc(0) };
 }
 
 /** One bare `docker run`; rejects unless the driver reports the page's text. */
 function bareRun(args: string[], stdin: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("docker", args, { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 && out.includes("Hello from the benchmark page")
-        ? resolve()
-        : reject(new Error(`docker run failed (${code}): ${err.trim()} ${out.trim()}`)),
-    );
-    child.stdin.end(stdin);
-  });
+  return bareDockerRun(args, stdin, (out) => out.includes("Hello from the benchmark page"));
 }
 
 /**

@@ -8,7 +8,6 @@
  * Environment: BENCH_SANDBOX_ROUNDS (default 15), BENCH_SANDBOX_CONCURRENT_RUNS (default 48),
  * BENCH_BROWSER_ROUNDS (default 5).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import type { SandboxRunRequest } from "@skillgate/sandbox-protocol";
@@ -20,6 +19,7 @@ import { createSandboxClient, type SandboxClient } from "../workers/src/sandbox/
 import { createMultiHostClient } from "../workers/src/sandbox/multi-host.js";
 import { type BenchApi, startBenchApi } from "./api.js";
 import { type BrowserBenchResult, runBrowserBench, startBenchPage } from "./browser.js";
+import { bareDockerRun, dockerRunArgs } from "./docker-run.js";
 import { fmt, interleave, median, row } from "./stats.js";
 
 const CODE = "print(6*7)";
@@ -65,40 +65,15 @@ export interface SandboxBenchResult {
 }
 
 /** `docker run` CLI arguments equivalent to the host's HostConfig for a default python run. */
-function dockerRunArgs(config: HostConfig): string[] {
-  const opts = createOptions(containerSpec(planRun(REQUEST, config), config, "bench", "bench"));
-  const hc = opts.HostConfig!;
-  const args = ["run", "--rm", "-i", "--network", String(hc.NetworkMode)];
-  for (const cap of hc.CapDrop as string[]) args.push("--cap-drop", cap);
-  for (const opt of hc.SecurityOpt as string[]) args.push("--security-opt", opt);
-  args.push("--pids-limit", String(hc.PidsLimit), "--cpus", String(hc.NanoCpus! / 1e9));
-  args.push("--memory", `${hc.Memory}b`, "--memory-swap", `${hc.MemorySwap}b`);
-  for (const [path, o] of Object.entries(hc.Tmpfs ?? {})) args.push("--tmpfs", `${path}:${o}`);
-  if (hc.ReadonlyRootfs) args.push("--read-only");
-  if (hc.Init) args.push("--init");
-  args.push("--shm-size", `${hc.ShmSize}b`, "--ipc", String(hc.IpcMode), "--log-driver", "none");
-  args.push("--user", String(opts.User), "--workdir", String(opts.WorkingDir), "--entrypoint", "");
-  for (const e of opts.Env ?? []) args.push("-e", e);
-  args.push(String(opts.Image), ...(opts.Cmd as string[]));
-  return args;
+function pythonRunArgs(config: HostConfig): string[] {
+  return dockerRunArgs(
+    createOptions(containerSpec(planRun(REQUEST, config), config, "bench", "bench")),
+  );
 }
 
 /** One bare `docker run`; rejects unless it prints 42. */
 function bareRun(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("docker", args, { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 && out === "42\n"
-        ? resolve()
-        : reject(new Error(`docker run failed (${code}): ${err.trim()}`)),
-    );
-    child.stdin.end(CODE);
-  });
+  return bareDockerRun(args, CODE, (out) => out === "42\n");
 }
 
 async function hostRun(
@@ -200,7 +175,7 @@ export async function runSandboxBench(
   );
   try {
     const image = on.config.images.python;
-    const args = dockerRunArgs(off.config);
+    const args = pythonRunArgs(off.config);
     await waitForPool(on.host, image, CONCURRENCY);
     for (let i = 0; i < 2; i++) {
       await bareRun(args);
