@@ -202,7 +202,10 @@ export class Bm25Core {
     candidates.forEach((skill, slot) => {
       addSlot(state, slot, skill, (id, packed) => {
         let l = lists[id];
-        if (!l) lists[id] = l = { slots: [], tfs: [] };
+        if (!l) {
+          l = { slots: [], tfs: [] };
+          lists[id] = l;
+        }
         l.slots.push(slot);
         l.tfs.push(packed);
       });
@@ -266,7 +269,10 @@ export class Bm25Core {
     change.added.forEach((skill, i) => {
       addSlot(state, slots[i]!, skill, (id, packed) => {
         let l = additions.get(id);
-        if (!l) additions.set(id, (l = { slots: [], tfs: [] }));
+        if (!l) {
+          l = { slots: [], tfs: [] };
+          additions.set(id, l);
+        }
         l.slots.push(slots[i]!);
         l.tfs.push(packed);
       });
@@ -338,7 +344,7 @@ export class Bm25Core {
       let score = acc[s]!;
       acc[s] = 0;
       const names = state.nameTerms[s];
-      if (names && names.length && params.coverage > 0) {
+      if (names?.length && params.coverage > 0) {
         let total = 0;
         let got = 0;
         for (let j = 0; j < names.length; j++) {
