@@ -38,11 +38,11 @@ export interface Bm25Params {
 
 /** The product's parameters (docs/scoring.md#the-bm25-ranker). */
 export const BM25_PARAMS: Bm25Params = {
-  weights: [3, 1, 2, 1, 0.5],
+  weights: [3, 2, 2, 1, 0.5],
   b: [0.5, 0.75, 0.5, 0.5, 0.75],
   k1: 1.2,
   coverage: 1,
-  gate: 0.45,
+  gate: 0.55,
 };
 
 /** Largest count of a term in one field that is told apart (6 bits per field). */
