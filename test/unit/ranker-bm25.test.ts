@@ -145,6 +145,25 @@ describe("bm25 core", () => {
     }
   });
 
+  it("finds the same skills as the reference when most postings are pruned (large registry, long questions)", () => {
+    for (let seed = 31; seed <= 34; seed++) {
+      const rand = rng(seed);
+      const candidates = Array.from({ length: 400 }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(candidates, "k");
+      for (let r = 0; r < 5; r++) {
+        const query = bm25Query(
+          Array.from({ length: 40 + rand(80) }, () => WORDS[rand(WORDS.length)]!).join(" "),
+        );
+        for (const k of [1, 5, 12]) {
+          const want = reference(candidates, query).slice(0, k);
+          const got = topIds(core, query, k);
+          expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
+          got.forEach((g, i) => expect(g.score).toBeCloseTo(want[i]!.score, 9));
+        }
+      }
+    }
+  });
+
   it("scores a single skill as top() does", () => {
     const rand = rng(7);
     const candidates = Array.from({ length: 40 }, (_, i) => randomSkill(rand, i));

@@ -13,9 +13,13 @@
  * a candidate when its score reaches `gate · ln(1 + (N − 0.5) / 1.5)`, a fixed share of the idf of
  * a term that only one skill has, so that the gate means the same at every registry size.
  *
- * Each term has a posting list (slot, packed per-field counts); a slot's per-field normalisers
- * and every term's idf are computed once per core. A request adds the postings of its terms into
- * a per-core scratch array. Incremental updates ({@link Bm25Core.derive}) copy only the posting
+ * Each term has a posting list (slot, packed per-field counts) and each slot a forward list (its
+ * terms and counts); a slot's per-field normalisers and every term's idf are computed once per
+ * core. A request adds the postings of its terms into a per-core scratch array (the BM25 part of
+ * each touched skill's score); the k-th best of those among the skills the caller may use bounds
+ * the k-th best score from below, so only the skills within the name-coverage points of it are
+ * scored exactly, from their forward lists, and sorted. The result is the same as scoring every
+ * skill. Incremental updates ({@link Bm25Core.derive}) copy only the posting
  * lists of the terms of changed skills; the result equals a build from scratch exactly (same
  * formulas on the same integers, in the same order).
  */
@@ -70,6 +74,10 @@ export interface Bm25State {
   slotInstalls: number[];
   /** Unique name-term ids of each slot. */
   nameTerms: (Int32Array | undefined)[];
+  /** Each slot's term ids (its forward list), in the order the skill's fields give them. */
+  fwdTerms: (Int32Array | undefined)[];
+  /** The packed per-field counts of `fwdTerms`, entry by entry. */
+  fwdTfs: (Int32Array | undefined)[];
   /** Field lengths, `slot * FIELD_COUNT + field`. */
   lens: Int32Array;
   /** Free slots. */
@@ -193,6 +201,8 @@ export class Bm25Core {
       slotName: [],
       slotInstalls: [],
       nameTerms: [],
+      fwdTerms: [],
+      fwdTfs: [],
       lens: new Int32Array(candidates.length * FIELD_COUNT),
       free: [],
       n: 0,
@@ -243,6 +253,8 @@ export class Bm25Core {
       slotName: prev.slotName.slice(),
       slotInstalls: prev.slotInstalls.slice(),
       nameTerms: prev.nameTerms.slice(),
+      fwdTerms: prev.fwdTerms.slice(),
+      fwdTfs: prev.fwdTfs.slice(),
       lens,
       free,
       n: prev.n,
@@ -250,10 +262,9 @@ export class Bm25Core {
     };
     // Terms whose posting lists change: the old list without the removed slots, plus additions.
     const edits = new Map<number, { slots: number[]; tfs: number[] }>();
-    for (const { slot, candidate } of change.removed) {
-      for (const term of countTerms(candidate).counts.keys()) {
-        const id = state.dict.get(term);
-        if (id !== undefined && !edits.has(id)) edits.set(id, { slots: [], tfs: [] });
+    for (const { slot } of change.removed) {
+      for (const id of prev.fwdTerms[slot] ?? EMPTY) {
+        if (!edits.has(id)) edits.set(id, { slots: [], tfs: [] });
       }
       for (let f = 0; f < FIELD_COUNT; f++) {
         state.totals[f]! -= lens[slot * FIELD_COUNT + f]!;
@@ -263,6 +274,8 @@ export class Bm25Core {
       state.slotName[slot] = "";
       state.slotInstalls[slot] = 0;
       state.nameTerms[slot] = undefined;
+      state.fwdTerms[slot] = undefined;
+      state.fwdTfs[slot] = undefined;
       state.n--;
     }
     const additions = new Map<number, { slots: number[]; tfs: number[] }>();
@@ -302,12 +315,11 @@ export class Bm25Core {
 
   /**
    * The best `k` slots for `query` that reach the gate and pass `accept`, ordered by score desc,
-   * installCount desc, name asc, id asc.
+   * installCount desc, name asc, id asc (see the module docs for the strategy).
    */
   top(query: Bm25Query, k: number, accept: (slot: number) => boolean): Bm25Hit[] {
-    const { state, params, norm, idf, acc, touched, qmark } = this;
+    const { state, params, acc, touched, qmark } = this;
     const { post, dict } = state;
-    const k1 = params.k1;
     this.stamp = (this.stamp + 1) >>> 0;
     if (this.stamp === 0) {
       qmark.fill(0);
@@ -319,42 +331,35 @@ export class Bm25Core {
       const id = dict.get(term);
       if (id === undefined || id >= post.length || qmark[id] === stamp) continue;
       qmark[id] = stamp;
-      const p = post[id];
-      if (!p) continue;
-      const w = idf[id]!;
-      const { slots, tfs } = p;
-      for (let j = 0; j < slots.length; j++) {
-        const s = slots[j]!;
-        const v = tfs[j]!;
-        const o = s * FIELD_COUNT;
-        const tf =
-          (v & MAX_TF) * norm[o]! +
-          ((v >>> 6) & MAX_TF) * norm[o + 1]! +
-          ((v >>> 12) & MAX_TF) * norm[o + 2]! +
-          ((v >>> 18) & MAX_TF) * norm[o + 3]! +
-          ((v >>> 24) & MAX_TF) * norm[o + 4]!;
-        if (acc[s] === 0) touched[nt++] = s;
-        acc[s]! += (w * tf) / (k1 + tf);
-      }
+      if (post[id]) nt = this.addPostings(id, nt);
     }
+    // acc holds each touched slot's score without the name coverage, which adds at most
+    // `coverage`; the k-th best accepted acc is a lower bound of the k-th best score.
     const gate = this.gate();
+    const cover = params.coverage;
+    const best: number[] = [];
+    for (let j = 0; j < nt; j++) {
+      const s = touched[j]!;
+      const a = acc[s]!;
+      if (a + cover < gate) continue;
+      if (best.length === k && a <= acc[best[k - 1]!]!) continue;
+      if (!accept(s)) continue;
+      let at = best.length;
+      while (at > 0 && acc[best[at - 1]!]! < a) at--;
+      best.splice(at, 0, s);
+      if (best.length > k) best.pop();
+    }
+    const bound = best.length === k ? acc[best[k - 1]!]! : gate - cover;
+    // Sums taken in another order may differ in the last bits.
+    const floor = Math.max(gate - cover, bound - cover) - 1e-9 * (1 + Math.abs(bound));
     const passing: Bm25Hit[] = [];
-    for (let i = 0; i < nt; i++) {
-      const s = touched[i]!;
-      let score = acc[s]!;
-      acc[s] = 0;
-      const names = state.nameTerms[s];
-      if (names?.length && params.coverage > 0) {
-        let total = 0;
-        let got = 0;
-        for (let j = 0; j < names.length; j++) {
-          const t = names[j]!;
-          total += idf[t]!;
-          if (qmark[t] === stamp) got += idf[t]!;
-        }
-        if (total > 0) score += (params.coverage * got) / total;
+    for (let j = 0; j < nt; j++) {
+      const slot = touched[j]!;
+      if (acc[slot]! >= floor) {
+        const score = this.exact(slot, stamp);
+        if (score >= gate) passing.push({ id: slot, score });
       }
-      if (score >= gate) passing.push({ id: s, score });
+      acc[slot] = 0;
     }
     passing.sort((a, b) => this.compare(a, b));
     const out: Bm25Hit[] = [];
@@ -363,6 +368,59 @@ export class Bm25Core {
       if (accept(hit.id)) out.push(hit);
     }
     return out;
+  }
+
+  /** Adds the postings of term `id` to the scratch scores. @returns the new touched count. */
+  private addPostings(id: number, nt: number): number {
+    const { acc, touched, norm, idf } = this;
+    const k1 = this.params.k1;
+    const { slots, tfs } = this.state.post[id]!;
+    const w = idf[id]!;
+    for (let j = 0; j < slots.length; j++) {
+      const s = slots[j]!;
+      const tf = this.tfOf(tfs[j]!, s * FIELD_COUNT, norm);
+      if (acc[s] === 0) touched[nt++] = s;
+      acc[s]! += (w * tf) / (k1 + tf);
+    }
+    return nt;
+  }
+
+  /** tf̃ of a packed count at slot offset `o`. */
+  private tfOf(v: number, o: number, norm: Float64Array): number {
+    return (
+      (v & MAX_TF) * norm[o]! +
+      ((v >>> 6) & MAX_TF) * norm[o + 1]! +
+      ((v >>> 12) & MAX_TF) * norm[o + 2]! +
+      ((v >>> 18) & MAX_TF) * norm[o + 3]! +
+      ((v >>> 24) & MAX_TF) * norm[o + 4]!
+    );
+  }
+
+  /** The exact score of `slot` for the query marked with `stamp`, from its forward list. */
+  private exact(slot: number, stamp: number): number {
+    const { state, params, idf, qmark, norm } = this;
+    const terms = state.fwdTerms[slot]!;
+    const tfs = state.fwdTfs[slot]!;
+    const o = slot * FIELD_COUNT;
+    let score = 0;
+    for (let j = 0; j < terms.length; j++) {
+      const t = terms[j]!;
+      if (qmark[t] !== stamp) continue;
+      const tf = this.tfOf(tfs[j]!, o, norm);
+      score += (idf[t]! * tf) / (params.k1 + tf);
+    }
+    const names = state.nameTerms[slot];
+    if (names?.length && params.coverage > 0) {
+      let total = 0;
+      let got = 0;
+      for (let j = 0; j < names.length; j++) {
+        const t = names[j]!;
+        total += idf[t]!;
+        if (qmark[t] === stamp) got += idf[t]!;
+      }
+      if (total > 0) score += (params.coverage * got) / total;
+    }
+    return score;
   }
 
   private compare(a: Bm25Hit, b: Bm25Hit): number {
@@ -388,7 +446,17 @@ function addSlot(
   posting: (id: number, packed: number) => void,
 ): void {
   const { counts, lens } = countTerms(skill);
-  for (const [term, packed] of counts) posting(termId(state, term), packed);
+  const fwdTerms = new Int32Array(counts.size);
+  const fwdTfs = new Int32Array(counts.size);
+  let j = 0;
+  for (const [term, packed] of counts) {
+    const id = termId(state, term);
+    posting(id, packed);
+    fwdTerms[j] = id;
+    fwdTfs[j++] = packed;
+  }
+  state.fwdTerms[slot] = fwdTerms;
+  state.fwdTfs[slot] = fwdTfs;
   for (let f = 0; f < FIELD_COUNT; f++) {
     state.lens[slot * FIELD_COUNT + f] = lens[f]!;
     state.totals[f]! += lens[f]!;
@@ -425,9 +493,9 @@ export function scoreSkill(core: Bm25Core, query: Bm25Query, skill: Skill): numb
   };
   const inQuery = new Set(query.terms);
   let score = 0;
-  for (const term of inQuery) {
-    const v = counts.get(term);
-    if (v === undefined) continue;
+  // In the skill's own term order, as the index scores from a slot's forward list.
+  for (const [term, v] of counts) {
+    if (!inQuery.has(term)) continue;
     let tf = 0;
     for (let f = 0; f < FIELD_COUNT; f++) tf += ((v >>> (f * TF_BITS)) & MAX_TF) * norm[f]!;
     score += (idfOf(term) * tf) / (params.k1 + tf);

@@ -10,7 +10,7 @@ import { Bm25Core, type Bm25State, type Posting } from "./bm25-core.js";
 import { FIELD_COUNT } from "./bm25-fields.js";
 
 const MAGIC = 0x35324d42; // "BM25" little-endian
-const FORMAT = 1;
+const FORMAT = 2;
 
 interface Header {
   key: string;
@@ -57,6 +57,21 @@ export function encodeBm25(core: Bm25Core): Uint8Array {
     const l = s.nameTerms[i];
     if (l) nameIds.set(l, nameStart[i]!);
   }
+  const fwdStart = new Int32Array(slots + 1);
+  let fwd = 0;
+  for (let i = 0; i < slots; i++) {
+    fwdStart[i] = fwd;
+    fwd += s.fwdTerms[i]?.length ?? 0;
+  }
+  fwdStart[slots] = fwd;
+  const fwdTerms = new Int32Array(fwd);
+  const fwdTfs = new Int32Array(fwd);
+  for (let i = 0; i < slots; i++) {
+    const t = s.fwdTerms[i];
+    if (!t) continue;
+    fwdTerms.set(t, fwdStart[i]!);
+    fwdTfs.set(s.fwdTfs[i]!, fwdStart[i]!);
+  }
   const arrays: Record<string, Int32Array> = {
     lens: s.lens,
     installs: Int32Array.from(s.slotInstalls),
@@ -65,6 +80,9 @@ export function encodeBm25(core: Bm25Core): Uint8Array {
     postTfs,
     nameStart,
     nameIds,
+    fwdStart,
+    fwdTerms,
+    fwdTfs,
   };
   const layout: Header["arrays"] = {};
   let offset = 0;
@@ -135,11 +153,17 @@ export function decodeBm25(bytes: Uint8Array): Bm25Core {
     post.push(b > a ? { slots: postSlots.subarray(a, b), tfs: postTfs.subarray(a, b) } : undefined);
   }
   const slots = header.slotIds.length;
+  const fwdStart = arr("fwdStart");
+  const fwdTermsAll = arr("fwdTerms");
+  const fwdTfsAll = arr("fwdTfs");
   const nameTerms: (Int32Array | undefined)[] = [];
+  const fwdTerms: (Int32Array | undefined)[] = [];
+  const fwdTfs: (Int32Array | undefined)[] = [];
   for (let i = 0; i < slots; i++) {
-    nameTerms.push(
-      header.slotIds[i] === null ? undefined : nameIds.subarray(nameStart[i]!, nameStart[i + 1]!),
-    );
+    const live = header.slotIds[i] !== null;
+    nameTerms.push(live ? nameIds.subarray(nameStart[i]!, nameStart[i + 1]!) : undefined);
+    fwdTerms.push(live ? fwdTermsAll.subarray(fwdStart[i]!, fwdStart[i + 1]!) : undefined);
+    fwdTfs.push(live ? fwdTfsAll.subarray(fwdStart[i]!, fwdStart[i + 1]!) : undefined);
   }
   const lens = arr("lens");
   if (lens.length !== slots * FIELD_COUNT) throw new Error("serialised bm25 core: bad lengths");
@@ -152,6 +176,8 @@ export function decodeBm25(bytes: Uint8Array): Bm25Core {
     slotName: header.slotName,
     slotInstalls: Array.from(arr("installs")),
     nameTerms,
+    fwdTerms,
+    fwdTfs,
     lens: lens.slice(),
     free: header.free,
     n: header.n,
