@@ -6,8 +6,9 @@
  * need Docker and the local images), the gateway proxy's added time per round and to first byte,
  * dashboard pages with 1,000 skills and 100,000 executions, retention (a 100,000-row delete
  * beside running executions), MCP
- * `tools/list` and `tools/call` beside the REST execute endpoint. Pick some with arguments:
- * `npm run bench -- registry sandbox`.
+ * `tools/list` and `tools/call` beside the REST execute endpoint, and selection quality per
+ * ranker. Pick some with arguments: `npm run bench -- registry sandbox`; selection sets are
+ * given by path: `npm run bench -- selection path/to/set.json`.
  */
 import { runBuiltinsBench } from "./builtins.js";
 import { runCustomBench } from "./custom.js";
@@ -19,6 +20,7 @@ import { runProxyBench } from "./proxy.js";
 import { runRegistryBench } from "./registry.js";
 import { runRetentionBench } from "./retention.js";
 import { runSandboxBench } from "./sandbox.js";
+import { runSelectionBench } from "./selection.js";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   registry: () => runRegistryBench(),
@@ -31,10 +33,14 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   custom: () => runCustomBench(),
   retention: () => runRetentionBench(),
   mcp: () => runMcpBench(),
+  selection: () => runSelectionBench(setPaths),
 };
 
+/** Selection sets given by path (arguments ending in `.json`), for the selection benchmark. */
+const setPaths = process.argv.slice(2).filter((a) => a.endsWith(".json"));
+
 async function main(): Promise<void> {
-  const picked = process.argv.slice(2);
+  const picked = process.argv.slice(2).filter((a) => !a.endsWith(".json"));
   for (const name of picked) {
     if (!(name in BENCHES))
       throw new Error(`unknown benchmark "${name}" (have: ${Object.keys(BENCHES).join(", ")})`);

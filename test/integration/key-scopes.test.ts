@@ -110,6 +110,7 @@ describe("API key scopes", () => {
       "DELETE /api/keys/{id}",
       "PUT /api/keys/{id}/limits",
       "PUT /api/keys/{id}/approval-webhook",
+      "PUT /api/keys/{id}/ranker",
       "GET /api/settings",
       "PUT /api/settings",
       "POST /api/skills/cache/invalidate",

@@ -69,8 +69,9 @@ describe("a key's catalog install over inject / intercept", () => {
     expect(mine).toMatchObject({
       mode: "auto",
       toolName: expect.stringMatching(/^invoice-reader_v\d+_\d+_\d+$/),
+      ranker: "bm25",
     });
-    expect(mine.score).toBeGreaterThanOrEqual(6);
+    expect(mine.score).toBeGreaterThan(0);
     const forOther = await t.api
       .as(keyOther.key)
       .post("/api/skills/inject", { format: "anthropic", request });

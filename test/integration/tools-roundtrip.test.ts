@@ -56,6 +56,7 @@ async function injectFor(format: string, request: object) {
     toolName: TOOL,
     mode: "on",
     score: null,
+    ranker: null,
   });
   return res.body as { request: Record<string, unknown>; injected: { toolName: string }[] };
 }

@@ -21,6 +21,7 @@ const inject = (
     request: chat(text),
     snapshot: snapshot(skills),
     apiKeyId: "key-a",
+    ranker: "keyword",
     ...more,
   });
 const names = (r: ReturnType<typeof injectSkills>) =>
@@ -40,13 +41,21 @@ describe("selection by mode and policy", () => {
       "weatherNow please, also offOne manualOn disabledOne",
     );
     expect(r.injected).toEqual([
-      { name: "alwaysOn", version: "1.0.0", toolName: "alwaysOn_v1_0_0", mode: "on", score: null },
+      {
+        name: "alwaysOn",
+        version: "1.0.0",
+        toolName: "alwaysOn_v1_0_0",
+        mode: "on",
+        score: null,
+        ranker: null,
+      },
       {
         name: "weatherNow",
         version: "1.0.0",
         toolName: "weatherNow_v1_0_0",
         mode: "auto",
         score: 6,
+        ranker: "keyword",
       },
     ]);
     expect((r.request.tools as unknown[]).length).toBe(2);
@@ -195,6 +204,7 @@ describe("include, exclude, clashes, and nothing at all", () => {
         toolName: "web_search",
         mode: "auto",
         score: 4 + 6 + 3,
+        ranker: "keyword",
       },
     ]);
   });

@@ -37,6 +37,8 @@ export const apiKeys = sqliteTable(
     approvalWebhookUrl: text("approval_webhook_url"),
     /** Standard Webhooks secret (`whsec_...`) signing them; write-only in the API. */
     approvalWebhookSecret: text("approval_webhook_secret"),
+    /** The ranker of AUTO selection for this key's requests (docs/scoring.md); NULL = the setting. */
+    ranker: text("ranker"),
   },
   (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
 );

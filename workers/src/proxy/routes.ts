@@ -13,6 +13,7 @@ import { hasScope } from "../auth/scopes.js";
 import { jsonDepthExceeds } from "../json-depth.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
+import { isRankerName, RANKER_NAMES, type RankerName } from "../services/tools.js";
 import type { JsonObject, WireFormat } from "./domain.js";
 import { proxyFormat } from "./formats.js";
 import {
@@ -30,8 +31,13 @@ import { streamProxy } from "./stream.js";
  * and the tools service's injection and interception (the same policies and model-call policy
  * floors as `POST /api/skills/intercept` and the MCP skill tools).
  * @param customSkills false when the request turned custom skill execution off.
+ * @param ranker the ranker the request chose (`x-skillgate-ranker`), if any.
  */
-export function proxyServices(services: FrontDoorServices, customSkills: boolean): ProxyServices {
+export function proxyServices(
+  services: FrontDoorServices,
+  customSkills: boolean,
+  ranker?: RankerName,
+): ProxyServices {
   const p = services.proxy;
   return {
     fetch: p.settings.fetch,
@@ -41,7 +47,8 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
     timeBudgetMs: p.settings.timeBudgetMs,
     keepAliveMs: p.settings.keepAliveMs,
     clock: p.clock,
-    inject: (format, request, apiKeyId) => services.tools.inject({ format, request }, apiKeyId),
+    inject: (format, request, apiKeyId) =>
+      services.tools.inject({ format, request, ranker }, apiKeyId),
     intercept: (call) =>
       services.tools.intercept(
         {
@@ -181,6 +188,13 @@ async function handle(
   const sessionId =
     req.headers.get("x-skillgate-session")?.trim().slice(0, 200) || crypto.randomUUID();
   const customSkills = req.headers.get("x-skillgate-custom-skills")?.trim().toLowerCase() !== "off";
+  const rankerHeader = req.headers.get("x-skillgate-ranker")?.trim().toLowerCase();
+  if (rankerHeader !== undefined && !isRankerName(rankerHeader))
+    return fail(
+      400,
+      `x-skillgate-ranker must be one of ${RANKER_NAMES.join(", ")}`,
+      "invalid_input",
+    );
   const proxyReq: ProxyRequest = {
     format,
     body,
@@ -190,7 +204,7 @@ async function handle(
     sessionId,
     signal: req.signal,
   };
-  const svc = proxyServices(services, customSkills);
+  const svc = proxyServices(services, customSkills, rankerHeader);
   try {
     if (stream) return await streamProxy(svc, proxyReq);
     return respond(await runProxyLoop(svc, proxyReq));

@@ -2,10 +2,12 @@
  * Management routes: API keys (`/api/keys`) and settings (`/api/settings`) (docs/api.md).
  * All need the management token.
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { SCOPES } from "../auth/scopes.js";
 import { CATALOG_IDS } from "../services/catalogs.js";
+import { RANKER_NAMES } from "../services/tools.js";
 import { createRouter } from "./context.js";
 import {
   errorResponses,
@@ -37,8 +39,37 @@ const ApiKeySchema = z
     approvalWebhookSecretSet: z.boolean().openapi({
       description: "whether the webhook's signing secret is set (it is write-only)",
     }),
+    ranker: z.enum(RANKER_NAMES).nullable().openapi({
+      description:
+        "the ranker of AUTO selection for this key's requests; null = the `ranker` setting (docs/scoring.md#choosing-a-ranker)",
+    }),
   })
   .openapi("ApiKey");
+
+const KeyRankerBody = z
+  .object({
+    ranker: z.enum(RANKER_NAMES).nullable().openapi({
+      description: "`bm25` or `keyword`; null = follow the `ranker` setting",
+    }),
+  })
+  .strict()
+  .openapi("ApiKeyRanker");
+
+const putKeyRankerRoute = createRoute({
+  method: "put",
+  path: "/api/keys/{id}/ranker",
+  operationId: "setApiKeyRanker",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Set or clear the ranker of this key's AUTO selection",
+  description:
+    "A request's own choice (`ranker` of an inject call, the proxy's `x-skillgate-ranker` header) wins over the key's, which wins over the `ranker` setting (docs/scoring.md#choosing-a-ranker). A revoked key answers 409 `api_key_revoked`.",
+  request: { params: IdParam, body: jsonBody(KeyRankerBody) },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
 
 const limitValue = (what: string) =>
   z
@@ -150,6 +181,10 @@ const SettingsSchema = z
       description:
         "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
     }),
+    ranker: z.enum(RANKER_NAMES).openapi({
+      description:
+        "the ranker of AUTO selection for keys and requests that choose none (docs/scoring.md#choosing-a-ranker)",
+    }),
   })
   .openapi("Settings");
 
@@ -165,6 +200,7 @@ const SettingsBody = z
     approvalWebhookUrl: WebhookUrl.nullable().optional(),
     approvalWebhookSecret: WebhookSecret.nullable().optional(),
     customSkillExecution: z.boolean().optional(),
+    ranker: z.enum(RANKER_NAMES).optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
@@ -257,7 +293,7 @@ const putSettingsRoute = createRoute({
   tags: [TAGS.settings],
   security: MANAGEMENT_ONLY,
   summary:
-    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, approval webhook, defaultLimits)",
+    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, approval webhook, defaultLimits, ranker)",
   request: { body: jsonBody(SettingsBody) },
   responses: {
     200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
@@ -312,6 +348,12 @@ export function adminRoutes() {
     const apiKey = await c
       .get("services")
       .keys.setApprovalWebhook(c.req.valid("param").id, url, secret);
+    return c.json({ apiKey }, 200);
+  });
+  app.openapi(putKeyRankerRoute, async (c) => {
+    const apiKey = await c
+      .get("services")
+      .keys.setRanker(c.req.valid("param").id, c.req.valid("json").ranker);
     return c.json({ apiKey }, 200);
   });
   app.openapi(getSettingsRoute, async (c) => {

@@ -7,10 +7,12 @@
  * Auth: an API key (acting for itself) or management acting for a key via `apiKeyId` (null =
  * global skills only). Unknown formats and malformed bodies answer 400.
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
 import { WIRE_FORMATS } from "../formats/index.js";
 import type { WireFormat } from "../formats/types.js";
+import { RANKER_NAMES } from "../services/tools.js";
 import { createRouter, principalOf } from "./context.js";
 import {
   errorResponses,
@@ -58,6 +60,10 @@ const InjectBody = z
     exclude: NameList.optional().openapi({
       description: "name, name@version or tool name; never injected",
     }),
+    ranker: z.enum(RANKER_NAMES).optional().openapi({
+      description:
+        "the ranker of AUTO selection for this request; default the key's, else the `ranker` setting (docs/scoring.md#choosing-a-ranker)",
+    }),
     apiKeyId: ActingKey,
   })
   .strict()
@@ -89,7 +95,12 @@ const InjectedItem = z.object({
   version: z.string(),
   toolName: z.string(),
   mode: InjectionModeSchema,
-  score: z.number().int().nullable(),
+  score: z.number().nullable().openapi({
+    description: "the ranker's score (integer points for `keyword`); null for `on` skills",
+  }),
+  ranker: z.enum(RANKER_NAMES).nullable().openapi({
+    description: "the ranker that produced `score`; null for `on` skills",
+  }),
 });
 const InjectResult = z
   .object({ request: JsonObject, injected: z.array(InjectedItem) })

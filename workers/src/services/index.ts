@@ -252,6 +252,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
         builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
       ),
       policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
+      keyRanker: (id) => keys.rankerOf(id),
     }),
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),

@@ -11,6 +11,7 @@ import { normalizeScopes, parseStoredScopes, type Scope } from "../auth/scopes.j
 import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
+import { isRankerName, type RankerName } from "../skills/injection/rankers/index.js";
 import { type Page, pageOf } from "./page.js";
 import { requireWebhookUrl, shownWebhookUrl } from "./webhook-url.js";
 
@@ -39,6 +40,8 @@ export interface ApiKeyRecord {
   approvalWebhookUrl?: string | null;
   /** Its Standard Webhooks secret; never part of {@link ApiKeyInfo}. */
   approvalWebhookSecret?: string | null;
+  /** The ranker of the key's requests (docs/scoring.md#choosing-a-ranker); null = the setting. */
+  ranker?: string | null;
 }
 
 /** Storage of API keys (the drizzle implementation is in `db/repositories/api-keys.ts`). */
@@ -61,6 +64,8 @@ export interface ApiKeyRepository {
     url: string | null,
     secret: string | null,
   ): Promise<ApiKeyRecord | undefined>;
+  /** Sets (or, with null, clears) the key's ranker. @returns the key, undefined if unknown. */
+  setRanker(id: string, ranker: string | null): Promise<ApiKeyRecord | undefined>;
 }
 
 /** Public view of a key (never the key itself nor its hash). */
@@ -78,6 +83,8 @@ export interface ApiKeyInfo {
   approvalWebhookUrl: string | null;
   /** Whether its signing secret is set (the secret itself is write-only). */
   approvalWebhookSecretSet: boolean;
+  /** The ranker of the key's requests; null = the `ranker` setting (docs/scoring.md). */
+  ranker: RankerName | null;
 }
 
 /** An authenticated key: its id, name and scopes. */
@@ -94,6 +101,10 @@ const LOOKUP_TTL_S = 60;
 const DIGEST_MEMO_SIZE = 1_024;
 /** Longer tokens are hashed every time (a key is 46 chars; nothing valid is this long). */
 const DIGEST_MEMO_MAX_CHARS = 256;
+/** How long a key's ranker is remembered in process (ms). */
+const RANKER_TTL_MS = 60_000;
+/** Keys whose ranker is remembered at once. */
+const RANKER_MEMO_SIZE = 10_000;
 /** `last_used_at` is written at most once per this many ms per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -111,6 +122,7 @@ function toInfo(row: ApiKeyRecord): ApiKeyInfo {
     scopes: parseStoredScopes(row.scopes),
     approvalWebhookUrl: shownWebhookUrl(row.approvalWebhookUrl ?? null),
     approvalWebhookSecretSet: !!row.approvalWebhookSecret,
+    ranker: isRankerName(row.ranker) ? row.ranker : null,
   };
 }
 
@@ -223,6 +235,37 @@ export class ApiKeyService {
     if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
     return toInfo(row);
   }
+
+  /**
+   * Sets the ranker of the key's requests, or clears it with null (docs/scoring.md#choosing-a-ranker).
+   * @throws NotFoundError `api_key_not_found`; ConflictError `api_key_revoked`.
+   */
+  async setRanker(id: string, ranker: RankerName | null): Promise<ApiKeyInfo> {
+    const current = await this.repository.get(id);
+    if (!current) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    if (current.revokedAt !== null) throw revokedError(id);
+    const row = await this.repository.setRanker(id, ranker);
+    if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
+    this.rankers.set(id, { ranker, expiresAt: this.clock() + RANKER_TTL_MS });
+    return toInfo(row);
+  }
+
+  /**
+   * The ranker a key chose, null when none (or the key is unknown). Read through an in-process
+   * memo of {@link RANKER_TTL_MS}: a change made on another instance is seen within that time.
+   */
+  async rankerOf(id: string): Promise<RankerName | null> {
+    const now = this.clock();
+    const hit = this.rankers.get(id);
+    if (hit && hit.expiresAt > now) return hit.ranker;
+    const row = await this.repository.get(id);
+    const ranker = isRankerName(row?.ranker) ? row.ranker : null;
+    if (this.rankers.size >= RANKER_MEMO_SIZE) this.rankers.clear();
+    this.rankers.set(id, { ranker, expiresAt: now + RANKER_TTL_MS });
+    return ranker;
+  }
+
+  private readonly rankers = new Map<string, { ranker: RankerName | null; expiresAt: number }>();
 
   /** The key's approval webhook with its secret (for delivery only); null when unset. */
   async approvalWebhook(id: string): Promise<{ url: string; secret: string } | null> {

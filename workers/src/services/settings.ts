@@ -6,6 +6,11 @@ import type { Cache } from "../cache/types.js";
 import type { CatalogId } from "../catalogs/types.js";
 import { type ExecutionLimits, NO_LIMITS } from "../skills/execution/limits.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
+import {
+  DEFAULT_RANKER,
+  isRankerName,
+  type RankerName,
+} from "../skills/injection/rankers/index.js";
 import { requireWebhookUrl, shownWebhookUrl } from "./webhook-url.js";
 
 /** Settings with their types. */
@@ -30,6 +35,8 @@ export interface Settings {
    * proxy, MCP `tools/call`, explicit executions and approvals; docs/configuration.md#custom-skill-execution).
    */
   customSkillExecution: boolean;
+  /** The ranker of AUTO selection for requests and keys that choose none (docs/scoring.md). */
+  ranker: RankerName;
 }
 
 /** Storage of settings: one JSON text per key (the drizzle implementation is in `db/repositories/settings.ts`). */
@@ -49,6 +56,7 @@ export const DEFAULT_SETTINGS: Settings = {
   approvalWebhookUrl: null,
   approvalWebhookSecret: null,
   customSkillExecution: true,
+  ranker: DEFAULT_RANKER,
 };
 
 /** Stored key of each setting (the stored names are the API's). */
@@ -60,9 +68,10 @@ const STORED_KEY: Record<keyof Settings, string> = {
   approvalWebhookUrl: "approvalWebhookUrl",
   approvalWebhookSecret: "approvalWebhookSecret",
   customSkillExecution: "customSkillExecution",
+  ranker: "ranker",
 };
 
-const CACHE_KEY = "settings:v3";
+const CACHE_KEY = "settings:v4";
 const CACHE_TTL_S = 60;
 
 /** Settings as the API shows them: secrets replaced by a flag. */
@@ -74,6 +83,7 @@ export interface PublicSettings {
   approvalWebhookUrl: string | null;
   approvalWebhookSecretSet: boolean;
   customSkillExecution: boolean;
+  ranker: RankerName;
 }
 
 /** A change as the API takes it (`PUT /api/settings`). */
@@ -86,6 +96,7 @@ export interface SettingsChange {
   approvalWebhookUrl?: string | null;
   approvalWebhookSecret?: string | null;
   customSkillExecution?: boolean;
+  ranker?: RankerName;
 }
 
 /** Reads and writes settings. */
@@ -115,6 +126,8 @@ export class SettingsService {
           // A hand-edited, unparsable value falls back to the default.
         }
       }
+      // A hand-edited ranker that names none falls back to the default.
+      if (!isRankerName(merged.ranker)) merged.ranker = DEFAULT_RANKER;
       value = merged as unknown as Settings;
       await this.cache.put(CACHE_KEY, value, CACHE_TTL_S);
     }
@@ -177,5 +190,6 @@ function toPublic(s: Settings): PublicSettings {
     approvalWebhookUrl: shownWebhookUrl(s.approvalWebhookUrl),
     approvalWebhookSecretSet: !!s.approvalWebhookSecret,
     customSkillExecution: s.customSkillExecution,
+    ranker: s.ranker,
   };
 }

@@ -9,6 +9,7 @@
 import type { JsonObject, WireFormat } from "../formats/types.js";
 import type { Executor } from "../skills/execution/executor.js";
 import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
+import { chooseRanker, type RankerName } from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,
   callerTools,
@@ -27,6 +28,11 @@ import type { CallerContext, Skill } from "../skills/types.js";
 import type { SettingsService } from "./settings.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
+export {
+  isRankerName,
+  RANKER_NAMES,
+  type RankerName,
+} from "../skills/injection/rankers/index.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
 export type {
   InjectedRef,
@@ -42,6 +48,8 @@ export interface InjectRequest {
   backgroundReason?: string;
   include?: readonly string[];
   exclude?: readonly string[];
+  /** The ranker this request asks for (docs/scoring.md#choosing-a-ranker). */
+  ranker?: RankerName;
 }
 
 /** An intercept request (`POST /api/skills/intercept`). */
@@ -66,6 +74,8 @@ export interface ToolsServiceOptions {
   builtinAliases: ReadonlyMap<string, string>;
   /** Policy floors of model calls by handler name. */
   policyFloors: PolicyFloors;
+  /** The ranker a key chose (null: none); read per inject. */
+  keyRanker?: (apiKeyId: string) => Promise<RankerName | null>;
 }
 
 /** Injection and interception for a caller. */
@@ -78,9 +88,12 @@ export class ToolsService {
    * @returns the new request and what was injected.
    */
   async inject(req: InjectRequest, apiKeyId: string | null): Promise<InjectResult> {
-    const [snapshot, settings] = await Promise.all([
+    const [snapshot, settings, keyRanker] = await Promise.all([
       this.opts.registry.snapshot(),
       this.opts.settings.get(),
+      req.ranker === undefined && apiKeyId !== null && this.opts.keyRanker
+        ? this.opts.keyRanker(apiKeyId)
+        : null,
     ]);
     return injectSkills({
       format: req.format,
@@ -93,6 +106,7 @@ export class ToolsService {
       skillsEnabled: settings.skillsEnabled,
       customSkillsEnabled: settings.customSkillExecution,
       policyFloors: this.opts.policyFloors,
+      ranker: chooseRanker(req.ranker, keyRanker, settings.ranker),
     });
   }
 

@@ -70,6 +70,15 @@ export class DrizzleApiKeyRepository implements ApiKeyRepository {
     return row;
   }
 
+  async setRanker(id: string, ranker: string | null): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.db
+      .update(apiKeys)
+      .set({ ranker })
+      .where(eq(apiKeys.id, id))
+      .returning();
+    return row;
+  }
+
   async touch(id: string, at: number): Promise<void> {
     await this.db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
   }

@@ -37,6 +37,9 @@ import { cachedCore, rememberCore } from "./core-cache.js";
 import { ScoringCore } from "./injection-core.js";
 import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
+import { cachedBm25, freshBm25, rememberBm25 } from "./rankers/bm25-cache.js";
+import { type Bm25Core, type Bm25Query, scoreSkill } from "./rankers/bm25-core.js";
+import { bm25Key, deriveBm25Key } from "./rankers/bm25-fingerprint.js";
 import type { ScoringContext } from "./scoring.js";
 
 /** A scored auto candidate. */
@@ -58,6 +61,8 @@ export interface IndexPlan {
   onOwn: Map<string, Skill[]>;
   /** Fingerprint key of the candidates (see injection-core.ts). */
   key: string;
+  /** Fingerprint key of the candidates for the `bm25` ranker (rankers/bm25-fingerprint.ts). */
+  bm25Key: string;
 }
 
 interface Parts {
@@ -67,6 +72,28 @@ interface Parts {
   slotOf: LayeredMap<string, number>;
   onGlobal: readonly Skill[];
   onOwn: ReadonlyMap<string, readonly Skill[]>;
+  bm25: Bm25Part;
+}
+
+/** The `bm25` ranker's core and the candidate in each of its slots. */
+interface Bm25Part {
+  core: Bm25Core;
+  slotSkill: (Skill | undefined)[];
+  slotOf: LayeredMap<string, number>;
+}
+
+/** The `bm25` part for `candidates`: `given` or a cached core when its key and slots match, else built. */
+function bm25PartFor(candidates: readonly Skill[], key: string, given?: Bm25Core): Bm25Part {
+  const byId = new Map(candidates.map((s) => [s.id, s]));
+  for (const core of [given, cachedBm25(key)]) {
+    if (!core || core.key !== key) continue;
+    const slotSkill = core.state.slotIds.map((id) => (id === null ? undefined : byId.get(id)));
+    if (slotSkill.filter((s) => s !== undefined).length !== candidates.length) continue;
+    rememberBm25(core);
+    return { core, slotSkill, slotOf: slotsOf(slotSkill) };
+  }
+  const core = freshBm25(candidates, key);
+  return { core, slotSkill: candidates.slice(), slotOf: slotsOf(candidates) };
 }
 
 /** Scoring index of one snapshot, over its tool resolver. */
@@ -79,8 +106,10 @@ export class InjectionIndex {
   private readonly slotOf: LayeredMap<string, number>;
   private readonly onGlobal: readonly Skill[];
   private readonly onOwn: ReadonlyMap<string, readonly Skill[]>;
+  private readonly bm25: Bm25Part;
 
   private constructor(p: Parts) {
+    this.bm25 = p.bm25;
     this.resolver = p.resolver;
     this.core = p.core;
     this.slotSkill = p.slotSkill;
@@ -105,7 +134,7 @@ export class InjectionIndex {
         onOwn.set(s.apiKeyId, [...(onOwn.get(s.apiKeyId) ?? []), s]);
     }
     const key = fingerprintKey(fingerprintOf(candidates));
-    return { resolver, candidates, onGlobal, onOwn, key };
+    return { resolver, candidates, onGlobal, onOwn, key, bm25Key: bm25Key(candidates) };
   }
 
   /**
@@ -113,8 +142,9 @@ export class InjectionIndex {
    * cache) or the in-process core cache when its fingerprint and slot ids match the candidates;
    * otherwise it is built.
    */
-  static fromPlan(plan: IndexPlan, given?: ScoringCore): InjectionIndex {
+  static fromPlan(plan: IndexPlan, given?: ScoringCore, givenBm25?: Bm25Core): InjectionIndex {
     const { resolver, candidates, onGlobal, onOwn, key } = plan;
+    const bm25 = bm25PartFor(candidates, plan.bm25Key, givenBm25);
     const byId = new Map(candidates.map((s) => [s.id, s]));
     for (const core of [given, cachedCore(key)]) {
       if (!core || core.key !== key) continue;
@@ -128,6 +158,7 @@ export class InjectionIndex {
         slotOf: slotsOf(slotSkill),
         onGlobal,
         onOwn,
+        bm25,
       });
     }
     const core = ScoringCore.build(candidates);
@@ -139,12 +170,18 @@ export class InjectionIndex {
       slotOf: slotsOf(candidates),
       onGlobal,
       onOwn,
+      bm25,
     });
   }
 
   /** Builds the index of `source` from scratch ({@link plan}, then {@link fromPlan}). */
-  static build(source: SkillSource, given?: ScoringCore): InjectionIndex {
-    return InjectionIndex.fromPlan(InjectionIndex.plan(source), given);
+  static build(source: SkillSource, given?: ScoringCore, givenBm25?: Bm25Core): InjectionIndex {
+    return InjectionIndex.fromPlan(InjectionIndex.plan(source), given, givenBm25);
+  }
+
+  /** The `bm25` ranker's scoring core. */
+  get bm25Core(): Bm25Core {
+    return this.bm25.core;
   }
 
   /**
@@ -202,6 +239,7 @@ export class InjectionIndex {
       else onOwn.set(s.apiKeyId, [...(onOwn.get(s.apiKeyId) ?? []), s]);
     }
     rememberCore(derived.core);
+    const bm25 = this.deriveBm25(gone.filter(isCandidate), added);
     return new InjectionIndex({
       resolver,
       core: derived.core,
@@ -209,7 +247,59 @@ export class InjectionIndex {
       slotOf,
       onGlobal,
       onOwn,
+      bm25,
     });
+  }
+
+  /** The `bm25` part after the candidates `gone` left and `come` entered. */
+  private deriveBm25(gone: readonly Skill[], come: readonly Skill[]): Bm25Part {
+    const prev = this.bm25;
+    const key = deriveBm25Key(prev.core.key, gone, come);
+    const removed = gone.map((s) => ({ slot: prev.slotOf.get(s.id)!, candidate: s }));
+    const derived = prev.core.derive({ removed, added: come }, key);
+    if (!derived) {
+      const candidates = prev.slotSkill.filter(
+        (s): s is Skill => s !== undefined && !gone.includes(s),
+      );
+      return bm25PartFor([...candidates, ...come], key);
+    }
+    const slotSkill = prev.slotSkill.slice();
+    const moves: [string, number | undefined][] = [];
+    for (const r of removed) {
+      slotSkill[r.slot] = undefined;
+      moves.push([r.candidate.id, undefined]);
+    }
+    come.forEach((s, i) => {
+      slotSkill[derived.slots[i]!] = s;
+      moves.push([s.id, derived.slots[i]!]);
+    });
+    rememberBm25(derived.core);
+    return { core: derived.core, slotSkill, slotOf: prev.slotOf.with(moves) };
+  }
+
+  /**
+   * The best `k` auto skills competing for the caller by the `bm25` ranker, reaching its gate and
+   * passing `keep`, ordered by score desc, installCount desc, name asc (docs/scoring.md#the-bm25-ranker).
+   */
+  topBm25(
+    query: Bm25Query,
+    apiKeyId: string | null,
+    keep: (skill: Skill) => boolean,
+    k: number,
+  ): ScoredSkill[] {
+    const { slotSkill } = this.bm25;
+    const accept = (slot: number) => {
+      const s = slotSkill[slot];
+      return s !== undefined && this.resolver.isWinner(s, apiKeyId) && keep(s);
+    };
+    return this.bm25.core
+      .top(query, k, accept)
+      .map(({ id, score }) => ({ skill: slotSkill[id]!, score }));
+  }
+
+  /** The `bm25` score of any skill for `query` (no gate), e.g. an included version. */
+  bm25Score(query: Bm25Query, skill: Skill): number {
+    return scoreSkill(this.bm25.core, query, skill);
   }
 
   /** The `on` skills that compete for the caller (their names' winning versions). */

@@ -2,8 +2,8 @@
  * Keeps the injection index of the registry's snapshots ready (docs/scoring.md#keeping-the-index-current):
  * - a snapshot derived from one whose index is in memory (after a write or a reload) gets its
  *   index derived at once, so the first request after a write does not pay for it;
- * - with a cache shared between instances (Workers KV), the scoring core is stored serialised
- *   (injection-serial.ts) after it is built or updated, and an instance without an index (a cold
+ * - with a cache shared between instances (Workers KV), the scoring cores of both rankers are
+ *   stored serialised (injection-serial.ts, rankers/bm25-serial.ts) after they are built or updated, and an instance without an index (a cold
  *   Worker isolate) loads it from there instead of building it; a stored core whose candidates
  *   differ from the snapshot's (another instance's newer write) is ignored and replaced.
  * With a cache private to the process, nothing is stored and an index is built on first use.
@@ -17,9 +17,13 @@ import {
   rememberInjectionIndex,
 } from "./injection-index.js";
 import { decodeCore, encodeCore } from "./injection-serial.js";
+import type { Bm25Core } from "./rankers/bm25-core.js";
+import { decodeBm25, encodeBm25 } from "./rankers/bm25-serial.js";
 
 /** Key of the serialised scoring core in the shared cache (one entry, the latest). */
 export const INDEX_CACHE_KEY = "injection:core:v2";
+/** Key of the serialised `bm25` ranker core in the shared cache (one entry, the latest). */
+export const BM25_CACHE_KEY = "injection:bm25:v1";
 /** How long a stored core lives without being refreshed, in seconds. */
 export const INDEX_CACHE_TTL_S = 86_400;
 
@@ -57,7 +61,10 @@ export class InjectionIndexStore {
     }
     if (!this.cache.shared) return;
     const plan = InjectionIndex.plan(snapshot);
-    const bytes = await this.cache.getBytes(INDEX_CACHE_KEY).catch(() => undefined);
+    const [bytes, bm25Bytes] = await Promise.all([
+      this.cache.getBytes(INDEX_CACHE_KEY).catch(() => undefined),
+      this.cache.getBytes(BM25_CACHE_KEY).catch(() => undefined),
+    ]);
     let core: ReturnType<typeof decodeCore> | undefined;
     if (bytes) {
       try {
@@ -66,9 +73,21 @@ export class InjectionIndexStore {
         core = undefined;
       }
     }
-    const index = InjectionIndex.fromPlan(plan, core?.key === plan.key ? core : undefined);
+    let bm25: Bm25Core | undefined;
+    if (bm25Bytes) {
+      try {
+        bm25 = decodeBm25(bm25Bytes);
+      } catch {
+        bm25 = undefined;
+      }
+    }
+    const index = InjectionIndex.fromPlan(
+      plan,
+      core?.key === plan.key ? core : undefined,
+      bm25?.key === plan.bm25Key ? bm25 : undefined,
+    );
     rememberInjectionIndex(index);
-    if (core && index.core === core) {
+    if (core && index.core === core && bm25 && index.bm25Core === bm25) {
       this.stats.loaded++;
       return;
     }
@@ -79,7 +98,10 @@ export class InjectionIndexStore {
   private async store(index: InjectionIndex): Promise<void> {
     if (!this.cache.shared) return;
     try {
-      await this.cache.putBytes(INDEX_CACHE_KEY, encodeCore(index.core), INDEX_CACHE_TTL_S);
+      await Promise.all([
+        this.cache.putBytes(INDEX_CACHE_KEY, encodeCore(index.core), INDEX_CACHE_TTL_S),
+        this.cache.putBytes(BM25_CACHE_KEY, encodeBm25(index.bm25Core), INDEX_CACHE_TTL_S),
+      ]);
       this.stats.stored++;
     } catch {
       // The next cold instance builds its own index.

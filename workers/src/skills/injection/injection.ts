@@ -7,8 +7,9 @@
  * - per name only the competing version counts: the highest active (enabled, mode not `off`)
  *   version visible to the key;
  * - mode `on` → always (not counted in the 5); `off` → never; policy `manual`, or a handler whose
- *   floor is `manual` (policy-floor.ts) → never (the model cannot call it); mode `auto` → `scoreAutoSkill` >= 3, at most 5, highest first, ties by
- *   installCount desc then name asc;
+ *   floor is `manual` (policy-floor.ts) → never (the model cannot call it); mode `auto` → ranked
+ *   by the request's ranker (`bm25` by default, or `keyword`: `scoreAutoSkill` >= 3), at most 5
+ *   that reach the ranker's gate, highest first, ties by installCount desc then name asc;
  * - `include` entries (`name`, `name@version`, `name@<constraint>` or an emitted tool name,
  *   resolved by the registry's tool resolver) are added as well, whatever
  *   their score (this is how two versions go side by side); `exclude` entries are never injected;
@@ -22,6 +23,8 @@ import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js"
 import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver.js";
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
 import { getInjectionIndex } from "./injection-index.js";
+import { bm25Query } from "./rankers/bm25-query.js";
+import { DEFAULT_RANKER, type RankerName } from "./rankers/index.js";
 import { adaptSchema } from "./schema-adapt.js";
 import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";
 
@@ -46,15 +49,22 @@ export interface InjectOptions {
   customSkillsEnabled?: boolean;
   /** Policy floors by handler name; default the product's (policy-floor.ts). */
   policyFloors?: PolicyFloors;
+  /** The ranker of AUTO candidates (docs/scoring.md); default {@link DEFAULT_RANKER}. */
+  ranker?: RankerName;
 }
 
-/** One injected tool (`injected[]`); `score` is null for `on` skills. */
+/**
+ * One injected tool (`injected[]`); `score` and `ranker` are null for `on` skills. `score` is on
+ * the scale of the ranker that produced it: integer points for `keyword`, a BM25F score for
+ * `bm25` (docs/scoring.md).
+ */
 export interface InjectedTool {
   name: string;
   version: string;
   toolName: string;
   mode: InjectionMode;
   score: number | null;
+  ranker: RankerName | null;
 }
 
 /** Output of {@link injectSkills}. */
@@ -109,11 +119,18 @@ export function injectSkills(opts: InjectOptions): InjectResult {
       !exclude.has(toolName)
     );
   };
-  const ctx = buildScoringContext({
-    text: adapter.contextText(opts.request),
-    provider: adapter.provider,
-    backgroundReason: opts.backgroundReason ?? null,
-  });
+  const ranker = opts.ranker ?? DEFAULT_RANKER;
+  const text = adapter.contextText(opts.request);
+  const ctx =
+    ranker === "keyword"
+      ? buildScoringContext({
+          text,
+          provider: adapter.provider,
+          backgroundReason: opts.backgroundReason ?? null,
+        })
+      : null;
+  const query = ranker === "bm25" ? bm25Query(text, opts.backgroundReason) : null;
+  const scoreOf = (s: Skill) => (ctx ? scoreAutoSkill(s, ctx) : index.bm25Score(query!, s));
 
   const onSkills = index
     .onSkills(opts.apiKeyId)
@@ -122,11 +139,12 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   for (const entry of opts.include ?? []) {
     const s = resolver.resolveName(entry, opts.apiKeyId);
     if (!s || !isActive(s) || !usable(s)) continue;
-    chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreAutoSkill(s, ctx) });
+    chosen.set(s.id, { skill: s, score: s.mode === "on" ? null : scoreOf(s) });
   }
-  for (const { skill, score } of index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)) {
-    chosen.set(skill.id, { skill, score });
-  }
+  const top = ctx
+    ? index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)
+    : index.topBm25(query!, opts.apiKeyId, usable, AUTO_MAX_SKILLS);
+  for (const { skill, score } of top) chosen.set(skill.id, { skill, score });
 
   const specs: ToolSpec[] = [];
   const injected: InjectedTool[] = [];
@@ -137,7 +155,14 @@ export function injectSkills(opts: InjectOptions): InjectResult {
       description: toolDescription(skill),
       parameters: parametersFor(skill, adapter.schemaDialect),
     });
-    injected.push({ name: skill.name, version: skill.version, toolName, mode: skill.mode, score });
+    injected.push({
+      name: skill.name,
+      version: skill.version,
+      toolName,
+      mode: skill.mode,
+      score,
+      ranker: score === null ? null : ranker,
+    });
   }
   return { request: adapter.addTools(opts.request, specs), injected };
 }

@@ -1,0 +1,267 @@
+/**
+ * The `bm25` ranker (docs/scoring.md#the-bm25-ranker): text analysis, scores against a plain
+ * reference implementation of the formulas on random registries, incremental updates equal to a
+ * build from scratch, serialised cores equal to the cores they came from, and the gate.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  BM25_PARAMS,
+  Bm25Core,
+  type Bm25Query,
+  scoreSkill,
+} from "../../workers/src/skills/injection/rankers/bm25-core.js";
+import { FIELD_COUNT, fieldTerms } from "../../workers/src/skills/injection/rankers/bm25-fields.js";
+import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query.js";
+import { decodeBm25, encodeBm25 } from "../../workers/src/skills/injection/rankers/bm25-serial.js";
+import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
+import type { Skill } from "../../workers/src/skills/types.js";
+import { skill } from "./injection-fixtures.js";
+
+function rng(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor((s / 2 ** 31) * n);
+  };
+}
+
+const WORDS = (
+  "weather forecast city rain search web issue github ticket create update delete invoice " +
+  "payment refund order ship track email send draft calendar event meeting translate text " +
+  "stock price quote file upload download the and for with map route traffic"
+).split(" ");
+
+function randomSkill(rand: (n: number) => number, i: number): Skill {
+  const w = () => WORDS[rand(WORDS.length)]!;
+  const props: Record<string, unknown> = {};
+  for (let p = 0; p < rand(4); p++)
+    props[`${w()}_${w()}`] = { type: "string", description: `${w()} ${w()}` };
+  return skill({
+    id: `r-${i}`,
+    name: `${w()}${w()[0]!.toUpperCase()}${w().slice(1)}${i}`,
+    description: Array.from({ length: 2 + rand(12) }, w).join(" "),
+    tags: Array.from({ length: rand(3) }, w),
+    mode: "auto",
+    installCount: rand(5),
+    schema: { input: { type: "object", properties: props } },
+  });
+}
+
+/** The formulas of docs/scoring.md#the-bm25-ranker, written out plainly over `candidates`. */
+function reference(
+  candidates: readonly Skill[],
+  query: Bm25Query,
+): { id: string; score: number }[] {
+  const { weights, b, k1, coverage, gate } = BM25_PARAMS;
+  const n = candidates.length;
+  const fields = candidates.map((s) => fieldTerms(s));
+  const avg = Array.from({ length: FIELD_COUNT }, (_, f) => {
+    const total = fields.reduce((a, t) => a + t[f]!.length, 0);
+    return total > 0 ? total / n : 1;
+  });
+  const df = new Map<string, number>();
+  for (const t of fields)
+    for (const term of new Set(t.flat())) df.set(term, (df.get(term) ?? 0) + 1);
+  const idf = (term: string) => {
+    const d = df.get(term) ?? 0;
+    return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+  };
+  const q = new Set(query.terms);
+  const out: { id: string; score: number; s: Skill }[] = [];
+  candidates.forEach((s, i) => {
+    let score = 0;
+    let matched = false;
+    for (const term of q) {
+      let tf = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const c = Math.min(63, fields[i]![f]!.filter((x) => x === term).length);
+        tf += (weights[f]! * c) / (1 - b[f]! + (b[f]! * fields[i]![f]!.length) / avg[f]!);
+      }
+      if (tf > 0) {
+        matched = true;
+        score += (idf(term) * tf) / (k1 + tf);
+      }
+    }
+    if (!matched) return;
+    const names = new Set(fields[i]![0]);
+    let total = 0;
+    let got = 0;
+    for (const t of names) {
+      total += idf(t);
+      if (q.has(t)) got += idf(t);
+    }
+    if (total > 0) score += (coverage * got) / total;
+    if (score >= gate * Math.log(1 + (n - 0.5) / 1.5)) out.push({ id: s.id, score, s });
+  });
+  out.sort(
+    (x, y) =>
+      y.score - x.score ||
+      y.s.installCount - x.s.installCount ||
+      (x.s.name < y.s.name ? -1 : x.s.name > y.s.name ? 1 : 0),
+  );
+  return out.map(({ id, score }) => ({ id, score }));
+}
+
+const topIds = (core: Bm25Core, query: Bm25Query, k = 5) =>
+  core.top(query, k, () => true).map((h) => ({ id: core.state.slotIds[h.id], score: h.score }));
+
+const randomQuery = (rand: (n: number) => number) =>
+  bm25Query(Array.from({ length: 3 + rand(20) }, () => WORDS[rand(WORDS.length)]!).join(" "));
+
+describe("text analysis", () => {
+  it("splits identifiers, drops stop-words, stems, and keeps camelCase words whole too", () => {
+    expect(analyse("issueSearch the Searching of GitHub issues")).toEqual([
+      "issuesearch",
+      "issu",
+      "search",
+      "search",
+      "github",
+      "git",
+      "hub",
+      "issu",
+    ]);
+    expect(analyse("fetch_current-weather.v2 x")).toEqual(["fetch", "current", "weather", "v2"]);
+  });
+
+  it("turns runs of Han and kana into bigrams and keeps other scripts' words", () => {
+    expect(analyse("東京の天気")).toEqual(["東京", "京の", "の天", "天気"]);
+    expect(analyse("Погода в Москве")).toEqual(["погода", "москве"]);
+  });
+});
+
+describe("bm25 core", () => {
+  it("scores as the reference formulas on random registries", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const rand = rng(seed);
+      const candidates = Array.from({ length: 5 + rand(60) }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(candidates, "k");
+      for (let r = 0; r < 10; r++) {
+        const query = randomQuery(rand);
+        const want = reference(candidates, query).slice(0, 5);
+        const got = topIds(core, query);
+        expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
+        got.forEach((g, i) => expect(g.score).toBeCloseTo(want[i]!.score, 9));
+      }
+    }
+  });
+
+  it("finds the same skills as the reference when most postings are pruned (large registry, long questions)", () => {
+    for (let seed = 31; seed <= 34; seed++) {
+      const rand = rng(seed);
+      const candidates = Array.from({ length: 400 }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(candidates, "k");
+      for (let r = 0; r < 5; r++) {
+        const query = bm25Query(
+          Array.from({ length: 40 + rand(80) }, () => WORDS[rand(WORDS.length)]!).join(" "),
+        );
+        for (const k of [1, 5, 12]) {
+          const want = reference(candidates, query).slice(0, k);
+          const got = topIds(core, query, k);
+          expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
+          got.forEach((g, i) => expect(g.score).toBeCloseTo(want[i]!.score, 9));
+        }
+      }
+    }
+  });
+
+  it("scores a single skill as top() does", () => {
+    const rand = rng(7);
+    const candidates = Array.from({ length: 40 }, (_, i) => randomSkill(rand, i));
+    const core = Bm25Core.build(candidates, "k");
+    const query = bm25Query("weather forecast for the city and the rain");
+    for (const hit of core.top(query, 5, () => true)) {
+      expect(scoreSkill(core, query, candidates[hit.id]!)).toBe(hit.score);
+    }
+  });
+
+  it("a core updated change by change answers exactly as one built from scratch", () => {
+    for (let seed = 1; seed <= 8; seed++) {
+      const rand = rng(100 + seed);
+      let next = 0;
+      let live = Array.from({ length: 20 }, () => randomSkill(rand, next++));
+      let core = Bm25Core.build(live, "k");
+      let slotOf = new Map(live.map((s, i) => [s.id, i]));
+      for (let step = 0; step < 25; step++) {
+        const removed = live.filter(() => rand(6) === 0).slice(0, 3);
+        const added = Array.from({ length: rand(3) }, () => randomSkill(rand, next++));
+        const derived = core.derive(
+          { removed: removed.map((s) => ({ slot: slotOf.get(s.id)!, candidate: s })), added },
+          "k",
+        );
+        expect(derived).toBeDefined();
+        core = derived!.core;
+        slotOf = new Map(slotOf);
+        for (const s of removed) slotOf.delete(s.id);
+        added.forEach((s, i) => slotOf.set(s.id, derived!.slots[i]!));
+        live = [...live.filter((s) => !removed.includes(s)), ...added];
+        const fresh = Bm25Core.build(live, "k");
+        for (let r = 0; r < 4; r++) {
+          const query = randomQuery(rand);
+          expect(topIds(core, query, 8)).toEqual(topIds(fresh, query, 8));
+        }
+      }
+    }
+  });
+
+  it("refuses a second derivation from the same core", () => {
+    const rand = rng(3);
+    const core = Bm25Core.build([randomSkill(rand, 0)], "k");
+    expect(core.derive({ removed: [], added: [randomSkill(rand, 1)] }, "k")).toBeDefined();
+    expect(core.derive({ removed: [], added: [randomSkill(rand, 2)] }, "k")).toBeUndefined();
+  });
+
+  it("a serialised core answers as the core it came from, and can be derived from", () => {
+    const rand = rng(11);
+    const live = Array.from({ length: 50 }, (_, i) => randomSkill(rand, i));
+    const core = Bm25Core.build(live, "key-1");
+    const loaded = decodeBm25(encodeBm25(core));
+    expect(loaded.key).toBe("key-1");
+    for (let r = 0; r < 20; r++) {
+      const query = randomQuery(rand);
+      expect(topIds(loaded, query, 10)).toEqual(topIds(core, query, 10));
+    }
+    const extra = randomSkill(rand, 99);
+    const a = loaded.derive({ removed: [{ slot: 0, candidate: live[0]! }], added: [extra] }, "k2");
+    const fresh = Bm25Core.build([...live.slice(1), extra], "k2");
+    const query = bm25Query(`${extra.description} ${live[0]!.description}`);
+    expect(topIds(a!.core, query, 10)).toEqual(topIds(fresh, query, 10));
+    expect(() => decodeBm25(new Uint8Array([1, 2, 3]))).toThrow();
+  });
+
+  it("an unrelated question reaches no skill past the gate; a relevant one ranks its skill first", () => {
+    const skills = [
+      skill({
+        id: "w",
+        name: "getWeather",
+        description: "Current weather and forecast for a city",
+        mode: "auto",
+      }),
+      skill({
+        id: "e",
+        name: "send_email",
+        description: "Send an email to a contact",
+        mode: "auto",
+      }),
+      skill({
+        id: "c",
+        name: "calendar.create_event",
+        description: "Create a calendar event",
+        mode: "auto",
+      }),
+      skill({
+        id: "s",
+        name: "stockQuote",
+        description: "Real-time stock price quote",
+        mode: "auto",
+      }),
+    ];
+    const core = Bm25Core.build(skills, "k");
+    expect(core.top(bm25Query("Write a haiku about autumn leaves."), 5, () => true)).toEqual([]);
+    const hits = core.top(
+      bm25Query("Will it rain in Paris tomorrow? What's the forecast?"),
+      5,
+      () => true,
+    );
+    expect(hits.map((h) => skills[h.id]!.id)).toEqual(["w"]);
+  });
+});

@@ -1,0 +1,513 @@
+/**
+ * The scoring core of the `bm25` ranker (docs/scoring.md#the-bm25-ranker): BM25F over the fields
+ * of bm25-fields.ts, with one inverted index per registry snapshot.
+ *
+ * For a request with the set of terms Q, a skill d scores
+ *
+ *   score(d) = Σ_{t ∈ Q ∩ d} idf(t) · tf̃(t, d) / (k1 + tf̃(t, d))  +  c · cover(d)
+ *   tf̃(t, d) = Σ_f w_f · tf_f(t, d) / (1 − b_f + b_f · len_f(d) / avglen_f)
+ *   idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+ *
+ * (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009, §3.6),
+ * where `cover(d)` is the idf-weighted share of the skill's name terms that occur in Q. A skill is
+ * a candidate when its score reaches `gate · ln(1 + (N − 0.5) / 1.5)`, a fixed share of the idf of
+ * a term that only one skill has, so that the gate means the same at every registry size.
+ *
+ * Each term has a posting list (slot, packed per-field counts) and each slot a forward list (its
+ * terms and counts); a slot's per-field normalisers and every term's idf are computed once per
+ * core. A request adds the postings of its terms into a per-core scratch array (the BM25 part of
+ * each touched skill's score); the k-th best of those among the skills the caller may use bounds
+ * the k-th best score from below, so only the skills within the name-coverage points of it are
+ * scored exactly, from their forward lists, and sorted. The result is the same as scoring every
+ * skill. Incremental updates ({@link Bm25Core.derive}) copy only the posting
+ * lists of the terms of changed skills; the result equals a build from scratch exactly (same
+ * formulas on the same integers, in the same order).
+ */
+import type { Skill } from "../../types.js";
+import { FIELD_COUNT, fieldTerms } from "./bm25-fields.js";
+
+/** Tunable constants of the model; the defaults were chosen by measurement (docs/scoring.md). */
+export interface Bm25Params {
+  /** Weight of each field, in FIELDS order (name, description, tags, params, paramText). */
+  weights: readonly number[];
+  /** Length normalisation of each field, in FIELDS order (0 = none, 1 = full). */
+  b: readonly number[];
+  /** Term-frequency saturation. */
+  k1: number;
+  /** Points of a skill whose name terms all occur in the request. */
+  coverage: number;
+  /** Share of a one-skill term's idf that a candidate's score must reach. */
+  gate: number;
+}
+
+/** The product's parameters (docs/scoring.md#the-bm25-ranker). */
+export const BM25_PARAMS: Bm25Params = {
+  weights: [3, 2, 2, 1, 0.5],
+  b: [0.5, 0.75, 0.5, 0.5, 0.75],
+  k1: 1.2,
+  coverage: 1,
+  gate: 0.55,
+};
+
+/** Largest count of a term in one field that is told apart (6 bits per field). */
+const MAX_TF = 63;
+const TF_BITS = 6;
+
+/** The postings of one term: parallel arrays of slots and packed per-field counts. */
+export interface Posting {
+  readonly slots: Int32Array;
+  readonly tfs: Int32Array;
+}
+
+/** Everything a core is made of (shared with its serialised form, bm25-serial.ts). */
+export interface Bm25State {
+  /** Fingerprint of the candidates (bm25-fingerprint.ts). */
+  key: string;
+  /** Term → id; shared, append-only, between a core and the cores derived from it. */
+  dict: Map<string, number>;
+  /** Id → term; shared like `dict`. */
+  terms: string[];
+  /** Postings by term id (undefined: no candidate of this core has the term). */
+  post: (Posting | undefined)[];
+  slotIds: (string | null)[];
+  slotName: string[];
+  slotInstalls: number[];
+  /** Unique name-term ids of each slot. */
+  nameTerms: (Int32Array | undefined)[];
+  /** Each slot's term ids (its forward list), in the order the skill's fields give them. */
+  fwdTerms: (Int32Array | undefined)[];
+  /** The packed per-field counts of `fwdTerms`, entry by entry. */
+  fwdTfs: (Int32Array | undefined)[];
+  /** Field lengths, `slot * FIELD_COUNT + field`. */
+  lens: Int32Array;
+  /** Free slots. */
+  free: number[];
+  /** Candidates in the core. */
+  n: number;
+  /** Sum of each field's length over the candidates. */
+  totals: number[];
+}
+
+/** A scored slot. */
+export interface Bm25Hit {
+  id: number;
+  score: number;
+}
+
+/** A change of a core's candidates: slots leaving, skills entering. */
+export interface Bm25Change {
+  removed: readonly { slot: number; candidate: Skill }[];
+  added: readonly Skill[];
+}
+
+const EMPTY = new Int32Array(0);
+
+/** A skill's counts per term: term → packed per-field counts; and its field lengths. */
+function countTerms(skill: Skill): { counts: Map<string, number>; lens: number[] } {
+  const fields = fieldTerms(skill);
+  const counts = new Map<string, number>();
+  const lens: number[] = [];
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const list = fields[f]!;
+    lens.push(list.length);
+    const shift = f * TF_BITS;
+    for (const t of list) {
+      const packed = counts.get(t) ?? 0;
+      const c = (packed >>> shift) & MAX_TF;
+      if (c < MAX_TF) counts.set(t, packed + (1 << shift));
+    }
+  }
+  return { counts, lens };
+}
+
+function termId(state: Bm25State, term: string): number {
+  let id = state.dict.get(term);
+  if (id === undefined) {
+    id = state.terms.length;
+    state.terms.push(term);
+    state.dict.set(term, id);
+  }
+  return id;
+}
+
+/** A scored request against one core (see {@link Bm25Core.top}). */
+export interface Bm25Query {
+  /** The request's unique terms, in order of first occurrence. */
+  readonly terms: readonly string[];
+}
+
+/** The BM25F scoring core of one candidate set. */
+export class Bm25Core {
+  readonly state: Bm25State;
+  readonly params: Bm25Params;
+  private readonly norm: Float64Array;
+  private readonly idf: Float64Array;
+  private readonly acc: Float64Array;
+  private readonly touched: Int32Array;
+  private readonly qmark: Uint32Array;
+  private stamp = 0;
+  /** Whether a core was derived from this one (only the newest version may be derived from). */
+  private derivedFrom = false;
+
+  constructor(state: Bm25State, params: Bm25Params = BM25_PARAMS) {
+    this.state = state;
+    this.params = params;
+    const slots = state.slotIds.length;
+    const { n, totals, lens } = state;
+    this.norm = new Float64Array(slots * FIELD_COUNT);
+    for (let s = 0; s < slots; s++) {
+      if (state.slotIds[s] === null) continue;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const avg = n > 0 && totals[f]! > 0 ? totals[f]! / n : 1;
+        const b = params.b[f]!;
+        this.norm[s * FIELD_COUNT + f] =
+          params.weights[f]! / (1 - b + (b * lens[s * FIELD_COUNT + f]!) / avg);
+      }
+    }
+    this.idf = new Float64Array(state.post.length);
+    for (let t = 0; t < state.post.length; t++) {
+      const df = state.post[t]?.slots.length ?? 0;
+      if (df > 0) this.idf[t] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+    this.acc = new Float64Array(slots);
+    this.touched = new Int32Array(slots);
+    this.qmark = new Uint32Array(state.post.length);
+  }
+
+  /** Candidates in the core. */
+  get size(): number {
+    return this.state.n;
+  }
+
+  /** The fingerprint key of the core's candidates. */
+  get key(): string {
+    return this.state.key;
+  }
+
+  /** The score a candidate must reach (see the module docs). */
+  gate(): number {
+    const { n } = this.state;
+    return this.params.gate * Math.log(1 + (Math.max(n, 1) - 0.5) / 1.5);
+  }
+
+  /** Builds the core of `candidates` (slot i = candidates[i]). @param key their fingerprint. */
+  static build(candidates: readonly Skill[], key: string, params?: Bm25Params): Bm25Core {
+    const state: Bm25State = {
+      key,
+      dict: new Map(),
+      terms: [],
+      post: [],
+      slotIds: [],
+      slotName: [],
+      slotInstalls: [],
+      nameTerms: [],
+      fwdTerms: [],
+      fwdTfs: [],
+      lens: new Int32Array(candidates.length * FIELD_COUNT),
+      free: [],
+      n: 0,
+      totals: new Array(FIELD_COUNT).fill(0),
+    };
+    const lists: { slots: number[]; tfs: number[] }[] = [];
+    candidates.forEach((skill, slot) => {
+      addSlot(state, slot, skill, (id, packed) => {
+        let l = lists[id];
+        if (!l) {
+          l = { slots: [], tfs: [] };
+          lists[id] = l;
+        }
+        l.slots.push(slot);
+        l.tfs.push(packed);
+      });
+    });
+    state.post = lists.map((l) => ({
+      slots: Int32Array.from(l.slots),
+      tfs: Int32Array.from(l.tfs),
+    }));
+    return new Bm25Core(state, params);
+  }
+
+  /**
+   * The core after `change`, sharing the term dictionary and every untouched posting list.
+   * @param key the fingerprint of the new candidate set.
+   * @returns the new core and the slot of each added skill, or undefined when a core was already
+   *   derived from this one (the caller builds instead).
+   */
+  derive(change: Bm25Change, key: string): { core: Bm25Core; slots: number[] } | undefined {
+    if (this.derivedFrom) return undefined;
+    this.derivedFrom = true;
+    const prev = this.state;
+    const free = [...prev.free];
+    const removedSlots = new Set(change.removed.map((r) => r.slot));
+    for (const slot of removedSlots) free.push(slot);
+    let slotCount = prev.slotIds.length;
+    const slots = change.added.map(() => (free.length > 0 ? free.pop()! : slotCount++));
+    const lens = new Int32Array(slotCount * FIELD_COUNT);
+    lens.set(prev.lens);
+    const state: Bm25State = {
+      key,
+      dict: prev.dict,
+      terms: prev.terms,
+      post: prev.post.slice(),
+      slotIds: prev.slotIds.slice(),
+      slotName: prev.slotName.slice(),
+      slotInstalls: prev.slotInstalls.slice(),
+      nameTerms: prev.nameTerms.slice(),
+      fwdTerms: prev.fwdTerms.slice(),
+      fwdTfs: prev.fwdTfs.slice(),
+      lens,
+      free,
+      n: prev.n,
+      totals: prev.totals.slice(),
+    };
+    // Terms whose posting lists change: the old list without the removed slots, plus additions.
+    const edits = new Map<number, { slots: number[]; tfs: number[] }>();
+    for (const { slot } of change.removed) {
+      for (const id of prev.fwdTerms[slot] ?? EMPTY) {
+        if (!edits.has(id)) edits.set(id, { slots: [], tfs: [] });
+      }
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        state.totals[f]! -= lens[slot * FIELD_COUNT + f]!;
+        lens[slot * FIELD_COUNT + f] = 0;
+      }
+      state.slotIds[slot] = null;
+      state.slotName[slot] = "";
+      state.slotInstalls[slot] = 0;
+      state.nameTerms[slot] = undefined;
+      state.fwdTerms[slot] = undefined;
+      state.fwdTfs[slot] = undefined;
+      state.n--;
+    }
+    const additions = new Map<number, { slots: number[]; tfs: number[] }>();
+    change.added.forEach((skill, i) => {
+      addSlot(state, slots[i]!, skill, (id, packed) => {
+        let l = additions.get(id);
+        if (!l) {
+          l = { slots: [], tfs: [] };
+          additions.set(id, l);
+        }
+        l.slots.push(slots[i]!);
+        l.tfs.push(packed);
+      });
+    });
+    for (const id of additions.keys()) if (!edits.has(id)) edits.set(id, { slots: [], tfs: [] });
+    for (const [id, out] of edits) {
+      const old = state.post[id];
+      if (old) {
+        for (let j = 0; j < old.slots.length; j++) {
+          if (removedSlots.has(old.slots[j]!)) continue;
+          out.slots.push(old.slots[j]!);
+          out.tfs.push(old.tfs[j]!);
+        }
+      }
+      const add = additions.get(id);
+      if (add) {
+        out.slots.push(...add.slots);
+        out.tfs.push(...add.tfs);
+      }
+      state.post[id] = out.slots.length
+        ? { slots: Int32Array.from(out.slots), tfs: Int32Array.from(out.tfs) }
+        : undefined;
+    }
+    for (let id = state.post.length; id < state.terms.length; id++) state.post[id] = undefined;
+    return { core: new Bm25Core(state, this.params), slots };
+  }
+
+  /**
+   * The best `k` slots for `query` that reach the gate and pass `accept`, ordered by score desc,
+   * installCount desc, name asc, id asc (see the module docs for the strategy).
+   */
+  top(query: Bm25Query, k: number, accept: (slot: number) => boolean): Bm25Hit[] {
+    const { state, params, acc, touched, qmark } = this;
+    const { post, dict } = state;
+    this.stamp = (this.stamp + 1) >>> 0;
+    if (this.stamp === 0) {
+      qmark.fill(0);
+      this.stamp = 1;
+    }
+    const stamp = this.stamp;
+    let nt = 0;
+    for (const term of query.terms) {
+      const id = dict.get(term);
+      if (id === undefined || id >= post.length || qmark[id] === stamp) continue;
+      qmark[id] = stamp;
+      if (post[id]) nt = this.addPostings(id, nt);
+    }
+    // acc holds each touched slot's score without the name coverage, which adds at most
+    // `coverage`; the k-th best accepted acc is a lower bound of the k-th best score.
+    const gate = this.gate();
+    const cover = params.coverage;
+    const best: number[] = [];
+    for (let j = 0; j < nt; j++) {
+      const s = touched[j]!;
+      const a = acc[s]!;
+      if (a + cover < gate) continue;
+      if (best.length === k && a <= acc[best[k - 1]!]!) continue;
+      if (!accept(s)) continue;
+      let at = best.length;
+      while (at > 0 && acc[best[at - 1]!]! < a) at--;
+      best.splice(at, 0, s);
+      if (best.length > k) best.pop();
+    }
+    const bound = best.length === k ? acc[best[k - 1]!]! : gate - cover;
+    // Sums taken in another order may differ in the last bits.
+    const floor = Math.max(gate - cover, bound - cover) - 1e-9 * (1 + Math.abs(bound));
+    const passing: Bm25Hit[] = [];
+    for (let j = 0; j < nt; j++) {
+      const slot = touched[j]!;
+      if (acc[slot]! >= floor) {
+        const score = this.exact(slot, stamp);
+        if (score >= gate) passing.push({ id: slot, score });
+      }
+      acc[slot] = 0;
+    }
+    passing.sort((a, b) => this.compare(a, b));
+    const out: Bm25Hit[] = [];
+    for (const hit of passing) {
+      if (out.length >= k) break;
+      if (accept(hit.id)) out.push(hit);
+    }
+    return out;
+  }
+
+  /** Adds the postings of term `id` to the scratch scores. @returns the new touched count. */
+  private addPostings(id: number, nt: number): number {
+    const { acc, touched, norm, idf } = this;
+    const k1 = this.params.k1;
+    const { slots, tfs } = this.state.post[id]!;
+    const w = idf[id]!;
+    for (let j = 0; j < slots.length; j++) {
+      const s = slots[j]!;
+      const tf = this.tfOf(tfs[j]!, s * FIELD_COUNT, norm);
+      if (acc[s] === 0) touched[nt++] = s;
+      acc[s]! += (w * tf) / (k1 + tf);
+    }
+    return nt;
+  }
+
+  /** tf̃ of a packed count at slot offset `o`. */
+  private tfOf(v: number, o: number, norm: Float64Array): number {
+    return (
+      (v & MAX_TF) * norm[o]! +
+      ((v >>> 6) & MAX_TF) * norm[o + 1]! +
+      ((v >>> 12) & MAX_TF) * norm[o + 2]! +
+      ((v >>> 18) & MAX_TF) * norm[o + 3]! +
+      ((v >>> 24) & MAX_TF) * norm[o + 4]!
+    );
+  }
+
+  /** The exact score of `slot` for the query marked with `stamp`, from its forward list. */
+  private exact(slot: number, stamp: number): number {
+    const { state, params, idf, qmark, norm } = this;
+    const terms = state.fwdTerms[slot]!;
+    const tfs = state.fwdTfs[slot]!;
+    const o = slot * FIELD_COUNT;
+    let score = 0;
+    for (let j = 0; j < terms.length; j++) {
+      const t = terms[j]!;
+      if (qmark[t] !== stamp) continue;
+      const tf = this.tfOf(tfs[j]!, o, norm);
+      score += (idf[t]! * tf) / (params.k1 + tf);
+    }
+    const names = state.nameTerms[slot];
+    if (names?.length && params.coverage > 0) {
+      let total = 0;
+      let got = 0;
+      for (let j = 0; j < names.length; j++) {
+        const t = names[j]!;
+        total += idf[t]!;
+        if (qmark[t] === stamp) got += idf[t]!;
+      }
+      if (total > 0) score += (params.coverage * got) / total;
+    }
+    return score;
+  }
+
+  private compare(a: Bm25Hit, b: Bm25Hit): number {
+    if (a.score !== b.score) return b.score - a.score;
+    const { slotInstalls, slotName, slotIds } = this.state;
+    const ia = slotInstalls[a.id]!;
+    const ib = slotInstalls[b.id]!;
+    if (ia !== ib) return ib - ia;
+    const na = slotName[a.id]!;
+    const nb = slotName[b.id]!;
+    if (na !== nb) return na < nb ? -1 : 1;
+    const da = slotIds[a.id]!;
+    const db = slotIds[b.id]!;
+    return da < db ? -1 : da > db ? 1 : 0;
+  }
+}
+
+/** Puts `skill` in `slot` of `state`, calling `posting` with each of its terms' ids and counts. */
+function addSlot(
+  state: Bm25State,
+  slot: number,
+  skill: Skill,
+  posting: (id: number, packed: number) => void,
+): void {
+  const { counts, lens } = countTerms(skill);
+  const fwdTerms = new Int32Array(counts.size);
+  const fwdTfs = new Int32Array(counts.size);
+  let j = 0;
+  for (const [term, packed] of counts) {
+    const id = termId(state, term);
+    posting(id, packed);
+    fwdTerms[j] = id;
+    fwdTfs[j++] = packed;
+  }
+  state.fwdTerms[slot] = fwdTerms;
+  state.fwdTfs[slot] = fwdTfs;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    state.lens[slot * FIELD_COUNT + f] = lens[f]!;
+    state.totals[f]! += lens[f]!;
+  }
+  state.slotIds[slot] = skill.id;
+  state.slotName[slot] = skill.name;
+  state.slotInstalls[slot] = skill.installCount;
+  const names = new Set<number>();
+  for (const t of fieldTerms(skill)[0]!) names.add(state.dict.get(t)!);
+  state.nameTerms[slot] = names.size ? Int32Array.from(names) : EMPTY;
+  state.n++;
+}
+
+/**
+ * The score `skill` would get from `core` for `query` (no gate), for a skill that may not be one
+ * of the core's candidates (e.g. an `include`d version): its own field lengths against the
+ * core's averages and idf. Equals the score {@link Bm25Core.top} gives a candidate.
+ */
+export function scoreSkill(core: Bm25Core, query: Bm25Query, skill: Skill): number {
+  const { state, params } = core;
+  const { counts, lens } = countTerms(skill);
+  const n = Math.max(state.n, 1);
+  const norm: number[] = [];
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const avg = state.n > 0 && state.totals[f]! > 0 ? state.totals[f]! / state.n : 1;
+    const b = params.b[f]!;
+    norm.push(params.weights[f]! / (1 - b + (b * lens[f]!) / avg));
+  }
+  const idfOf = (term: string) => {
+    const id = state.dict.get(term);
+    const df =
+      id === undefined || id >= state.post.length ? 0 : (state.post[id]?.slots.length ?? 0);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  };
+  const inQuery = new Set(query.terms);
+  let score = 0;
+  // In the skill's own term order, as the index scores from a slot's forward list.
+  for (const [term, v] of counts) {
+    if (!inQuery.has(term)) continue;
+    let tf = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) tf += ((v >>> (f * TF_BITS)) & MAX_TF) * norm[f]!;
+    score += (idfOf(term) * tf) / (params.k1 + tf);
+  }
+  const names = new Set(fieldTerms(skill)[0]);
+  let total = 0;
+  let got = 0;
+  for (const t of names) {
+    const w = idfOf(t);
+    total += w;
+    if (inQuery.has(t)) got += w;
+  }
+  if (total > 0 && params.coverage > 0) score += (params.coverage * got) / total;
+  return score;
+}
