@@ -40,6 +40,8 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
     maxRounds: p.settings.maxRounds,
     timeBudgetMs: p.settings.timeBudgetMs,
     keepAliveMs: p.settings.keepAliveMs,
+    idleTimeoutMs: p.settings.idleTimeoutMs,
+    limits: p.settings.limits,
     clock: p.clock,
     inject: (format, request, apiKeyId) => services.tools.inject({ format, request }, apiKeyId),
     intercept: (call) =>
@@ -51,6 +53,7 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
           signal: call.signal,
+          maxOwnedCalls: p.settings.maxCallsPerTurn,
         },
         call.apiKeyId,
       ),
@@ -170,7 +173,8 @@ async function handle(
         raw: read.raw,
         headers: req.headers,
         signal: req.signal,
-        timeoutMs: p.timeBudgetMs,
+        timeBudgetMs: p.timeBudgetMs,
+        idleMs: p.idleTimeoutMs,
       });
       return r instanceof Response ? r : respond(r);
     } catch (err) {
