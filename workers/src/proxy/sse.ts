@@ -91,10 +91,11 @@ export async function* readSse(
       if (Math.max(lineChars, longest) > limits.maxLineChars)
         throw tooLarge("a line", limits.maxLineChars);
       if (text !== "") parser.feed(text);
-      if (failure) throw failure;
+      // The events completed before a failure in the same read still count.
       const out = ready;
       ready = [];
       for (const ev of out) yield ev;
+      if (failure) throw failure;
       if (done) return;
     }
   } catch (err) {
