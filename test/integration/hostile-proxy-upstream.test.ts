@@ -299,3 +299,42 @@ describe.each(FORMATS)("%s", (format: Format) => {
     expect(new Set(rows.body.data.map((r) => r.status))).toEqual(new Set(["success"]));
   });
 });
+
+describe("a streamed turn of 500 owned calls", () => {
+  it("lists at most 20 execution ids in the trailing comment, with their count", async () => {
+    const session = "many-stream-chat";
+    const calls = Array.from({ length: 500 }, (_, i) => ({
+      id: `m${i}`,
+      name: WEATHER,
+      args: { city: `c${i}` },
+    }));
+    s.script((_req, body) =>
+      toolResults("openai-chat", body).length === 0
+        ? { kind: "sse", events: sseOf("openai-chat", toolTurn("openai-chat", calls, 1)) }
+        : { kind: "sse", events: sseOf("openai-chat", textTurn("openai-chat", "done", 2)) },
+    );
+    const res = await fetch(`${s.app.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${s.key.key}`,
+        "content-type": "application/json",
+        "x-skillgate-session": session,
+      },
+      body: JSON.stringify({
+        model: "gpt-test",
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    const text = await res.text();
+    const trailer = text.split("\n").find((l) => l.startsWith(": x-skillgate-rounds="));
+    expect(trailer).toBeDefined();
+    expect(trailer).toContain("x-skillgate-rounds=2");
+    expect(trailer).toContain("x-skillgate-executions-count=32");
+    const ids = /x-skillgate-executions=([^;]*)/.exec(trailer!)![1]!.split(",");
+    expect(ids).toHaveLength(20);
+    const results = toolResults("openai-chat", s.requests()[1]!.body);
+    expect(results).toHaveLength(500);
+    expect(results.filter((r) => r.text.includes("Not run"))).toHaveLength(468);
+  });
+});
