@@ -338,3 +338,40 @@ describe("a streamed turn of 500 owned calls", () => {
     expect(results.filter((r) => r.text.includes("Not run"))).toHaveLength(468);
   });
 });
+
+describe("with the master switch off (pass-through)", () => {
+  let off: ProxyStand;
+  beforeAll(async () => {
+    off = await startProxyStand({ PROXY_TIME_BUDGET_MS: "2000", PROXY_IDLE_TIMEOUT_MS: "500" });
+    const res = await off.app.api.put("/api/settings", { skillsEnabled: false });
+    if (res.status !== 200) throw new Error(`settings: ${JSON.stringify(res.body)}`);
+  });
+  afterAll(() => off.close());
+
+  it.each(FORMATS)(
+    "%s: a relayed stream that stalls or never ends is cut, not left hanging",
+    async (format) => {
+      for (const endless of [false, true]) {
+        const aborted = off.llm.aborted();
+        off.script(() => ({
+          kind: "raw",
+          async write(res) {
+            sseHead(res);
+            const evs = opening(format);
+            for (const e of evs) await put(res, frame(e));
+            const tick = frame(evs[evs.length - 1]!);
+            while (endless && (await put(res, tick))) await new Promise((r) => setTimeout(r, 50));
+          },
+        }));
+        const client = AbortSignal.timeout(15_000);
+        const out = await askStream(format, off.app.url, off.key.key, "hi", {
+          signal: client,
+        }).catch((e: unknown) => e);
+        expect(out).toBeInstanceOf(Error);
+        // Cut by the proxy, not by the client's own timeout.
+        expect(client.aborted).toBe(false);
+        await expect.poll(() => off.llm.aborted(), { timeout: 5000 }).toBeGreaterThan(aborted);
+      }
+    },
+  );
+});
