@@ -375,3 +375,29 @@ describe("with the master switch off (pass-through)", () => {
     },
   );
 });
+
+describe("an upstream error status with oversized rate-limit headers", () => {
+  it("passes on its headers cut to 256 characters each", async () => {
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) headers[`x-ratelimit-extra-${i}`] = "9".repeat(1000);
+    s.script(() => ({
+      kind: "json",
+      status: 429,
+      headers: { "retry-after": "3", ...headers },
+      body: { error: { message: "slow", type: "requests", param: null, code: "rate_limit" } },
+    }));
+    const res = await fetch(`${s.app.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("3");
+    expect(res.headers.get("x-ratelimit-extra-0")).toBe("9".repeat(256));
+    let total = 0;
+    res.headers.forEach((v, k) => {
+      total += k.length + v.length;
+    });
+    expect(total).toBeLessThan(6 * 1024);
+  });
+});

@@ -88,10 +88,14 @@ export interface ProxyResult {
 
 /** Headers of an upstream error kept for the client (rate limits, request ids). */
 const KEPT = /^(retry-after|x-ratelimit-.*|anthropic-ratelimit-.*|x-request-id|request-id)$/i;
+/** Most upstream headers kept, and the longest value kept (docs/proxy.md#limits). */
+const KEPT_MAX_HEADERS = 24;
+const KEPT_MAX_VALUE_CHARS = 256;
 
 /**
  * An upstream error answer, passed through with its status and body (so each SDK raises its own
- * error). @param maxBytes largest body read (`PROXY_MAX_UPSTREAM_BODY_BYTES`).
+ * error), with its rate-limit and request-id headers (at most 24, values cut to 256 characters).
+ * @param maxBytes largest body read (`PROXY_MAX_UPSTREAM_BODY_BYTES`).
  * @throws UpstreamFailure as {@link readUpstreamText}.
  */
 export async function passThroughError(
@@ -100,8 +104,12 @@ export async function passThroughError(
   maxBytes: number,
 ): Promise<ProxyResult> {
   const headers: Record<string, string> = {};
+  let kept = 0;
   res.headers.forEach((v, k) => {
-    if (KEPT.test(k)) headers[k] = v;
+    if (kept < KEPT_MAX_HEADERS && KEPT.test(k)) {
+      headers[k] = v.slice(0, KEPT_MAX_VALUE_CHARS);
+      kept++;
+    }
   });
   const text = await readUpstreamText(res, maxBytes);
   let body: unknown;
