@@ -140,13 +140,20 @@ describe.each(FORMATS)("%s", (format: Format) => {
 
   it("tool-call arguments past the limit end the stream with an error, and nothing runs", async () => {
     const session = `args-stream-${format}`;
+    const aborted = s.llm.aborted();
     s.script((req) => {
       const f = formatOf(req.url.split("?")[0]!);
       const big = toolTurn(f, [{ id: "a1", name: WEATHER, args: { city: "y".repeat(3000) } }], 1);
-      return { kind: "sse", events: sseOf(f, big) };
+      const events = sseOf(f, big);
+      // Chat and Anthropic send arguments in pieces, checked as they are joined: the stream then
+      // stays open and the proxy must close it itself. Responses and Gemini send calls whole.
+      const pieces = f === "openai-chat" || f === "anthropic";
+      return { kind: "sse", events, hangAfter: pieces ? events.length - 1 : undefined };
     });
     const err = await streamError(format, session);
     expect(err.message).toContain(`arguments longer than ${MAX_ARGS} characters`);
+    if (format === "openai-chat" || format === "anthropic")
+      await expect.poll(() => s.llm.aborted(), { timeout: 5000 }).toBeGreaterThan(aborted);
     expect(s.requests()).toHaveLength(1);
     const rows = await s.app.api.get<{ data: unknown[] }>(
       `/api/skills/executions?sessionId=${session}`,

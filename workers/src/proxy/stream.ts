@@ -172,7 +172,10 @@ async function streamRounds(
           if (longest !== undefined && longest > maxArgs)
             throw argumentsTooLarge(undefined, maxArgs);
         }
-        if (outcome === "error") return;
+        if (outcome === "error") {
+          void res.body?.cancel().catch(() => {});
+          return;
+        }
         if (!t.roundEnded()) {
           t.fail(502, "The upstream stream ended without its final event");
           return;
@@ -181,6 +184,8 @@ async function streamRounds(
         calls = adapter.extractCalls(response);
         checkArguments(calls, maxArgs);
       } catch (err) {
+        // The upstream connection is closed (a limit stopped the round mid-stream).
+        void res.body?.cancel().catch(() => {});
         if (signal.aborted) return;
         if (err instanceof UpstreamFailure) t.fail(err.status, err.message, err.code);
         else
