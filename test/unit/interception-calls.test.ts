@@ -310,3 +310,27 @@ describe("policies and failures become tool results", () => {
     expect(r.messages).toHaveLength(4);
   });
 });
+
+describe("maxOwnedCalls", () => {
+  it("runs the first owned calls only; the later ones get a 'Not run' error and no execution", async () => {
+    const fake = fakeExecutor();
+    const name = emittedToolName(weather);
+    const r = await interceptToolCalls({
+      format: "openai-chat",
+      response: chatCalling(name, "clientTool", name, name, name),
+      snapshot: snapshot([weather]),
+      apiKeyId: "key-a",
+      executor: fake.executor,
+      maxOwnedCalls: 2,
+    });
+    expect(fake.calls).toHaveLength(2);
+    expect(r.passThrough).toEqual(["call_1"]);
+    expect(r.toolResults.map((t) => [t.callId, t.status, t.executionId === null])).toEqual([
+      ["call_0", "success", false],
+      ["call_2", "success", false],
+      ["call_3", "error", true],
+      ["call_4", "error", true],
+    ]);
+    expect(r.toolResults[2]!.error).toMatch(/^Not run: at most 2 /);
+  });
+});

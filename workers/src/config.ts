@@ -153,8 +153,23 @@ export const configSchema = z.object({
   UPSTREAM_GEMINI_API_KEY: optionalString,
   /** Most upstream calls of one proxy request (the first answer included). */
   PROXY_MAX_ROUNDS: int(5, 1, 50),
-  /** Time budget of one proxy request, in ms; no new round starts after it. */
+  /**
+   * Time budget of one proxy request, in ms: it covers the upstream's headers, bodies and streams
+   * and the skills run between rounds; when it runs out the answer ends with an error.
+   */
   PROXY_TIME_BUDGET_MS: int(120_000, 100, 3_600_000),
+  /** Longest silence of an upstream body or stream between two reads, in ms. */
+  PROXY_IDLE_TIMEOUT_MS: int(60_000, 100, 3_600_000),
+  /** Longest line of an upstream event stream, in characters (UTF-16 code units). */
+  PROXY_SSE_MAX_LINE_CHARS: int(4_194_304, 1024, 268_435_456),
+  /** Largest event of an upstream event stream (its data lines and the line being read), in characters. */
+  PROXY_SSE_MAX_EVENT_CHARS: int(4_194_304, 1024, 268_435_456),
+  /** Largest accumulated arguments of one tool call in an upstream answer, in characters. */
+  PROXY_MAX_TOOL_ARGUMENTS_CHARS: int(2_097_152, 1024, 268_435_456),
+  /** Largest non-streaming upstream answer (JSON body or error body), in bytes. */
+  PROXY_MAX_UPSTREAM_BODY_BYTES: int(8_388_608, 1024, 268_435_456),
+  /** Most owned tool calls run from one model turn; the others get a tool error without running. */
+  PROXY_MAX_CALLS_PER_TURN: int(32, 1, 1000),
   /** Interval of the SSE comment lines that keep a proxy stream alive while skills run, in ms. */
   PROXY_KEEPALIVE_MS: int(10_000, 50, 600_000),
   /**

@@ -237,6 +237,16 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The upstream provider did not answer in time",
   },
+  upstream_too_large: {
+    status: 502,
+    retryable: false,
+    message: "The upstream provider's answer is larger than the proxy accepts",
+  },
+  time_budget_exceeded: {
+    status: 504,
+    retryable: true,
+    message: "The request's time budget ran out before the answer was complete",
+  },
   client_closed: {
     status: 499,
     retryable: false,

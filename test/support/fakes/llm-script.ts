@@ -2,7 +2,8 @@
  * A scripted LLM provider on 127.0.0.1 for the proxy tests: every request is recorded and
  * answered by the test's script, in the provider's documented wire format, as JSON or as
  * server-sent events (with the framing details real providers use: comments, `event:` lines,
- * CRLF, payloads split across network writes), or not at all (a hanging upstream).
+ * CRLF, payloads split across network writes), or not at all (a hanging upstream), or by the
+ * test's own writer (a hostile upstream).
  */
 import type { ServerResponse } from "node:http";
 import { type FakeServer, type RecordedRequest, startFakeServer } from "./http.js";
@@ -24,7 +25,9 @@ export type ScriptStep =
       hangAfter?: number;
     }
   /** Never answers (until the client gives up). */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Writes the answer itself (hostile upstreams: endless, stalled or oversized answers). */
+  | { kind: "raw"; write: (res: ServerResponse) => Promise<void> | void };
 
 /** Decides the answer to one request; `n` counts requests from 0. */
 export type Script = (req: RecordedRequest, body: Record<string, unknown>, n: number) => ScriptStep;
@@ -70,6 +73,10 @@ export async function startScriptedLlm(script: Script): Promise<ScriptedLlm> {
     const body = JSON.parse(req.body || "{}") as Record<string, unknown>;
     const step = script(req, body, n++);
     if (step.kind === "hang") return;
+    if (step.kind === "raw") {
+      await step.write(res);
+      return;
+    }
     if (step.kind === "json") {
       res.writeHead(step.status ?? 200, { "content-type": "application/json", ...step.headers });
       res.end(JSON.stringify(step.body));

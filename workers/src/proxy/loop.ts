@@ -6,6 +6,7 @@
  * answer is returned as it is and the limit is named in a header.
  */
 import type { ErrorCode } from "@skillgate/errors";
+import type { UpstreamLimits } from "../services/proxy.js";
 import {
   getFormatAdapter,
   type InjectedRef,
@@ -15,13 +16,20 @@ import {
   type WireFormat,
 } from "./domain.js";
 import { proxyFormat, sumUsage } from "./formats.js";
+import { checkArguments, executionHeaders } from "./limits.js";
 import {
   rememberMixedTurn,
   restoreMixedTurns,
   splitMixedTurn,
   type TurnCache,
 } from "./mixed-turn.js";
-import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
+import {
+  callUpstream,
+  readUpstreamText,
+  TimeBudget,
+  type UpstreamConfig,
+  UpstreamFailure,
+} from "./upstream.js";
 
 /** What the loop needs from the services (built from them in proxy/routes.ts). */
 export interface ProxyServices {
@@ -30,7 +38,12 @@ export interface ProxyServices {
   /** Storage of the removed part of mixed turns (the proxy service). */
   cache: TurnCache;
   maxRounds: number;
+  /** Time budget of the whole request (headers, bodies, streams, skills), in ms. */
   timeBudgetMs: number;
+  /** Longest silence of an upstream body or stream between reads, in ms. */
+  idleTimeoutMs: number;
+  /** Size limits of upstream answers (docs/proxy.md#limits). */
+  limits: UpstreamLimits;
   /** Interval of SSE keep-alive comments while skills run, in ms. */
   keepAliveMs: number;
   clock: () => number;
@@ -46,7 +59,10 @@ export interface ProxyServices {
     apiKeyId: string | null;
     sessionId: string;
     injected: readonly InjectedRef[];
-    /** The client's disconnect: cancels the running skills (they end `error` `cancelled`). */
+    /**
+     * The client's disconnect or the end of the time budget: cancels the running skills (they
+     * end `error` `cancelled`).
+     */
     signal?: AbortSignal;
   }): Promise<InterceptResult>;
 }
@@ -72,14 +88,30 @@ export interface ProxyResult {
 
 /** Headers of an upstream error kept for the client (rate limits, request ids). */
 const KEPT = /^(retry-after|x-ratelimit-.*|anthropic-ratelimit-.*|x-request-id|request-id)$/i;
+/** Most upstream headers kept, and the longest value kept (docs/proxy.md#limits). */
+const KEPT_MAX_HEADERS = 24;
+const KEPT_MAX_VALUE_CHARS = 256;
 
-/** An upstream error answer, passed through with its status and body (so each SDK raises its own error). */
-export async function passThroughError(format: WireFormat, res: Response): Promise<ProxyResult> {
+/**
+ * An upstream error answer, passed through with its status and body (so each SDK raises its own
+ * error), with its rate-limit and request-id headers (at most 24, values cut to 256 characters).
+ * @param maxBytes largest body read (`PROXY_MAX_UPSTREAM_BODY_BYTES`).
+ * @throws UpstreamFailure as {@link readUpstreamText}.
+ */
+export async function passThroughError(
+  format: WireFormat,
+  res: Response,
+  maxBytes: number,
+): Promise<ProxyResult> {
   const headers: Record<string, string> = {};
+  let kept = 0;
   res.headers.forEach((v, k) => {
-    if (KEPT.test(k)) headers[k] = v;
+    if (kept < KEPT_MAX_HEADERS && KEPT.test(k)) {
+      headers[k] = v.slice(0, KEPT_MAX_VALUE_CHARS);
+      kept++;
+    }
   });
-  const text = await res.text();
+  const text = await readUpstreamText(res, maxBytes);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -103,8 +135,25 @@ export function failureResult(
   return { status, body: proxyFormat(format).errorBody(status, message, code), headers: {} };
 }
 
-/** Runs the loop for `req` (see the module docs). */
+/**
+ * Runs the loop for `req` (see the module docs) within the time budget: when it runs out while
+ * the upstream answers, a 504 `upstream_timeout`; while skills run, they are cancelled and the
+ * answer is a 504 `time_budget_exceeded` (docs/proxy.md#time-budget).
+ */
 export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promise<ProxyResult> {
+  const budget = new TimeBudget(svc.timeBudgetMs, svc.clock);
+  try {
+    return await loopRounds(svc, req, budget);
+  } finally {
+    budget.dispose();
+  }
+}
+
+async function loopRounds(
+  svc: ProxyServices,
+  req: ProxyRequest,
+  budget: TimeBudget,
+): Promise<ProxyResult> {
   const fmt = proxyFormat(req.format);
   const adapter = getFormatAdapter(req.format);
   const started = svc.clock();
@@ -117,14 +166,15 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
     const h: Record<string, string> = {
       "x-skillgate-rounds": String(rounds),
       "x-skillgate-session": req.sessionId,
+      ...executionHeaders(executions, req.sessionId),
     };
-    if (executions.length > 0) h["x-skillgate-executions"] = executions.join(",");
     if (limit) h["x-skillgate-limit"] = limit;
     return h;
   };
+  const skillsSignal = AbortSignal.any([req.signal, budget.signal]);
   for (let round = 1; ; round++) {
-    const remaining = svc.timeBudgetMs - (svc.clock() - started);
     let response: JsonObject;
+    let calls: ReturnType<typeof adapter.extractCalls>;
     try {
       const res = await callUpstream(svc.fetch, svc.upstream, {
         format: req.format,
@@ -133,19 +183,21 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
         body: request,
         clientHeaders: req.headers,
         signal: req.signal,
-        timeoutMs: Math.max(1, remaining),
+        budget,
+        idleMs: svc.idleTimeoutMs,
       });
-      if (!res.ok) return withHeaders(await passThroughError(req.format, res), headers(round));
-      response = (await res.json()) as JsonObject;
+      if (!res.ok)
+        return withHeaders(
+          await passThroughError(req.format, res, svc.limits.maxBodyBytes),
+          headers(round),
+        );
+      response = JSON.parse(await readUpstreamText(res, svc.limits.maxBodyBytes)) as JsonObject;
+      calls = adapter.extractCalls(response);
+      checkArguments(calls, svc.limits.maxArgumentsChars);
     } catch (err) {
       if (err instanceof UpstreamFailure)
         return withHeaders(
-          failureResult(
-            req.format,
-            err.status,
-            err.message,
-            err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
-          ),
+          failureResult(req.format, err.status, err.message, err.code),
           headers(round),
         );
       if (err instanceof SyntaxError)
@@ -167,10 +219,14 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
       body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
       headers: headers(round, limit),
     });
-    if (adapter.extractCalls(response).length === 0) return finish(response);
+    if (calls.length === 0) return finish(response);
     const elapsed = svc.clock() - started;
     const limit =
-      round >= svc.maxRounds ? "rounds" : elapsed >= svc.timeBudgetMs ? "time" : undefined;
+      round >= svc.maxRounds
+        ? "rounds"
+        : budget.expired || elapsed >= svc.timeBudgetMs
+          ? "time"
+          : undefined;
     if (limit) {
       console.warn(
         `[skillgate] proxy ${req.format}: ${limit} limit reached after ${round} rounds; last answer returned as is`,
@@ -183,10 +239,20 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
       apiKeyId: req.apiKeyId,
       sessionId: req.sessionId,
       injected,
-      signal: req.signal,
+      signal: skillsSignal,
     });
     if (req.signal.aborted) throw req.signal.reason;
     for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
+    if (budget.expired)
+      return withHeaders(
+        failureResult(
+          req.format,
+          504,
+          `The time budget of ${svc.timeBudgetMs} ms ran out while skills ran; they were cancelled`,
+          "time_budget_exceeded",
+        ),
+        headers(round),
+      );
     if (result.toolResults.length === 0) return finish(result.response);
     if (result.passThrough.length > 0) {
       const owned = new Set(result.toolResults.map((r) => r.callId));

@@ -6,7 +6,7 @@
  */
 import type { WireFormat } from "./domain.js";
 import { failureResult, type ProxyResult } from "./loop.js";
-import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
+import { callUpstream, TimeBudget, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
 
 /** Upstream response headers that describe the transfer, not the content (fetch decoded it). */
 const TRANSFER = new Set([
@@ -28,12 +28,42 @@ export interface PassThroughRequest {
   raw: string;
   headers: Headers;
   signal: AbortSignal;
-  /** Longest wait for the upstream's response headers, in ms (`PROXY_TIME_BUDGET_MS`). */
-  timeoutMs: number;
+  /** Time budget of the whole answer, headers and body, in ms (`PROXY_TIME_BUDGET_MS`). */
+  timeBudgetMs: number;
+  /** Longest silence of the upstream's body between reads, in ms (`PROXY_IDLE_TIMEOUT_MS`). */
+  idleMs: number;
+}
+
+/** `body` relayed as it is; `done` runs once when it ends, fails or is cancelled. */
+function relay(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const r = await reader.read();
+          if (r.done) {
+            done();
+            controller.close();
+          } else controller.enqueue(r.value);
+        } catch (err) {
+          done();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        done();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**
- * Forwards `req` to its upstream and answers with the upstream's response as it is.
+ * Forwards `req` to its upstream and answers with the upstream's response as it is. The time
+ * budget and the idle timeout cover the relayed body too: past them the body is cut (the
+ * client's SDK raises a connection error), since the bytes already sent are the upstream's own.
  * @returns the upstream response, or a 502/504 in the client's format ({@link ProxyResult})
  *   when the upstream could not be reached or did not answer in time.
  * @throws the client's abort reason when the client went away.
@@ -43,6 +73,7 @@ export async function passThrough(
   config: UpstreamConfig,
   req: PassThroughRequest,
 ): Promise<Response | ProxyResult> {
+  const budget = new TimeBudget(req.timeBudgetMs);
   let res: Response;
   try {
     res = await callUpstream(fetchFn, config, {
@@ -53,16 +84,13 @@ export async function passThrough(
       raw: true,
       clientHeaders: req.headers,
       signal: req.signal,
-      timeoutMs: req.timeoutMs,
+      budget,
+      idleMs: req.idleMs,
     });
   } catch (err) {
+    budget.dispose();
     if (!(err instanceof UpstreamFailure)) throw err;
-    return failureResult(
-      req.format,
-      err.status,
-      err.message,
-      err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
-    );
+    return failureResult(req.format, err.status, err.message, err.code);
   }
   const headers = new Headers();
   res.headers.forEach((value, name) => {
@@ -71,5 +99,7 @@ export async function passThrough(
   // An event stream is open-ended: said so, the Node adapter forwards each event at once.
   if (headers.get("content-type")?.includes("event-stream"))
     headers.set("transfer-encoding", "chunked");
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  const body = res.body ? relay(res.body, () => budget.dispose()) : null;
+  if (!body) budget.dispose();
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }

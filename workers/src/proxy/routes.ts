@@ -46,6 +46,8 @@ export function proxyServices(
     maxRounds: p.settings.maxRounds,
     timeBudgetMs: p.settings.timeBudgetMs,
     keepAliveMs: p.settings.keepAliveMs,
+    idleTimeoutMs: p.settings.idleTimeoutMs,
+    limits: p.settings.limits,
     clock: p.clock,
     inject: (format, request, apiKeyId) =>
       services.tools.inject({ format, request, ranker }, apiKeyId),
@@ -58,6 +60,7 @@ export function proxyServices(
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
           signal: call.signal,
+          maxOwnedCalls: p.settings.maxCallsPerTurn,
         },
         call.apiKeyId,
       ),
@@ -177,7 +180,8 @@ async function handle(
         raw: read.raw,
         headers: req.headers,
         signal: req.signal,
-        timeoutMs: p.timeBudgetMs,
+        timeBudgetMs: p.timeBudgetMs,
+        idleMs: p.idleTimeoutMs,
       });
       return r instanceof Response ? r : respond(r);
     } catch (err) {

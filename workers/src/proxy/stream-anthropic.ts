@@ -36,6 +36,8 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
   let stopSequence: unknown = null;
   const usage = { input_tokens: 0, output_tokens: 0 } as Record<string, number>;
   let ended = false;
+  /** Longest accumulated `input_json_delta` text of this round's tool_use blocks, in characters. */
+  let longestJson = 0;
   const send = (event: string, data: JsonObject) =>
     emit(sseFrame(JSON.stringify({ type: event, ...data }), event));
   const addUsage = (u: unknown, fields: readonly string[]) => {
@@ -50,6 +52,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
       stopReason = null;
       stopSequence = null;
       ended = false;
+      longestJson = 0;
     },
     onEvent(ev): EventOutcome {
       let data: JsonObject;
@@ -101,8 +104,10 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
         const b = blocks.get(data.index);
         if (!b) return "continue";
         const d = data.delta;
-        if (d.type === "input_json_delta" && typeof d.partial_json === "string")
+        if (d.type === "input_json_delta" && typeof d.partial_json === "string") {
           b.json += d.partial_json;
+          longestJson = Math.max(longestJson, b.json.length);
+        }
         if (d.type === "text_delta" && typeof d.text === "string")
           b.block.text = String(b.block.text ?? "") + d.text;
         if (d.type === "thinking_delta" && typeof d.thinking === "string")
@@ -138,6 +143,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
       return "continue";
     },
     roundEnded: () => ended,
+    longestArguments: () => longestJson,
     roundResponse() {
       const content = order.map((i) => {
         const b = blocks.get(i)!;

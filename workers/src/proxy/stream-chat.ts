@@ -28,6 +28,8 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
   let finishReason: string | null = null;
   let ended = false;
   let roleSent = false;
+  /** Longest accumulated `arguments` of this round's calls, in characters. */
+  let longestArgs = 0;
   const chunk = (delta: JsonObject, finish: string | null = null, extra: JsonObject = {}) =>
     emit(
       sseFrame(
@@ -45,6 +47,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
     beginRound() {
       text = "";
       calls = [];
+      longestArgs = 0;
       finishReason = null;
       ended = false;
     },
@@ -79,7 +82,10 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
         if (typeof tc.type === "string") acc.type = tc.type;
         const fn = isObject(tc.function) ? tc.function : {};
         if (typeof fn.name === "string") acc.name += fn.name;
-        if (typeof fn.arguments === "string") acc.args += fn.arguments;
+        if (typeof fn.arguments === "string") {
+          acc.args += fn.arguments;
+          longestArgs = Math.max(longestArgs, acc.args.length);
+        }
       }
       const forward: JsonObject = {};
       if (typeof delta.content === "string" && delta.content !== "") {
@@ -96,6 +102,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
       return "continue";
     },
     roundEnded: () => ended,
+    longestArguments: () => longestArgs,
     roundResponse() {
       const toolCalls = calls
         .filter((c) => c !== undefined)
@@ -146,14 +153,14 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
         );
       emit(sseFrame("[DONE]"));
     },
-    fail(status, message) {
+    fail(status, message, code) {
       emit(
         sseFrame(
           JSON.stringify({
             error: {
               message,
               type: status >= 500 ? "server_error" : "invalid_request_error",
-              code: null,
+              code: code ?? null,
               param: null,
             },
           }),

@@ -117,9 +117,9 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       });
       send("response.completed", { response: finalResponse("completed") });
     },
-    fail(status, message) {
+    fail(status, message, code) {
       send("error", {
-        code: status >= 500 ? "server_error" : "invalid_request_error",
+        code: code ?? (status >= 500 ? "server_error" : "invalid_request_error"),
         message,
         param: null,
       });

@@ -4,6 +4,7 @@
  * events, assembles the round's complete response for interception, and at the end writes the
  * client's calls and one terminal sequence, so the client sees one coherent stream.
  */
+import type { ErrorCode } from "@skillgate/errors";
 import type { JsonObject } from "./domain.js";
 import type { SseEvent } from "./sse.js";
 
@@ -29,8 +30,17 @@ export interface StreamTranslator {
    * terminal events, with usage summed over the rounds.
    */
   finish(clientCalls: ReadonlySet<number>): void;
-  /** Writes an error in the format's stream shape (the stream then ends). */
-  fail(status: number, message: string): void;
+  /**
+   * Writes an error in the format's stream shape (the stream then ends); `code` (a code of the
+   * error registry) goes where the shape has a code field.
+   */
+  fail(status: number, message: string, code?: ErrorCode): void;
+  /**
+   * Characters of the longest tool-call arguments accumulated so far this round, for translators
+   * that join argument pieces (Chat, Anthropic); the proxy stops the round past
+   * `PROXY_MAX_TOOL_ARGUMENTS_CHARS`. Formats that send calls whole need none.
+   */
+  longestArguments?(): number;
 }
 
 /** Writes text to the client. */

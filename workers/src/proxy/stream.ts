@@ -5,9 +5,13 @@
  * server-sent event stream built by the format's translator, and every later round streams on
  * in it. Owned calls run when their turn ends, with SSE comment lines keeping the connection
  * alive meanwhile. A client that goes away aborts the upstream request and no further round
- * starts. Only web streams are used, so this runs in the Worker and on Node.
+ * starts. The time budget covers the whole stream: when it runs out (or the upstream falls silent
+ * past the idle timeout) the stream ends with the format's error event and running skills are
+ * cancelled (docs/proxy.md#time-budget). Only web streams are used, so this runs in the Worker
+ * and on Node.
  */
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
+import { argumentsTooLarge, checkArguments, trailerText } from "./limits.js";
 import {
   appendTurn,
   failureResult,
@@ -23,7 +27,7 @@ import { chatTranslator } from "./stream-chat.js";
 import { geminiTranslator } from "./stream-gemini.js";
 import { responsesTranslator } from "./stream-responses.js";
 import type { Emit, StreamTranslator } from "./stream-types.js";
-import { callUpstream, UpstreamFailure } from "./upstream.js";
+import { callUpstream, readUpstreamText, TimeBudget, UpstreamFailure } from "./upstream.js";
 
 function translatorFor(req: ProxyRequest, emit: Emit): StreamTranslator {
   if (req.format === "openai-chat") {
@@ -64,6 +68,21 @@ function jsonResponse(
 
 /** Answers a streaming request (see the module docs). */
 export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promise<Response> {
+  const budget = new TimeBudget(svc.timeBudgetMs, svc.clock);
+  try {
+    return await streamRounds(svc, req, budget);
+  } catch (err) {
+    budget.dispose();
+    throw err;
+  }
+}
+
+/** The stream of {@link streamProxy}; `budget` is disposed when the stream ends. */
+async function streamRounds(
+  svc: ProxyServices,
+  req: ProxyRequest,
+  budget: TimeBudget,
+): Promise<Response> {
   const started = svc.clock();
   const abort = new AbortController();
   const onClientAbort = () => abort.abort(req.signal.reason);
@@ -72,7 +91,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
   const signal = abort.signal;
   const { request: prepared, injected } = await prepareRequest(svc, req);
   let request = prepared;
-  const remaining = () => Math.max(1, svc.timeBudgetMs - (svc.clock() - started));
+  const skillsSignal = AbortSignal.any([signal, budget.signal]);
   const call = (body: JsonObject) =>
     callUpstream(svc.fetch, svc.upstream, {
       format: req.format,
@@ -81,27 +100,25 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
       body: streamingBody(req, body),
       clientHeaders: req.headers,
       signal,
-      timeoutMs: remaining(),
+      budget,
+      idleMs: svc.idleTimeoutMs,
     });
   const baseHeaders = { "x-skillgate-session": req.sessionId };
   let first: Response;
   try {
     first = await call(request);
+    if (!first.ok) {
+      const r = await passThroughError(req.format, first, svc.limits.maxBodyBytes);
+      budget.dispose();
+      return jsonResponse(r.status, r.body, { ...baseHeaders, ...r.headers });
+    }
   } catch (err) {
     if (err instanceof UpstreamFailure) {
-      const r = failureResult(
-        req.format,
-        err.status,
-        err.message,
-        err.status === 504 ? "upstream_timeout" : "upstream_unreachable",
-      );
+      budget.dispose();
+      const r = failureResult(req.format, err.status, err.message, err.code);
       return jsonResponse(r.status, r.body, baseHeaders);
     }
     throw err;
-  }
-  if (!first.ok) {
-    const r = await passThroughError(req.format, first);
-    return jsonResponse(r.status, r.body, { ...baseHeaders, ...r.headers });
   }
 
   const encoder = new TextEncoder();
@@ -119,6 +136,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
   };
   const close = () => {
     begin();
+    budget.dispose();
     if (closed) return;
     closed = true;
     req.signal.removeEventListener("abort", onClientAbort);
@@ -143,32 +161,41 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
     for (let round = 1; ; round++) {
       t.beginRound();
       let outcome: "continue" | "end" | "error" = "continue";
+      const maxArgs = svc.limits.maxArgumentsChars;
+      let calls: ReturnType<typeof adapter.extractCalls>;
+      let response: JsonObject;
       try {
-        for await (const ev of readSse(res.body!)) {
+        for await (const ev of readSse(res.body!, svc.limits)) {
           outcome = t.onEvent(ev);
           if (outcome !== "continue") break;
+          const longest = t.longestArguments?.();
+          if (longest !== undefined && longest > maxArgs)
+            throw argumentsTooLarge(undefined, maxArgs);
         }
+        if (outcome === "error") {
+          void res.body?.cancel().catch(() => {});
+          return;
+        }
+        if (!t.roundEnded()) {
+          t.fail(502, "The upstream stream ended without its final event");
+          return;
+        }
+        response = t.roundResponse();
+        calls = adapter.extractCalls(response);
+        checkArguments(calls, maxArgs);
       } catch (err) {
+        // The upstream connection is closed (a limit stopped the round mid-stream).
+        void res.body?.cancel().catch(() => {});
         if (signal.aborted) return;
-        t.fail(
-          502,
-          `The upstream stream failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        if (err instanceof UpstreamFailure) t.fail(err.status, err.message, err.code);
+        else
+          t.fail(
+            502,
+            `The upstream stream failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
         return;
       }
-      if (outcome === "error") return;
-      if (!t.roundEnded()) {
-        t.fail(502, "The upstream stream ended without its final event");
-        return;
-      }
-      const response = t.roundResponse();
-      const calls = adapter.extractCalls(response);
-      const trailer = (limit?: string) =>
-        emit(
-          sseComment(
-            `x-skillgate-rounds=${round}; x-skillgate-executions=${executions.join(",")}${limit ? `; x-skillgate-limit=${limit}` : ""}`,
-          ),
-        );
+      const trailer = (limit?: string) => emit(sseComment(trailerText(round, executions, limit)));
       if (calls.length === 0) {
         trailer();
         t.finish(new Set());
@@ -178,7 +205,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
       const limit =
         round >= svc.maxRounds
           ? "rounds"
-          : svc.clock() - started >= svc.timeBudgetMs
+          : budget.expired || svc.clock() - started >= svc.timeBudgetMs
             ? "time"
             : undefined;
       if (limit) {
@@ -198,13 +225,22 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           apiKeyId: req.apiKeyId,
           sessionId: req.sessionId,
           injected,
-          signal,
+          signal: skillsSignal,
         });
       } finally {
         clearInterval(keepAlive);
       }
       for (const r of result.toolResults) if (r.executionId) executions.push(r.executionId);
       if (signal.aborted) return;
+      if (budget.expired) {
+        trailer();
+        t.fail(
+          504,
+          `The time budget of ${svc.timeBudgetMs} ms ran out while skills ran; they were cancelled`,
+          "time_budget_exceeded",
+        );
+        return;
+      }
       const owned = new Set(result.toolResults.map((r) => r.callId));
       const clientCalls = new Set(calls.filter((c) => !owned.has(c.callId)).map((c) => c.index));
       if (owned.size === 0 || clientCalls.size > 0) {
@@ -228,14 +264,12 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         res = await call(request);
       } catch (err) {
         if (signal.aborted) return;
-        t.fail(
-          err instanceof UpstreamFailure ? err.status : 502,
-          err instanceof Error ? err.message : String(err),
-        );
+        if (err instanceof UpstreamFailure) t.fail(err.status, err.message, err.code);
+        else t.fail(502, err instanceof Error ? err.message : String(err));
         return;
       }
       if (!res.ok) {
-        const text = await res.text().catch(() => "");
+        const text = await readUpstreamText(res, svc.limits.maxBodyBytes).catch(() => "");
         t.fail(
           res.status,
           `The upstream answered ${res.status} in round ${round + 1}: ${text.slice(0, 500)}`,

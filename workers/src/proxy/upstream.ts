@@ -7,20 +7,67 @@
  * `http_request`.
  */
 
+import type { ErrorCode } from "@skillgate/errors";
 import type { UpstreamConfig } from "../services/proxy.js";
 import type { WireFormat } from "./domain.js";
 import { proxyFormat, type UpstreamFamily } from "./formats.js";
 
 export type { UpstreamConfig } from "../services/proxy.js";
 
-/** A failure of the upstream itself (no HTTP answer): 502 unreachable, 504 timed out. */
+/**
+ * A failure of the upstream itself, or of its answer: 502 unreachable / broken / too large, 504
+ * silent (headers, body or stream) past the idle timeout or the time budget. `code` is the
+ * error registry's code the client sees (packages/errors).
+ */
 export class UpstreamFailure extends Error {
+  readonly code: ErrorCode;
   constructor(
     readonly status: 502 | 504,
     message: string,
+    code?: ErrorCode,
   ) {
     super(message);
     this.name = "UpstreamFailure";
+    this.code = code ?? (status === 504 ? "upstream_timeout" : "upstream_unreachable");
+  }
+}
+
+/**
+ * The time budget of one proxy request (`PROXY_TIME_BUDGET_MS`, docs/proxy.md#time-budget): its
+ * `signal` aborts once `ms` milliseconds have passed since it was created, whatever is in flight
+ * (the upstream's headers, body or stream, or skills). {@link TimeBudget.dispose} stops its timer.
+ */
+export class TimeBudget {
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly started: number;
+
+  constructor(
+    readonly ms: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.started = clock();
+    this.timer = setTimeout(() => this.controller.abort(new Error("time budget spent")), ms);
+  }
+
+  /** Aborts when the budget is spent. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** True once the budget is spent (its timer fired). */
+  get expired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Milliseconds left by the clock (at least 1). */
+  remainingMs(): number {
+    return Math.max(1, this.ms - (this.clock() - this.started));
+  }
+
+  /** Stops the timer (the request is over). */
+  dispose(): void {
+    clearTimeout(this.timer);
   }
 }
 
@@ -62,10 +109,12 @@ export interface UpstreamRequest {
   /** True when `body` is the client's own request text, forwarded byte for byte. */
   raw?: boolean;
   clientHeaders: Headers;
-  /** Aborts with the client (disconnect) or the proxy's time budget. */
+  /** Aborts with the client (disconnect). */
   signal: AbortSignal;
-  /** Longest wait for the response headers, in ms. */
-  timeoutMs: number;
+  /** The request's time budget: it bounds the wait for the headers and every read of the body. */
+  budget: TimeBudget;
+  /** Longest silence of the body between two reads, in ms (`PROXY_IDLE_TIMEOUT_MS`). */
+  idleMs: number;
 }
 
 /** The provider URL of a request. */
@@ -83,8 +132,11 @@ export function upstreamUrl(config: UpstreamConfig, req: UpstreamRequest): strin
 
 /**
  * Sends `req` with `fetchFn`.
- * @returns the upstream response, whatever its status (errors pass through to the client).
- * @throws UpstreamFailure 504 when no answer came within `timeoutMs`, 502 when the upstream
+ * @returns the upstream response, whatever its status (errors pass through to the client); its
+ *   body is guarded: a read fails with UpstreamFailure 504 after `req.idleMs` of silence or once
+ *   the budget is spent, 502 when the connection breaks, and with the client's abort reason when
+ *   the client went away.
+ * @throws UpstreamFailure 504 when no answer came within the budget, 502 when the upstream
  *   could not be reached; the abort of `req.signal` by the client rethrows its reason.
  */
 export async function callUpstream(
@@ -98,11 +150,11 @@ export async function callUpstream(
   headers.set("accept", req.stream ? "text/event-stream" : "application/json");
   const key = req.clientHeaders.get("x-upstream-api-key")?.trim() || config.apiKeys[fmt.family];
   if (key) headers.set(fmt.upstreamKeyHeader, fmt.family === "openai" ? `Bearer ${key}` : key);
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), req.timeoutMs);
-  const signal = AbortSignal.any([req.signal, timeout.signal]);
+  const idle = new AbortController();
+  const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
+  let res: Response;
   try {
-    return await fetchFn(upstreamUrl(config, req), {
+    res = await fetchFn(upstreamUrl(config, req), {
       method: "POST",
       headers,
       body: req.raw && typeof req.body === "string" ? req.body : JSON.stringify(req.body),
@@ -110,11 +162,106 @@ export async function callUpstream(
     });
   } catch (err) {
     if (req.signal.aborted) throw err;
-    if (timeout.signal.aborted)
-      throw new UpstreamFailure(504, `The upstream did not answer within ${req.timeoutMs} ms`);
+    if (req.budget.expired)
+      throw new UpstreamFailure(504, `The upstream did not answer within ${req.budget.ms} ms`);
     const why = err instanceof Error ? err.message : String(err);
     throw new UpstreamFailure(502, `The upstream could not be reached: ${why}`);
-  } finally {
-    clearTimeout(timer);
   }
+  if (!res.body) return res;
+  const body = guardBody(res.body, req, idle);
+  return new Response(body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+}
+
+/**
+ * `src` read under the request's limits: each read waits at most `req.idleMs` and never past
+ * the budget; a read that fails says why as an {@link UpstreamFailure} (or the client's abort
+ * reason). Pull-based (high-water mark 0): nothing is read before the consumer asks, so the idle
+ * timer only runs while the consumer waits on the upstream.
+ */
+function guardBody(
+  src: ReadableStream<Uint8Array>,
+  req: UpstreamRequest,
+  idle: AbortController,
+): ReadableStream<Uint8Array> {
+  const reader = src.getReader();
+  const stop = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
+  const stopped = new Promise<never>((_, reject) => {
+    if (stop.aborted) reject(stop.reason);
+    else stop.addEventListener("abort", () => reject(stop.reason), { once: true });
+  });
+  stopped.catch(() => {});
+  const why = (err: unknown): unknown => {
+    if (req.signal.aborted) return req.signal.reason;
+    if (idle.signal.aborted)
+      return new UpstreamFailure(504, `The upstream sent nothing for ${req.idleMs} ms`);
+    if (req.budget.expired)
+      return new UpstreamFailure(
+        504,
+        `The upstream's answer did not end within the time budget of ${req.budget.ms} ms`,
+      );
+    const text = err instanceof Error ? err.message : String(err);
+    return new UpstreamFailure(502, `The upstream connection failed: ${text}`);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const timer = setTimeout(() => idle.abort(new Error("upstream idle")), req.idleMs);
+        try {
+          const r = await Promise.race([reader.read(), stopped]);
+          if (r.done) controller.close();
+          else controller.enqueue(r.value);
+        } catch (err) {
+          reader.cancel().catch(() => {});
+          controller.error(why(err));
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The whole body of `res` as text, read under its guard (see {@link callUpstream}).
+ * @param maxBytes largest body accepted (`PROXY_MAX_UPSTREAM_BODY_BYTES`).
+ * @throws UpstreamFailure 502 `upstream_too_large` past `maxBytes` (the body is cancelled), or
+ *   the guard's failure.
+ */
+export async function readUpstreamText(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return "";
+  const tooLarge = () =>
+    new UpstreamFailure(
+      502,
+      `The upstream's answer is larger than ${maxBytes} bytes`,
+      "upstream_too_large",
+    );
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await res.body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder("utf-8");
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
 }

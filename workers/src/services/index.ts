@@ -120,6 +120,14 @@ function proxySettings(deps: AppDeps): ProxySettings {
     maxRounds: c.PROXY_MAX_ROUNDS,
     timeBudgetMs: c.PROXY_TIME_BUDGET_MS,
     keepAliveMs: c.PROXY_KEEPALIVE_MS,
+    idleTimeoutMs: c.PROXY_IDLE_TIMEOUT_MS,
+    limits: {
+      maxLineChars: c.PROXY_SSE_MAX_LINE_CHARS,
+      maxEventChars: c.PROXY_SSE_MAX_EVENT_CHARS,
+      maxArgumentsChars: c.PROXY_MAX_TOOL_ARGUMENTS_CHARS,
+      maxBodyBytes: c.PROXY_MAX_UPSTREAM_BODY_BYTES,
+    },
+    maxCallsPerTurn: c.PROXY_MAX_CALLS_PER_TURN,
     maxBodyBytes: c.MAX_BODY_BYTES_INJECT,
     maxJsonDepth: c.MAX_JSON_DEPTH,
   };

@@ -17,6 +17,18 @@ export interface UpstreamConfig {
   apiKeys: Partial<Record<UpstreamFamily, string>>;
 }
 
+/** Size limits of what an upstream answers (docs/proxy.md#limits). */
+export interface UpstreamLimits {
+  /** Longest event-stream line, in characters (`PROXY_SSE_MAX_LINE_CHARS`). */
+  maxLineChars: number;
+  /** Largest event-stream event, in characters (`PROXY_SSE_MAX_EVENT_CHARS`). */
+  maxEventChars: number;
+  /** Largest accumulated arguments of one tool call, in characters (`PROXY_MAX_TOOL_ARGUMENTS_CHARS`). */
+  maxArgumentsChars: number;
+  /** Largest non-streaming answer body, in bytes (`PROXY_MAX_UPSTREAM_BODY_BYTES`). */
+  maxBodyBytes: number;
+}
+
 /** The proxy's configuration, from the operator's settings. */
 export interface ProxySettings {
   /** fetch of upstream LLM calls: the operator-configured fetch, else the platform's. */
@@ -24,8 +36,17 @@ export interface ProxySettings {
   upstream: UpstreamConfig;
   /** Most upstream calls of one request (`PROXY_MAX_ROUNDS`). */
   maxRounds: number;
-  /** Time budget of one request, in ms (`PROXY_TIME_BUDGET_MS`). */
+  /**
+   * Time budget of one request, in ms (`PROXY_TIME_BUDGET_MS`): headers, bodies, streams and the
+   * skills run between rounds.
+   */
   timeBudgetMs: number;
+  /** Longest silence of an upstream body or stream between reads, in ms (`PROXY_IDLE_TIMEOUT_MS`). */
+  idleTimeoutMs: number;
+  /** Size limits of upstream answers (docs/proxy.md#limits). */
+  limits: UpstreamLimits;
+  /** Most owned calls run from one model turn (`PROXY_MAX_CALLS_PER_TURN`). */
+  maxCallsPerTurn: number;
   /** Interval of SSE keep-alive comments while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
   keepAliveMs: number;
   /** Largest request body, in bytes (`MAX_BODY_BYTES_INJECT`). */

@@ -61,6 +61,8 @@ export interface InterceptRequest {
   customSkillExecutionEnabled?: boolean;
   /** Cancels the running executions when the caller goes away (the proxy's client). */
   signal?: AbortSignal;
+  /** Most owned calls run from this turn; the later ones get a tool error without running. */
+  maxOwnedCalls?: number;
 }
 
 /** What the tools service is built from. */
@@ -129,6 +131,7 @@ export class ToolsService {
       policyFloors: this.opts.policyFloors,
       executor: this.opts.executor,
       signal: req.signal,
+      maxOwnedCalls: req.maxOwnedCalls,
     });
   }
 

@@ -66,6 +66,12 @@ export interface InterceptOptions {
   executor: InterceptionExecutor;
   /** Cancels the running executions when the caller goes away (the proxy's client). */
   signal?: AbortSignal;
+  /**
+   * Most owned calls run from this turn (the proxy's `PROXY_MAX_CALLS_PER_TURN`); the owned
+   * calls after them get {@link tooManyCallsMessage} as their error result, record no execution
+   * and run nothing. Default: no bound.
+   */
+  maxOwnedCalls?: number;
 }
 
 /** One owned call's result (`toolResults[]`). */
@@ -120,6 +126,11 @@ function injectedSkills(
 export function versionNotFoundMessage(missing: MissingVersion): string {
   const available = missing.versions.map((s) => s.version).join(", ");
   return `Version not found: ${missing.name}@${missing.requested}. Available versions of ${missing.name}: ${available}`;
+}
+
+/** The tool error of an owned call past `maxOwnedCalls`; it starts with "Not run". */
+export function tooManyCallsMessage(max: number): string {
+  return `Not run: at most ${max} of Skillgate's tool calls run from one turn; make this call again in a later turn`;
 }
 
 /** Runs one owned call under the executor policies (model-call.ts, the shared rules). */
@@ -184,16 +195,19 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
     if (target) owned.push({ call, ...target });
     else passThrough.push(call.callId);
   }
+  const max = opts.maxOwnedCalls ?? Number.POSITIVE_INFINITY;
   const outcomes = await Promise.all(
-    owned.map((o): Promise<CallOutcome> | CallOutcome =>
-      o.skill
-        ? runCall(o.call, o.skill, opts)
-        : {
-            call: o.call,
-            status: "error",
-            error: versionNotFoundMessage(o.missing),
-            executionId: null,
-          },
+    owned.map((o, i): Promise<CallOutcome> | CallOutcome =>
+      i >= max
+        ? { call: o.call, status: "error", error: tooManyCallsMessage(max), executionId: null }
+        : o.skill
+          ? runCall(o.call, o.skill, opts)
+          : {
+              call: o.call,
+              status: "error",
+              error: versionNotFoundMessage(o.missing),
+              executionId: null,
+            },
     ),
   );
   const toolResults = outcomes.map((o, i): ToolResult => {
