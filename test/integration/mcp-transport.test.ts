@@ -130,13 +130,16 @@ describe("MCP transport: stateless Streamable HTTP", () => {
     }
   });
 
-  it("answers an Accept without text/event-stream with 406", async () => {
-    const res = await post(
-      initializeMessage(),
-      mcpHeaders(key.key, { accept: "application/json" }),
-    );
-    expect(res.status).toBe(406);
-    expect((await res.json()).error.message).toContain("Not Acceptable");
+  it("answers an Accept that allows neither JSON nor SSE with 406", async () => {
+    for (const accept of [
+      "text/html",
+      "application/xml, text/plain;q=0.5",
+      "application/json;q=0",
+    ]) {
+      const res = await post(initializeMessage(), mcpHeaders(key.key, { accept }));
+      expect(res.status).toBe(406);
+      expect((await res.json()).error.message).toContain("Not Acceptable");
+    }
   });
 
   it("answers an unsupported MCP-Protocol-Version with 400", async () => {

@@ -2,7 +2,8 @@
  * `/mcp` inside workerd through the Worker entry: the official MCP SDK client (Streamable HTTP
  * transport, its requests routed to the Worker's `fetch`) initializes, lists tools, runs a
  * management tool and skill tools under each executor policy, and the transport rules hold
- * (GET 405, notifications 202, 406, 400 for an unknown protocol version, 401).
+ * (GET 405, notifications 202, JSON for `Accept: application/json`, 406, 400 for an unknown
+ * protocol version, 401) and the 2026-07-28 `server/discover` answers.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -91,7 +92,7 @@ describe("MCP in workerd", () => {
     }
   });
 
-  it("keeps the transport rules: 202, 405, 406, 400 and 401", async () => {
+  it("keeps the transport rules: 202, 405, JSON-only Accept, 406, 400, 401 and server/discover", async () => {
     const token = env.MGMT_TOKEN;
     const initialized = await post(
       { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -103,11 +104,30 @@ describe("MCP in workerd", () => {
     });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
-    const accept = await post(
+    const jsonOnly = await post(
       initializeMessage(),
       mcpHeaders(token, { accept: "application/json" }),
     );
+    expect(jsonOnly.status).toBe(200);
+    expect((await jsonOnly.json()).result.capabilities.tools).toEqual({ listChanged: false });
+    const accept = await post(initializeMessage(), mcpHeaders(token, { accept: "text/html" }));
     expect(accept.status).toBe(406);
+    const discover = await post(
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "server/discover",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+      mcpHeaders(token, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" }),
+    );
+    expect(discover.status).toBe(200);
+    expect((await discover.json()).result.supportedVersions[0]).toBe("2026-07-28");
     const version = await post(
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
       mcpHeaders(token, { "mcp-protocol-version": "1999-01-01" }),

@@ -19,6 +19,7 @@ import type { AppDeps } from "./deps.js";
 import { AppError, type ErrorCode } from "./errors.js";
 import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
+import { protectedResourceRoutes } from "./mcp/protected-resource.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
 import { proxyRoutes } from "./proxy/routes.js";
@@ -132,8 +133,17 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     mcpRoutes({
       toolPrefix: deps.config.MCP_TOOL_PREFIX,
       tools: [...MANAGEMENT_TOOLS, ...agentSkillsTools(agentSkills)],
+      allowedOrigins: [
+        ...deps.config.MCP_ALLOWED_ORIGINS,
+        ...deps.config.CORS_ALLOWED_ORIGINS,
+        ...(deps.config.PUBLIC_BASE_URL ? [new URL(deps.config.PUBLIC_BASE_URL).origin] : []),
+      ],
+      publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+      maxBodyBytes: deps.config.MAX_BODY_BYTES,
+      maxJsonDepth: deps.config.MAX_JSON_DEPTH,
     }),
   );
+  app.route("/", protectedResourceRoutes({ publicBaseUrl: deps.config.PUBLIC_BASE_URL }));
   app.route("/", a2aRoutes({ services, skills: a2aSkills }).app);
 
   serveOpenApiDocument(app);

@@ -107,6 +107,16 @@ export const configSchema = z.object({
     message: "each entry must be * or an origin such as https://app.example.com (no path)",
   }),
   /**
+   * Browser origins allowed to call `/mcp` (docs/mcp.md#origin-and-host), comma-separated:
+   * `scheme://host[:port]` each, or `*` for any. A request with another `Origin` answers 403
+   * (DNS-rebinding protection); requests without `Origin` (non-browser clients) are not affected.
+   * `CORS_ALLOWED_ORIGINS`, the origin of `PUBLIC_BASE_URL` and loopback origins calling a
+   * loopback host are allowed as well.
+   */
+  MCP_ALLOWED_ORIGINS: list.refine((origins) => origins.every(isOrigin), {
+    message: "each entry must be * or an origin such as https://app.example.com (no path)",
+  }),
+  /**
    * Bearer token that may read `/metrics` (Node), at least 16 characters. The management token
    * may read it too.
    */

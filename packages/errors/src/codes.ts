@@ -51,6 +51,11 @@ export const ERROR_CODES = {
     retryable: false,
     message: "This API key lacks the scope this call needs",
   },
+  origin_not_allowed: {
+    status: 403,
+    retryable: false,
+    message: "This Origin may not call the MCP endpoint",
+  },
   management_required: {
     status: 403,
     retryable: false,

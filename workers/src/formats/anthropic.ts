@@ -11,6 +11,11 @@
  * requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
 import type { JsonSchema } from "../skills/types.js";
+import {
+  type AnthropicToolContentBlock,
+  anthropicToolContent,
+  mcpContentOf,
+} from "./tool-content.js";
 import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
@@ -30,11 +35,14 @@ export interface AnthropicTool {
   input_schema: JsonSchema & { type: "object" };
 }
 
-/** A `tool_result` content block (`ToolResultBlockParam`). */
+/**
+ * A `tool_result` content block (`ToolResultBlockParam`): text, or `text` / `image` / `document`
+ * blocks for an MCP result with images or documents (tool-content.ts).
+ */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  content: string | AnthropicToolContentBlock[];
   is_error?: true;
 }
 
@@ -69,6 +77,8 @@ export function anthropicFollowUp(outcomes: readonly CallOutcome[]): AnthropicTo
       tool_use_id: o.call.callId,
       content: outcomeText(o),
     };
+    const blocks = o.status === "success" ? mcpContentOf(o.output) : undefined;
+    if (blocks) block.content = anthropicToolContent(blocks);
     if (isFailure(o)) block.is_error = true;
     return block;
   });

@@ -11,6 +11,7 @@
  * received, `thoughtSignature` included), so calls without an id keep none on the wire.
  */
 import type { JsonSchema } from "../skills/types.js";
+import { geminiToolContent, mcpContentOf } from "./tool-content.js";
 import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import { asArray, isObject, outcomeValue, uniqueCallIds } from "./wire.js";
 
@@ -31,7 +32,7 @@ export interface GeminiTool {
 
 /** One `functionResponse` part (`Part`). */
 export interface GeminiFunctionResponsePart {
-  functionResponse: { name: string; response: JsonObject; id?: string };
+  functionResponse: { name: string; response: JsonObject; id?: string; parts?: JsonObject[] };
 }
 
 /** The follow-up user turn (`Content`). */
@@ -69,6 +70,13 @@ export function geminiFollowUp(outcomes: readonly CallOutcome[]): GeminiFunction
       name: o.call.name,
       response: geminiResponseValue(o),
     };
+    const blocks = o.status === "success" ? mcpContentOf(o.output) : undefined;
+    if (blocks) {
+      // Multimodal function response: the text in `response`, images and PDFs as `parts`.
+      const { text, parts } = geminiToolContent(blocks);
+      fr.response = { output: text };
+      if (parts.length > 0) fr.parts = parts;
+    }
     // Echo the provider's own id (never an empty or synthesised one): pairing is then by id
     // where ids exist, by order otherwise.
     if (o.call.providerId) fr.id = o.call.providerId;

@@ -14,6 +14,7 @@
  * the call, so the replayed assistant message and the `tool` messages agree.
  */
 import type { JsonSchema } from "../skills/types.js";
+import { chatToolContent, mcpContentOf } from "./tool-content.js";
 import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
@@ -32,11 +33,14 @@ export interface ChatFunctionTool {
   function: { name: string; description: string; parameters: JsonSchema };
 }
 
-/** A tool result message (`ChatCompletionToolMessageParam`). */
+/**
+ * A tool result message (`ChatCompletionToolMessageParam`): text, or text parts describing an MCP
+ * result's blocks (Chat tool messages take no images; tool-content.ts).
+ */
 export interface ChatToolMessage {
   role: "tool";
   tool_call_id: string;
-  content: string;
+  content: string | { type: "text"; text: string }[];
 }
 
 const TEXT_PARTS = new Set(["text"]);
@@ -56,11 +60,14 @@ export function chatTool(spec: ToolSpec): ChatFunctionTool {
 
 /** One `tool` message per outcome, in call order. */
 export function chatFollowUp(outcomes: readonly CallOutcome[]): ChatToolMessage[] {
-  return outcomes.map((o) => ({
-    role: "tool",
-    tool_call_id: o.call.callId,
-    content: outcomeText(o),
-  }));
+  return outcomes.map((o) => {
+    const blocks = o.status === "success" ? mcpContentOf(o.output) : undefined;
+    return {
+      role: "tool",
+      tool_call_id: o.call.callId,
+      content: blocks ? chatToolContent(blocks) : outcomeText(o),
+    };
+  });
 }
 
 /** The message of `choices[0]`, the only choice a client replays (docs/interception.md). */

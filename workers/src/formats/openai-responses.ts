@@ -10,6 +10,7 @@
  * with the results (docs/interception.md).
  */
 import type { JsonSchema } from "../skills/types.js";
+import { mcpContentOf, type ResponsesToolOutputItem, responsesToolOutput } from "./tool-content.js";
 import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
 import {
   asArray,
@@ -33,11 +34,14 @@ export interface ResponsesFunctionTool {
   strict: false;
 }
 
-/** A tool result input item (`ResponseInputItem.FunctionCallOutput`). */
+/**
+ * A tool result input item (`ResponseInputItem.FunctionCallOutput`): text, or `input_text` /
+ * `input_image` / `input_file` items for an MCP result with images or files (tool-content.ts).
+ */
 export interface ResponsesFunctionCallOutput {
   type: "function_call_output";
   call_id: string;
-  output: string;
+  output: string | ResponsesToolOutputItem[];
 }
 
 /** The spliced output item (`ResponseFunctionToolCallOutputItem`). */
@@ -62,11 +66,14 @@ export function responsesTool(spec: ToolSpec): ResponsesFunctionTool {
 
 /** One `function_call_output` item per outcome, in call order. */
 export function responsesFollowUp(outcomes: readonly CallOutcome[]): ResponsesFunctionCallOutput[] {
-  return outcomes.map((o) => ({
-    type: "function_call_output",
-    call_id: o.call.callId,
-    output: outcomeText(o),
-  }));
+  return outcomes.map((o) => {
+    const blocks = o.status === "success" ? mcpContentOf(o.output) : undefined;
+    return {
+      type: "function_call_output",
+      call_id: o.call.callId,
+      output: blocks ? responsesToolOutput(blocks) : outcomeText(o),
+    };
+  });
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors.js";
+import { mcpContentOf } from "../formats/tool-content.js";
 import type { ModelCallOutcome } from "../services/tools.js";
 
 /** Longest text rendering of a result, in characters (the structured content is never cut). */
@@ -46,7 +47,8 @@ export function errorResult(err: unknown): CallToolResult {
 
 /**
  * The result of a model's call of a skill tool:
- * - `success` → `{ status, executionId, output }`, text = the output (strings as they are);
+ * - `success` → `{ status, executionId, output }`, text = the output (strings as they are); an
+ *   output holding MCP content blocks (an imported tool's images, resources) keeps them as content;
  * - `pending_approval` → `{ status, executionId, message }`, not an error (the call was accepted);
  * - `error` / `timeout` → `isError: true`, `{ status, executionId, error, output? }`.
  */
@@ -54,8 +56,10 @@ export function skillCallResult(ref: string, outcome: ModelCallOutcome): CallToo
   const { status, executionId } = outcome;
   if (status === "success") {
     const output = outcome.output ?? null;
+    // An imported MCP tool's images and resources go to the client as the blocks they are.
+    const blocks = mcpContentOf(output) as CallToolResult["content"] | undefined;
     return {
-      content: [{ type: "text", text: render(output) }],
+      content: blocks ?? [{ type: "text", text: render(output) }],
       structuredContent: { status, skill: ref, executionId, output },
     };
   }

@@ -1,6 +1,8 @@
 /**
  * The MCP server of one request (docs/mcp.md): built for the authenticated caller with the official
- * SDK (`McpServer` of `@modelcontextprotocol/sdk`), answering `tools/list` and `tools/call`.
+ * SDK (the low-level `Server` of `@modelcontextprotocol/sdk`: its `McpServer` wrapper would declare
+ * `tools.listChanged: true`, which a stateless server cannot honour), answering `tools/list` and
+ * `tools/call`.
  *
  * Tools, in `tools/list` order:
  * 1. the management tools (`<prefix>skills_list`, ...; management-tools.ts) and any extra tools
@@ -15,13 +17,12 @@
  * The list is read from the registry snapshot of the request, so it follows registry changes
  * without a restart; it is paginated with an opaque cursor ({@link TOOLS_PAGE_SIZE} a page).
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -37,7 +38,8 @@ export const MCP_SERVER_INFO = { name: "skillgate", title: "Skillgate", version:
 /** Tools per `tools/list` page. */
 export const TOOLS_PAGE_SIZE = 500;
 
-const INSTRUCTIONS =
+/** Instructions in the `initialize` and `server/discover` answers. */
+export const MCP_INSTRUCTIONS =
   "Skillgate exposes its skill registry. The tools named after skills run those skills with " +
   "their executor policies (a manual skill needs an explicit execution, a hybrid one waits for " +
   "approval). The management tools list, enable and explicitly execute skills and read the " +
@@ -109,10 +111,25 @@ async function runManagementTool(
   }
 }
 
+/**
+ * A JSON-RPC error raised by a handler: the SDK sends `code` and `message` as they are. (The SDK's
+ * `McpError` puts "MCP error <code>: " in front of its message, and the client's `McpError` adds
+ * the same prefix again when it reads the answer.)
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ProtocolError";
+  }
+}
+
 function parseCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
-  if (!Number.isInteger(n)) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor");
+  if (!Number.isInteger(n)) throw new ProtocolError(ErrorCode.InvalidParams, "Invalid cursor");
   return n;
 }
 
@@ -120,10 +137,10 @@ function parseCursor(cursor: string | undefined): number {
  * Builds the server for one request and caller. Connect it to a transport, handle the request,
  * then close it (the server is stateless: nothing outlives the request).
  */
-export function createMcpServer(opts: McpServerOptions): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, {
+export function createMcpServer(opts: McpServerOptions): Server {
+  const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
+    instructions: MCP_INSTRUCTIONS,
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   const { services, principal, toolPrefix } = opts;
@@ -134,7 +151,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     .map((t) => toolOf(toolPrefix, t));
   const mayRunSkills = hasScope(principal, "execute");
 
-  server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
     const skillTools = mayRunSkills
       ? (await services.tools.callerTools(apiKeyId)).list.filter((t) => !byName.has(t.name))
@@ -162,7 +179,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     return next < total ? { tools, nextCursor: String(next) } : { tools };
   });
 
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     const managed = byName.get(name);
@@ -170,7 +187,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
     if (!mayRunSkills) return errorResult(missingScope("execute"));
     const skill = await services.tools.resolveTool(apiKeyId, name);
-    if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!skill) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });
     return skillCallResult(`${skill.name}@${skill.version}`, outcome);
   });

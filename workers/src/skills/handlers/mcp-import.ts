@@ -2,7 +2,12 @@
  * MCP tools imported as skills (docs/custom-skills.md#mcp-servers): the official
  * `@modelcontextprotocol/sdk` client over Streamable HTTP lists a remote server's tools and calls
  * them. Each tool becomes a skill `<server>__<tool>` whose handler spec names the server and the
- * tool; a call returns the tool's `structuredContent` when present, else its `content`.
+ * tool; a call returns the tool's `structuredContent` when present and its content is text only,
+ * else `{ content, structuredContent? }` with the content blocks as the server sent them (images,
+ * audio, resources), which each wire format carries in its own tool-result shape
+ * (formats/tool-content.ts). A session the server opened for a connection is ended with `DELETE`
+ * when the connection closes (MCP 2025-11-25, "Transports" → "Session Management"), so calls never
+ * leave sessions behind on a stateful server.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -14,6 +19,9 @@ export const MCP_HANDLER_NAME = "mcp-tool";
 
 /** Separator between the server name and the tool name in a skill name. */
 export const MCP_NAME_SEPARATOR = "__";
+
+/** Longest wait for a session's `DELETE` when a connection closes, in ms. */
+export const SESSION_CLOSE_TIMEOUT_MS = 5_000;
 
 /** Server names: 1–32 of `[A-Za-z0-9_-]`. */
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -68,6 +76,19 @@ async function withClient<T>(
     await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs });
     return await fn(client);
   } finally {
+    // A stateful server gave this connection a session: end it (a 405 means the server keeps
+    // none; the SDK treats that as done). Bounded, so a server that never answers cannot hold
+    // the call: the session then simply expires on the server's side.
+    if (transport.sessionId !== undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        transport.terminateSession().catch(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, SESSION_CLOSE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     await client.close().catch(() => {});
   }
 }
@@ -119,7 +140,7 @@ function specOf(ctx: HandlerContext): { serverId: string; tool: string } {
 
 /**
  * Builds the handler of every imported MCP tool. Output: `structuredContent` when the result has
- * it, else `{ content }`. Errors (ExecutionFailure): `mcp_tool_error` when the tool reports
+ * it and its content is text only, else `{ content, structuredContent? }` (blocks unchanged). Errors (ExecutionFailure): `mcp_tool_error` when the tool reports
  * `isError` (its content as output); `mcp_unreachable` (retryable) when the call fails.
  */
 export function createMcpToolHandler(
@@ -160,7 +181,12 @@ export function createMcpToolHandler(
         output: { content: result.content },
       });
     }
-    if (result.structuredContent !== undefined) return result.structuredContent;
-    return { content: result.content ?? [] };
+    const content = Array.isArray(result.content) ? result.content : [];
+    const textOnly = content.every((c) => (c as { type?: unknown }).type === "text");
+    if (result.structuredContent !== undefined && textOnly) return result.structuredContent;
+    if (result.structuredContent !== undefined) {
+      return { content, structuredContent: result.structuredContent };
+    }
+    return { content };
   };
 }
