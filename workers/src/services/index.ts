@@ -120,8 +120,6 @@ function proxySettings(deps: AppDeps): ProxySettings {
     maxRounds: c.PROXY_MAX_ROUNDS,
     timeBudgetMs: c.PROXY_TIME_BUDGET_MS,
     keepAliveMs: c.PROXY_KEEPALIVE_MS,
-    maxBodyBytes: c.MAX_BODY_BYTES_INJECT,
-    maxJsonDepth: c.MAX_JSON_DEPTH,
   };
 }
 
