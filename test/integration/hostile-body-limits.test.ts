@@ -12,6 +12,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../workers/src/app.js";
+import type { RequestSample } from "../../workers/src/metrics/types.js";
 import { BODY_LIMIT_ROUTES, bodyLimitFor } from "../../workers/src/request-limits.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { startHealthProbe } from "../support/health-probe.js";
@@ -389,6 +390,44 @@ describe("the server discards an unread body within its bounds", () => {
     const slow = await upload(20);
     expect(slow.status).toBe(413);
     expect(slow.sent).toBeLessThan(16 * MiB);
+  });
+});
+
+describe("a client that goes away in the middle of its body", () => {
+  let t: TestApp;
+  const seen: RequestSample[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({
+      deps: {
+        metrics: {
+          observeRequest: (sample) => seen.push(sample),
+          countExecution: () => {},
+        },
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  it("ends as 499 client_closed on REST, the proxy, MCP and A2A: never a 500", async () => {
+    const paths = ["/api/skills/executions", "/v1/chat/completions", "/mcp", "/a2a"];
+    for (const path of paths) {
+      // Half a body, then the socket is destroyed without the final chunk.
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(new URL(t.url).port), "127.0.0.1", () => {
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${MGMT_TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n8\r\n{"a":"aa\r\n`,
+            () => setTimeout(() => socket.destroy(), 50),
+          );
+        });
+        socket.on("close", () => resolve());
+        socket.on("error", () => {});
+      });
+    }
+    // The app notices each close as its read fails; wait until all four are recorded.
+    for (let i = 0; i < 100 && seen.filter((s) => s.method === "POST").length < 4; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const statuses = seen.filter((s) => s.method === "POST").map((s) => s.status);
+    expect(statuses).toEqual([499, 499, 499, 499]);
   });
 });
 

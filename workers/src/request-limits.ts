@@ -16,7 +16,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "./config.js";
-import { InvalidInputError, PayloadTooLargeError } from "./errors.js";
+import { AppError, InvalidInputError, PayloadTooLargeError } from "./errors.js";
 import { JsonDepthScanner } from "./json-depth.js";
 
 /** The configuration variables that size a request body. */
@@ -94,7 +94,8 @@ function tooDeep(maxDepth: number): InvalidInputError {
  * Reads `body` whole, refusing it once it passes `maxBytes` or (with a scanner) nests too deep.
  * A refused body is left unread, not cancelled: the serving layer discards the rest after the
  * answer, so a client still sending can read the refusal (docs/limits.md#reading-the-refusal).
- * @throws PayloadTooLargeError past the size; InvalidInputError `json_too_deep` past the depth.
+ * @throws PayloadTooLargeError past the size; InvalidInputError `json_too_deep` past the depth;
+ *   AppError `client_closed` (499) when the body ends in an error (the client went away).
  */
 async function readLimited(
   body: ReadableStream<Uint8Array>,
@@ -108,7 +109,19 @@ async function readLimited(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        // The connection ended before the body did: nobody waits for an answer, and the
+        // request is not a fault of the app (499, never a 500).
+        throw new AppError(
+          "client_closed",
+          "The client closed the connection before its request body arrived",
+          { cause: err },
+        );
+      }
+      const { done, value } = chunk;
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) throw tooLarge(maxBytes, variable);
