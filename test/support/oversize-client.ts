@@ -23,6 +23,8 @@ export interface OversizeJob {
   head?: string;
   tail?: string;
   contentType?: string;
+  /** Further request headers (`http-chunked`). */
+  headers?: Record<string, string>;
   tries: number;
 }
 
@@ -110,6 +112,7 @@ function viaHttpChunked(job: OversizeJob): Promise<OversizeResult> {
         authorization: `Bearer ${job.token}`,
         "content-type": job.contentType ?? "application/json",
         "transfer-encoding": "chunked",
+        ...job.headers,
       },
     });
     let answered = false;
