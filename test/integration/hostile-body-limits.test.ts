@@ -87,7 +87,11 @@ function sendChunked(
       port: url.port,
       path: url.pathname,
       method,
-      headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      headers: {
+        authorization: `Bearer ${MGMT_TOKEN}`,
+        "content-type": "application/json",
+        "transfer-encoding": "chunked",
+      },
     });
     let answered = false;
     req.on("response", (res) => {
@@ -166,7 +170,7 @@ describe("every route of the app goes through the body limit and the depth check
       // Headers only: the answer must come from the declared length, before any body byte.
       const res = await sendRaw(
         t.url,
-        `${r.method} ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${bytes + 1}\r\n\r\n`,
+        `${r.method} ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${MGMT_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${bytes + 1}\r\n\r\n`,
       );
       const { message } = refusal(res.body);
       if (res.status !== 413 || !String(message).includes(`larger than ${bytes} bytes`))
@@ -174,6 +178,12 @@ describe("every route of the app goes through the body limit and the depth check
     }
     expect(wrong).toEqual([]);
     expect(await tableCounts(t)).toEqual(before);
+    // On /api/* the bearer check comes first: an anonymous caller is refused with nothing read.
+    const anonymous = await sendRaw(
+      t.url,
+      `POST /api/skills/inject HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${100 * MiB}\r\n\r\n`,
+    );
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([401, "unauthorized"]);
   });
 
   it("answers 413 with the error body to a chunked body over the limit, on every method and path that takes a body", async () => {
@@ -202,7 +212,7 @@ describe("every route of the app goes through the body limit and the depth check
       const path = concretePath(r.path);
       const res = await fetch(t.url + path, {
         method: r.method,
-        headers: { "content-type": "application/json" },
+        headers: { authorization: `Bearer ${MGMT_TOKEN}`, "content-type": "application/json" },
         body: deep,
         redirect: "manual",
       });

@@ -103,14 +103,16 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   });
   const cors = corsMiddleware(deps.config.CORS_ALLOWED_ORIGINS);
   if (cors) app.use("*", cors);
-  // One body limit in front of every route, before authentication (docs/limits.md).
-  app.use("*", requestLimits(deps.config));
   app.use("/api/health", requireAuth(true));
   app.use("/api/*", async (c, next) => {
     if (c.req.path === "/api/health") return next();
     return requireAuth()(c, next);
   });
   app.use("/api/*", requireRouteScope());
+  // One body limit in front of every route (docs/limits.md): on `/api/*` after the bearer check,
+  // so that an anonymous caller has nothing read; the other doors check their credentials in
+  // their handlers, after it.
+  app.use("*", requestLimits(deps.config));
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
   app.route("/dashboard", dashboardRoutes());

@@ -1,7 +1,8 @@
 /**
  * The one request limit of the app (docs/limits.md), a middleware in front of every route — REST,
  * the provider-compatible proxy, MCP, A2A, the dashboard's forms, unknown paths and any route
- * added later — applied before authentication and before any handler reads the body:
+ * added later — applied before any handler reads the body (on `/api/*` after the bearer check, so
+ * an anonymous caller has nothing read there):
  * - body size: each route's limit comes from {@link BODY_LIMIT_ROUTES} (`MAX_BODY_BYTES` for every
  *   route not listed). A declared `Content-Length` over it is refused without reading; every
  *   body, declared or chunked, is then read here chunk by chunk and refused as soon as the bytes
@@ -91,6 +92,18 @@ function tooDeep(maxDepth: number): InvalidInputError {
 }
 
 /**
+ * The connection ended before the body did: nobody waits for an answer, and the request is not a
+ * fault of the app (499, never a 500).
+ */
+function clientClosed(cause: unknown): AppError {
+  return new AppError(
+    "client_closed",
+    "The client closed the connection before its request body arrived",
+    { cause },
+  );
+}
+
+/**
  * Reads `body` whole, refusing it once it passes `maxBytes` or (with a scanner) nests too deep.
  * A refused body is left unread, not cancelled: the serving layer discards the rest after the
  * answer, so a client still sending can read the refusal (docs/limits.md#reading-the-refusal).
@@ -113,13 +126,7 @@ async function readLimited(
       try {
         chunk = await reader.read();
       } catch (err) {
-        // The connection ended before the body did: nobody waits for an answer, and the
-        // request is not a fault of the app (499, never a 500).
-        throw new AppError(
-          "client_closed",
-          "The client closed the connection before its request body arrived",
-          { cause: err },
-        );
+        throw clientClosed(err);
       }
       const { done, value } = chunk;
       if (done) break;
@@ -143,7 +150,7 @@ async function readLimited(
 
 /**
  * Middleware enforcing the body size and JSON depth limits on every request (see the module
- * docstring). Mount it once, with `app.use("*", …)`, before authentication and the routes.
+ * docstring). Mount it once, with `app.use("*", …)`, before the routes.
  * @throws PayloadTooLargeError (413) past the size limit; InvalidInputError `json_too_deep` (400)
  *   past the depth limit.
  */
@@ -153,7 +160,13 @@ export function requestLimits(config: Config): MiddlewareHandler {
     const declared = c.req.raw.headers.get("content-length");
     // Checked even when the runtime hands the app no body (GET, HEAD): nothing is read then.
     if (declared !== null && Number(declared) > bytes) throw tooLarge(bytes, variable);
-    const body = c.req.raw.body;
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      body = c.req.raw.body;
+    } catch (err) {
+      // Node's adapter cannot open the body of a connection that is already gone.
+      throw clientClosed(err);
+    }
     if (!body) return next();
     const mediaType = (c.req.raw.headers.get("content-type") ?? "").split(";")[0]!.trim();
     const depth = FORM_MEDIA_TYPE.test(mediaType)
