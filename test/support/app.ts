@@ -3,10 +3,8 @@
  * migrations applied, served over real HTTP on 127.0.0.1 when a test needs the wire.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import type { Client } from "@libsql/client";
 import { type BuiltApp, createApp } from "../../workers/src/app.js";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
@@ -17,6 +15,7 @@ import { applyMigrations } from "../../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
 import { createNodeUpstreamFetch } from "../../workers/src/outbound/node-upstream-fetch.js";
+import { serveNode } from "../../workers/src/serve-node.js";
 import type { ServiceOptions, Services } from "../../workers/src/services/index.js";
 
 export const MGMT_TOKEN = "test-management-token-0123456789";
@@ -76,9 +75,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...opts.deps,
   };
   const { app, services, a2aSkills } = createApp(deps, { retryBackoffMs: 20, ...opts.services });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, port } = await serveNode({
+    fetch: app.fetch,
+    port: 0,
+    hostname: "127.0.0.1",
+    drainMaxBytes: config.REQUEST_DRAIN_MAX_BYTES,
+    drainMaxMs: config.REQUEST_DRAIN_MAX_MS,
+  });
+  const base = `http://127.0.0.1:${port}`;
   return {
     url: base,
     services,

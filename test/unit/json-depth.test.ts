@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_ARGUMENT_DEPTH, parseArguments } from "../../workers/src/formats/wire.js";
-import { jsonDepthExceeds } from "../../workers/src/json-depth.js";
+import { JsonDepthScanner, jsonDepthExceeds } from "../../workers/src/json-depth.js";
 
 /** Reference: the nesting depth of a parsed value, computed recursively (fine at small depths). */
 function depthOf(value: unknown): number {
@@ -57,6 +57,48 @@ describe("jsonDepthExceeds", () => {
     const text = `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`;
     expect(jsonDepthExceeds(text, 128)).toBe(true);
     expect(jsonDepthExceeds(text, 1_000_000)).toBe(false);
+  });
+});
+
+describe("JsonDepthScanner (the depth of a body as its bytes arrive)", () => {
+  /** Feeds `bytes` to a scanner in chunks of random sizes (1 to 7 bytes). */
+  const scanChunked = (bytes: Uint8Array, max: number, next: () => number) => {
+    const scanner = new JsonDepthScanner(max);
+    let over = false;
+    for (let i = 0; i < bytes.length && !over; ) {
+      const n = 1 + Math.floor(next() * 7);
+      over = scanner.push(bytes.subarray(i, i + n));
+      i += n;
+    }
+    return over;
+  };
+
+  it("agrees with the recursive reference on random UTF-8 JSON cut into random chunks", () => {
+    const next = seeded(7);
+    const encoder = new TextEncoder();
+    for (let i = 0; i < 500; i++) {
+      const value = randomValue(next, 12);
+      const text = JSON.stringify(value);
+      const depth = depthOf(value);
+      for (const max of [1, 2, 3, 5, 8, 13]) {
+        const over = scanChunked(encoder.encode(text), max, next);
+        expect([text, max, over]).toEqual([text, max, depth > max]);
+      }
+    }
+  });
+
+  it("carries an escape and a string across a chunk boundary", () => {
+    const scanner = new JsonDepthScanner(1);
+    const enc = (s: string) => new TextEncoder().encode(s);
+    // A backslash ending one chunk escapes the quote that starts the next: the brackets are text.
+    expect(scanner.push(enc('{"a":"\\'))).toBe(false);
+    expect(scanner.push(enc('"[[["}'))).toBe(false);
+    expect(scanner.push(enc('{"b":['))).toBe(true);
+  });
+
+  it("stops at the first byte past the limit of a 10 MB body of brackets", () => {
+    const scanner = new JsonDepthScanner(128);
+    expect(scanner.push(new Uint8Array(10 * 1024 * 1024).fill(0x5b))).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Request limits inside workerd through the Worker entry: bodies with a declared length and
  * streamed bodies (no length) past a route's limit answer 413 and write nothing; bodies nested
- * 10,000 levels deep answer 400 `json_too_deep`.
+ * 10,000 levels deep answer 400 `json_too_deep`; every door (the proxy, MCP, A2A, the dashboard) goes
+ * through the same limit.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -121,6 +122,21 @@ describe("request limits in workerd", () => {
     for (const [path, body] of bodies) {
       const res = await call("POST", path, { body });
       expect([path, res.status, res.body.error.code]).toEqual([path, 400, "json_too_deep"]);
+    }
+  });
+
+  it("every door refuses a streamed 20 MB body with 413 in the Worker: the proxy, MCP, A2A and the dashboard's sign-in", async () => {
+    const doors: Array<[string, string, string]> = [
+      ["/v1/chat/completions", "application/json", "MAX_BODY_BYTES_INJECT"],
+      ["/mcp", "application/json", "MAX_BODY_BYTES_EXECUTE"],
+      ["/a2a", "application/json", "MAX_BODY_BYTES"],
+      ["/dashboard/login", "application/x-www-form-urlencoded", "MAX_BODY_BYTES"],
+    ];
+    for (const [path, type, variable] of doors) {
+      const body = streamed(type === "application/json" ? '{"a":"' : "token=", 20 * MiB, "");
+      const res = await exports.default.fetch(post(path, body, { "content-type": type }));
+      const text = await res.text();
+      expect([path, res.status, text.includes(`(${variable})`)]).toEqual([path, 413, true]);
     }
   });
 });

@@ -22,7 +22,7 @@ import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
-import { proxyRoutes } from "./proxy/routes.js";
+import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
 import { allowedMethodsOf } from "./routes/allowed-methods.js";
@@ -110,7 +110,10 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     return requireAuth()(c, next);
   });
   app.use("/api/*", requireRouteScope());
-  app.use("/api/*", requestLimits(deps.config));
+  // One body limit in front of every route (docs/limits.md): on `/api/*` after the bearer check,
+  // so that an anonymous caller has nothing read; the other doors check their credentials in
+  // their handlers, after it.
+  app.use("*", requestLimits(deps.config));
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
   app.route("/dashboard", dashboardRoutes());
@@ -178,9 +181,11 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       if (err.retryAfterS !== undefined) c.header("Retry-After", String(err.retryAfterS));
       else if (err.code === "skills_disabled") c.header("Retry-After", "60");
       for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-      // A body refused before it was read leaves bytes on the connection: close it, so that a
-      // client's next request never lands on a socket the server is about to drop (RFC 9112 §9.6).
-      if (err.status === 413) c.header("Connection", "close");
+      // A body refused before it was read leaves bytes on the connection: the serving layer
+      // discards them after the answer (docs/limits.md#reading-the-refusal), so no close here.
+      // The proxy's paths answer in their provider's error shape (docs/proxy.md#errors).
+      const proxied = proxyErrorBody(c.req.method, c.req.path, err.status, err.message, err.code);
+      if (proxied) return c.json(proxied, err.status as 400);
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }
     if (err instanceof HTTPException) {

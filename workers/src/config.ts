@@ -147,6 +147,14 @@ export const configSchema = z.object({
   MAX_BODY_BYTES_INTERCEPT: int(16_777_216, 1024),
   /** Deepest nesting of objects and arrays accepted in a JSON body (the body itself is level 1). */
   MAX_JSON_DEPTH: int(128, 8, 256),
+  /**
+   * Node: most bytes of a refused or unread request body read and discarded after the answer, so
+   * that a client still sending can read the answer (docs/limits.md); past it the connection
+   * closes.
+   */
+  REQUEST_DRAIN_MAX_BYTES: int(67_108_864, 0),
+  /** Node: longest time spent discarding an unread request body after the answer, in ms. */
+  REQUEST_DRAIN_MAX_MS: int(10_000, 0, 600_000),
   /** Most bytes of an execution's input JSON kept in its history row; longer ones keep a prefix. */
   SKILLS_MAX_STORED_INPUT_BYTES: int(262_144, 1024),
   /** Most bytes of an execution's output JSON kept in its history row; longer ones keep a prefix. */

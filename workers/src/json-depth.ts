@@ -34,3 +34,45 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   }
   return false;
 }
+
+/**
+ * The same measure over bytes arriving in chunks (UTF-8 JSON text), for a body checked while it is
+ * read: the structural characters are ASCII, so a byte of a multi-byte character never counts, and
+ * an escape or a string split between two chunks carries over. O(n) over all chunks, constant
+ * memory.
+ */
+export class JsonDepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** @param maxDepth deepest level allowed (>= 1). */
+  constructor(private readonly maxDepth: number) {}
+
+  /**
+   * Scans the next chunk of the text.
+   * @returns true once the text has nested deeper than the limit (stop reading then).
+   */
+  push(chunk: Uint8Array): boolean {
+    let { depth, inString, escaped } = this;
+    const max = this.maxDepth;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) inString = false;
+      } else if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++depth > max) {
+          this.depth = depth;
+          return true;
+        }
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return false;
+  }
+}

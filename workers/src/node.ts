@@ -1,5 +1,6 @@
 /**
- * Local entry (docs/architecture.md#runtimes): serves `createApp(deps)` on Node with `@hono/node-server`,
+ * Local entry (docs/architecture.md#runtimes): serves `createApp(deps)` on Node with `@hono/node-server`
+ * (through `serveNode`, which lets a client still sending read a refusal: docs/limits.md),
  * an embedded libSQL file under `DATA_DIR` (default `.data/`) and the in-process cache.
  * Listens on 127.0.0.1:20128 (`HOST`, `PORT` override). When `MGMT_TOKEN` is unset, a random
  * management token is created on first start in `<DATA_DIR>/mgmt-token` (mode 0600) and printed
@@ -9,12 +10,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
 import { createPrometheusMetrics } from "./metrics/prometheus.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
 import { startRetentionTimer } from "./retention/retention-timer.js";
+import { serveNode } from "./serve-node.js";
 
 /**
  * Returns the secret stored in `<dataDir>/<file>`, creating it (0600) when absent.
@@ -78,13 +79,13 @@ export async function startApiServer(
     deps.config.EXECUTION_RETENTION_DAYS,
     (err) => console.error("[skillgate] execution retention failed:", err.message),
   );
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>
-      resolve(s),
-    );
+  const { server, port } = await serveNode({
+    fetch: app.fetch,
+    port: settings.port,
+    hostname: settings.host,
+    drainMaxBytes: deps.config.REQUEST_DRAIN_MAX_BYTES,
+    drainMaxMs: deps.config.REQUEST_DRAIN_MAX_MS,
   });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : settings.port;
   const url = `http://${settings.host}:${port}`;
   console.log(
     `[skillgate] API listening on ${url} (database ${settings.libsqlUrl.startsWith("file:") ? settings.libsqlUrl : "libSQL server"})`,

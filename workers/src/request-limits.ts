@@ -1,36 +1,65 @@
 /**
- * Request limits of the REST API, applied before any body is parsed:
- * - body size per route (`MAX_BODY_BYTES_EXECUTE`, `MAX_BODY_BYTES_INJECT`,
- *   `MAX_BODY_BYTES_INTERCEPT`, `MAX_BODY_BYTES` for every other route): a larger body answers
- *   413 `payload_too_large`, and nothing is written. A declared `Content-Length` over the limit is
- *   refused without reading; every body, declared or chunked, is then read through Hono's
- *   `bodyLimit`, which counts the bytes received and stops at the limit (a declared length is not
- *   trusted: a caller inside workerd can send more than it declares);
- * - nesting depth of a JSON body (`MAX_JSON_DEPTH`): deeper answers 400 `json_too_deep`, checked
- *   on the raw text before validation or any recursive code runs.
- * The numbers are documented in the README's configuration table.
+ * The one request limit of the app (docs/limits.md), a middleware in front of every route — REST,
+ * the provider-compatible proxy, MCP, A2A, the dashboard's forms, unknown paths and any route
+ * added later — applied before any handler reads the body (on `/api/*` after the bearer check, so
+ * an anonymous caller has nothing read there):
+ * - body size: each route's limit comes from {@link BODY_LIMIT_ROUTES} (`MAX_BODY_BYTES` for every
+ *   route not listed). A declared `Content-Length` over it is refused without reading; every
+ *   body, declared or chunked, is then read here chunk by chunk and refused as soon as the bytes
+ *   received pass the limit, so no more than the limit is ever held (a declared length is not
+ *   trusted: a caller inside workerd can send more than it declares). Refused: 413
+ *   `payload_too_large`, and nothing is written;
+ * - nesting depth of a JSON body (`MAX_JSON_DEPTH`), measured on the bytes as they arrive, before
+ *   validation or any recursive code runs: deeper answers 400 `json_too_deep`. Every body except a
+ *   form (`application/x-www-form-urlencoded`, `multipart/form-data`) is measured, whatever its
+ *   declared type, because the proxy, MCP and A2A parse JSON without looking at the type.
+ * The handlers then read the complete body from memory. Only Web APIs are used (Workers and Node).
  */
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Config } from "./config.js";
-import { InvalidInputError, PayloadTooLargeError } from "./errors.js";
-import { jsonDepthExceeds } from "./json-depth.js";
+import { AppError, InvalidInputError, PayloadTooLargeError } from "./errors.js";
+import { JsonDepthScanner } from "./json-depth.js";
 
-type LimitVariable =
+/** The configuration variables that size a request body. */
+export type BodyLimitVariable =
   | "MAX_BODY_BYTES"
   | "MAX_BODY_BYTES_EXECUTE"
   | "MAX_BODY_BYTES_INJECT"
   | "MAX_BODY_BYTES_INTERCEPT";
 
-/** Routes with a limit of their own: `METHOD path` → configuration variable. */
-const ROUTE_LIMITS: Record<string, LimitVariable> = {
-  "POST /api/skills/executions": "MAX_BODY_BYTES_EXECUTE",
-  "POST /api/skills/inject": "MAX_BODY_BYTES_INJECT",
-  "POST /api/skills/intercept": "MAX_BODY_BYTES_INTERCEPT",
-};
+/** A route with a body limit of its own: method, Hono path pattern (`:name` is one segment). */
+export interface BodyLimitRoute {
+  method: string;
+  path: string;
+  variable: BodyLimitVariable;
+}
 
-/** Media types parsed as JSON (as Hono's validator: `application/json`, `application/*+json`). */
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+/**
+ * Routes with a limit of their own; every other route has `MAX_BODY_BYTES`. The proxy takes
+ * whole conversations, as inject does; an MCP `tools/call` can carry an execution's input, as
+ * `POST /api/skills/executions` does.
+ */
+export const BODY_LIMIT_ROUTES: readonly BodyLimitRoute[] = [
+  { method: "POST", path: "/api/skills/executions", variable: "MAX_BODY_BYTES_EXECUTE" },
+  { method: "POST", path: "/api/skills/inject", variable: "MAX_BODY_BYTES_INJECT" },
+  { method: "POST", path: "/api/skills/intercept", variable: "MAX_BODY_BYTES_INTERCEPT" },
+  { method: "POST", path: "/v1/chat/completions", variable: "MAX_BODY_BYTES_INJECT" },
+  { method: "POST", path: "/v1/responses", variable: "MAX_BODY_BYTES_INJECT" },
+  { method: "POST", path: "/v1/messages", variable: "MAX_BODY_BYTES_INJECT" },
+  { method: "POST", path: "/v1beta/models/:target", variable: "MAX_BODY_BYTES_INJECT" },
+  { method: "POST", path: "/mcp", variable: "MAX_BODY_BYTES_EXECUTE" },
+];
+
+/** Media types of HTML forms: their fields are text, never parsed as JSON. */
+const FORM_MEDIA_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)$/i;
+
+/** Whether `path` matches the pattern `pattern` (`:name` matches one non-empty segment). */
+function matches(pattern: string, path: string): boolean {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  if (want.length !== got.length) return false;
+  return want.every((seg, i) => (seg.startsWith(":") ? got[i] !== "" : seg === got[i]));
+}
 
 /**
  * The body limit of a request, in bytes, and the variable that sets it.
@@ -40,65 +69,114 @@ export function bodyLimitFor(
   config: Config,
   method: string,
   path: string,
-): { bytes: number; variable: LimitVariable } {
-  const variable = ROUTE_LIMITS[`${method.toUpperCase()} ${path}`] ?? "MAX_BODY_BYTES";
+): { bytes: number; variable: BodyLimitVariable } {
+  const m = method.toUpperCase();
+  const route = BODY_LIMIT_ROUTES.find((r) => r.method === m && matches(r.path, path));
+  const variable = route?.variable ?? "MAX_BODY_BYTES";
   return { bytes: config[variable], variable };
 }
 
-function tooLarge(bytes: number, variable: LimitVariable): PayloadTooLargeError {
+function tooLarge(bytes: number, variable: BodyLimitVariable): PayloadTooLargeError {
   return new PayloadTooLargeError(
     `Request body is larger than ${bytes} bytes, the limit of this route (${variable})`,
     { maxBytes: bytes },
   );
 }
 
+function tooDeep(maxDepth: number): InvalidInputError {
+  return new InvalidInputError(
+    `JSON body is nested deeper than ${maxDepth} levels (MAX_JSON_DEPTH)`,
+    { maxDepth },
+    "json_too_deep",
+  );
+}
+
 /**
- * Middleware enforcing the body size and JSON depth limits (see the module docstring).
+ * The connection ended before the body did: nobody waits for an answer, and the request is not a
+ * fault of the app (499, never a 500).
+ */
+function clientClosed(cause: unknown): AppError {
+  return new AppError(
+    "client_closed",
+    "The client closed the connection before its request body arrived",
+    { cause },
+  );
+}
+
+/**
+ * Reads `body` whole, refusing it once it passes `maxBytes` or (with a scanner) nests too deep.
+ * A refused body is left unread, not cancelled: the serving layer discards the rest after the
+ * answer, so a client still sending can read the refusal (docs/limits.md#reading-the-refusal).
+ * @throws PayloadTooLargeError past the size; InvalidInputError `json_too_deep` past the depth;
+ *   AppError `client_closed` (499) when the body ends in an error (the client went away).
+ */
+async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  variable: BodyLimitVariable,
+  depth: JsonDepthScanner | null,
+  maxDepth: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = body.getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        throw clientClosed(err);
+      }
+      const { done, value } = chunk;
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes, variable);
+      if (depth?.push(value)) throw tooDeep(maxDepth);
+      chunks.push(value as Uint8Array<ArrayBuffer>);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
+}
+
+/**
+ * Middleware enforcing the body size and JSON depth limits on every request (see the module
+ * docstring). Mount it once, with `app.use("*", …)`, before the routes.
  * @throws PayloadTooLargeError (413) past the size limit; InvalidInputError `json_too_deep` (400)
  *   past the depth limit.
  */
 export function requestLimits(config: Config): MiddlewareHandler {
-  const limiters = new Map<LimitVariable, MiddlewareHandler>();
-  const limiterFor = (variable: LimitVariable, bytes: number): MiddlewareHandler => {
-    let limiter = limiters.get(variable);
-    if (!limiter) {
-      limiter = bodyLimit({
-        maxSize: bytes,
-        onError: () => {
-          throw tooLarge(bytes, variable);
-        },
-      });
-      limiters.set(variable, limiter);
-    }
-    return limiter;
-  };
   return async (c, next) => {
-    if (!c.req.raw.body) return next();
     const { bytes, variable } = bodyLimitFor(config, c.req.method, c.req.path);
     const declared = c.req.raw.headers.get("content-length");
-    if (declared !== null) {
-      if (Number(declared) > bytes) throw tooLarge(bytes, variable);
-      // A declared length is a claim: a caller in the same runtime (a service binding) can send
-      // more bytes than it declares. Without it, the limiter counts the bytes actually read.
-      const headers = new Headers(c.req.raw.headers);
-      headers.delete("content-length");
-      c.req.raw = new Request(c.req.raw, { headers });
+    // Checked even when the runtime hands the app no body (GET, HEAD): nothing is read then.
+    if (declared !== null && Number(declared) > bytes) throw tooLarge(bytes, variable);
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      body = c.req.raw.body;
+    } catch (err) {
+      // Node's adapter cannot open the body of a connection that is already gone.
+      throw clientClosed(err);
     }
-    // Awaited (not returned) so a refusal thrown synchronously by the limiter is handled at once.
-    await limiterFor(variable, bytes)(c, async () => {
-      const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
-      if (JSON_MEDIA_TYPE.test(mediaType)) {
-        // Cached by Hono: the validator parses this same text afterwards.
-        const text = await c.req.text();
-        if (jsonDepthExceeds(text, config.MAX_JSON_DEPTH)) {
-          throw new InvalidInputError(
-            `JSON body is nested deeper than ${config.MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`,
-            { maxDepth: config.MAX_JSON_DEPTH },
-            "json_too_deep",
-          );
-        }
-      }
-      await next();
-    });
+    if (!body) return next();
+    const mediaType = (c.req.raw.headers.get("content-type") ?? "").split(";")[0]!.trim();
+    const depth = FORM_MEDIA_TYPE.test(mediaType)
+      ? null
+      : new JsonDepthScanner(config.MAX_JSON_DEPTH);
+    const whole = await readLimited(body, bytes, variable, depth, config.MAX_JSON_DEPTH);
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("transfer-encoding");
+    headers.set("content-length", String(whole.byteLength));
+    c.req.raw = new Request(c.req.raw, { headers, body: whole });
+    await next();
   };
 }

@@ -10,7 +10,6 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { Hono } from "hono";
 import { hasScope } from "../auth/scopes.js";
-import { jsonDepthExceeds } from "../json-depth.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../services/tools.js";
@@ -92,37 +91,18 @@ function respond(r: ProxyResult): Response {
 
 /** Why a request body is refused: status, code and message, in the provider's error shape. */
 interface BodyRefusal {
-  status: 400 | 413;
+  status: 400;
   code: ErrorCode;
   message: string;
 }
 
 /**
- * The request body as text and parsed, or why it is refused: larger than `limit` bytes (413),
- * not JSON or not an object (400 `invalid_json`), nested deeper than `maxDepth` levels (400
- * `json_too_deep`, checked before parsing, as on the REST routes), or a `stream` that is not a
- * boolean (400 `invalid_input`).
+ * The request body as text and parsed, or why it is refused: not JSON or not an object (400
+ * `invalid_json`), or a `stream` that is not a boolean (400 `invalid_input`). Its size and depth
+ * were checked while it was read, by the app's request limit (docs/limits.md).
  */
-async function readBody(
-  req: Request,
-  limit: number,
-  maxDepth: number,
-): Promise<{ raw: string; body: JsonObject } | BodyRefusal> {
-  const tooLarge: BodyRefusal = {
-    status: 413,
-    code: "payload_too_large",
-    message: `Request body is larger than ${limit} bytes`,
-  };
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) return tooLarge;
+async function readBody(req: Request): Promise<{ raw: string; body: JsonObject } | BodyRefusal> {
   const raw = await req.text();
-  if (new TextEncoder().encode(raw).length > limit) return tooLarge;
-  if (jsonDepthExceeds(raw, maxDepth))
-    return {
-      status: 400,
-      code: "json_too_deep",
-      message: `JSON body is nested deeper than ${maxDepth} levels (MAX_JSON_DEPTH)`,
-    };
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -164,8 +144,7 @@ async function handle(
       'This API key lacks the scope "inject" needed for the proxy endpoints',
       "missing_scope",
     );
-  const settings = services.proxy.settings;
-  const read = await readBody(req, settings.maxBodyBytes, settings.maxJsonDepth);
+  const read = await readBody(req);
   if ("status" in read) return fail(read.status, read.message, read.code);
   const { body } = read;
   const stream = geminiStream || body.stream === true;
@@ -217,6 +196,30 @@ async function handle(
     console.error(`[skillgate] proxy ${format} failed:`, err);
     return fail(500, "Internal server error", "internal_error");
   }
+}
+
+/** The proxy's paths and their wire formats (Gemini's path carries the model and the method). */
+const PROXY_PATHS: ReadonlyArray<[RegExp, WireFormat]> = [
+  [/^\/v1\/chat\/completions$/, "openai-chat"],
+  [/^\/v1\/responses$/, "openai-responses"],
+  [/^\/v1\/messages$/, "anthropic"],
+  [/^\/v1beta\/models\/[^/]+$/, "gemini"],
+];
+
+/**
+ * The error body of a proxy path in its provider's shape (docs/proxy.md#errors), for an error
+ * raised before the proxy's handler runs (the app's request limit); undefined for other paths.
+ */
+export function proxyErrorBody(
+  method: string,
+  path: string,
+  status: number,
+  message: string,
+  code: ErrorCode,
+): JsonObject | undefined {
+  if (method.toUpperCase() !== "POST") return undefined;
+  const format = PROXY_PATHS.find(([pattern]) => pattern.test(path))?.[1];
+  return format ? proxyFormat(format).errorBody(status, message, code) : undefined;
 }
 
 /** The proxy's route group (mounted at the root; its own key auth, never the `/api/*` one). */

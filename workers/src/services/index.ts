@@ -128,8 +128,6 @@ function proxySettings(deps: AppDeps): ProxySettings {
       maxBodyBytes: c.PROXY_MAX_UPSTREAM_BODY_BYTES,
     },
     maxCallsPerTurn: c.PROXY_MAX_CALLS_PER_TURN,
-    maxBodyBytes: c.MAX_BODY_BYTES_INJECT,
-    maxJsonDepth: c.MAX_JSON_DEPTH,
   };
 }
 

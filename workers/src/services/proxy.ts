@@ -49,10 +49,6 @@ export interface ProxySettings {
   maxCallsPerTurn: number;
   /** Interval of SSE keep-alive comments while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
   keepAliveMs: number;
-  /** Largest request body, in bytes (`MAX_BODY_BYTES_INJECT`). */
-  maxBodyBytes: number;
-  /** Deepest JSON nesting a request body may have (`MAX_JSON_DEPTH`); deeper is a 400. */
-  maxJsonDepth: number;
 }
 
 /** Prefix of every mixed-turn entry in the cache. */
