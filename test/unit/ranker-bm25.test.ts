@@ -140,7 +140,7 @@ describe("bm25 core", () => {
         const want = reference(candidates, query).slice(0, 5);
         const got = topIds(core, query);
         expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
-        got.forEach((g, i) => expect(g.score).toBeCloseTo(want[i]!.score, 9));
+        for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(want[i]!.score, 9);
       }
     }
   });
@@ -158,7 +158,7 @@ describe("bm25 core", () => {
           const want = reference(candidates, query).slice(0, k);
           const got = topIds(core, query, k);
           expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
-          got.forEach((g, i) => expect(g.score).toBeCloseTo(want[i]!.score, 9));
+          for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(want[i]!.score, 9);
         }
       }
     }
