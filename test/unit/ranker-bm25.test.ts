@@ -192,7 +192,7 @@ describe("bm25 core", () => {
         core = derived!.core;
         slotOf = new Map(slotOf);
         for (const s of removed) slotOf.delete(s.id);
-        added.forEach((s, i) => slotOf.set(s.id, derived!.slots[i]!));
+        for (const [i, s] of added.entries()) slotOf.set(s.id, derived!.slots[i]!);
         live = [...live.filter((s) => !removed.includes(s)), ...added];
         const fresh = Bm25Core.build(live, "k");
         for (let r = 0; r < 4; r++) {
