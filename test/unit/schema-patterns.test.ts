@@ -1,0 +1,259 @@
+/**
+ * Regular expressions of skill input schemas run in linear time (docs/registry.md#patterns):
+ * ordinary ECMAScript patterns keep their meaning, constructs the linear-time engine cannot run are
+ * refused at install with a code that names the field, and a catastrophic pattern or format check
+ * answers at once instead of freezing the process.
+ */
+import { Validator } from "@cfworker/json-schema";
+import { describe, expect, it } from "vitest";
+import { InvalidInputError } from "../../workers/src/errors.js";
+import { validateSkillInput } from "../../workers/src/skills/execution/input-validation.js";
+import {
+  PATTERN_MATCH_BUDGET_CHARS,
+  SafeSchemaValidator,
+} from "../../workers/src/skills/execution/safe-schema.js";
+import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
+import {
+  compileSafePattern,
+  PatternRefusedError,
+  schemaPatternSites,
+} from "../../workers/src/skills/registry/schema-patterns.js";
+import type { Skill } from "../../workers/src/skills/types.js";
+
+let serial = 0;
+function skillWith(input: Record<string, unknown>): Skill {
+  serial += 1;
+  return {
+    id: `pattern-skill-${serial}-${Math.random()}`,
+    name: "pattern-skill",
+    version: "1.0.0",
+    updatedAt: Date.now(),
+    schema: { input },
+  } as unknown as Skill;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe("compileSafePattern", () => {
+  const ordinary: Array<[string, string[]]> = [
+    ["^[a-z]+$", ["abc", "abC", "", "a1"]],
+    ["\\d{3}-\\d{4}", ["555-1234", "x555-1234y", "55-1234"]],
+    ["^(?<year>\\d{4})-(?<month>\\d{2})$", ["2024-05", "2024-5"]],
+    ["\\u{1F600}|\\u00e9", ["😀", "é", "e"]],
+    ["^\\/api\\/v\\d+$", ["/api/v2", "/api/v", "api/v2"]],
+    ["(?<=\\$)\\d+", ["$12", "12"]],
+    ["^\\p{Lu}", ["Éa", "éa"]],
+    ["^[^]*$", ["any\nthing", ""]],
+    ["colou?r", ["color", "colour", "colr"]],
+    ["^(a+)+$", ["aaa", "aab"]],
+  ];
+
+  it("matches ordinary ECMAScript patterns as RegExp does", () => {
+    for (const [source, inputs] of ordinary) {
+      const safe = compileSafePattern(source);
+      const native = new RegExp(source, "u");
+      for (const input of inputs) {
+        expect([source, input, safe.test(input)]).toEqual([source, input, native.test(input)]);
+      }
+    }
+  });
+
+  it("refuses what a linear-time engine cannot run, and what is not ECMAScript", () => {
+    const refused = [
+      "(?=a)b", // lookahead
+      "a(?!b)", // negative lookahead
+      "(a)\\1", // backreference
+      "(?<n>a)\\k<n>", // named backreference
+      "(unclosed", // not ECMAScript
+      "a{2,1001}", // RE2 repeat limit
+      "((a{1,1000}){1,1000})", // program too large / nested repeats
+      "x".repeat(5_000), // too long
+    ];
+    for (const source of refused) {
+      expect([source, thrown(() => compileSafePattern(source))]).toEqual([
+        source,
+        expect.any(PatternRefusedError),
+      ]);
+    }
+    // An escaped backslash followed by a digit is a literal, not a backreference.
+    expect(compileSafePattern("\\\\1").test("\\1")).toBe(true);
+  });
+
+  it("finds every pattern and patternProperties key of a schema, with its path", () => {
+    const sites = schemaPatternSites({
+      type: "object",
+      properties: {
+        code: { type: "string", pattern: "^[A-Z]{3}$" },
+        pattern: { type: "string" },
+        tags: { type: "array", items: { type: "string", pattern: "^#" } },
+      },
+      patternProperties: { "^x-": { type: "string" } },
+      $defs: { id: { pattern: "^id-" } },
+      enum: [{ pattern: "not a schema" }],
+    });
+    expect(sites.map((s) => [s.path, s.source]).sort()).toEqual(
+      [
+        ["$defs.id.pattern", "^id-"],
+        ["patternProperties", "^x-"],
+        ["properties.code.pattern", "^[A-Z]{3}$"],
+        ["properties.tags.items.pattern", "^#"],
+      ].sort(),
+    );
+  });
+});
+
+describe("install-time refusal", () => {
+  it("refuses a lookahead pattern with invalid_schema_pattern naming the field", () => {
+    const err = thrown(() =>
+      normalizeInputSchema({
+        type: "object",
+        properties: { code: { type: "string", pattern: "^(?=.*\\d).+$" } },
+      }),
+    ) as InvalidInputError;
+    expect(err).toBeInstanceOf(InvalidInputError);
+    expect(err.code).toBe("invalid_schema_pattern");
+    expect(err.status).toBe(400);
+    expect(err.details).toEqual([
+      { field: "schema.input.properties.code.pattern", message: expect.stringContaining("") },
+    ]);
+    expect(err.message).toContain("schema.input.properties.code.pattern");
+  });
+
+  it("refuses a backreference in the shorthand form and in patternProperties", () => {
+    const shorthand = thrown(() =>
+      normalizeInputSchema({ word: { type: "string", pattern: "(\\w)\\1" } }),
+    ) as InvalidInputError;
+    expect([shorthand.code, (shorthand.details as Array<{ field: string }>)[0]?.field]).toEqual([
+      "invalid_schema_pattern",
+      "schema.input.properties.word.pattern",
+    ]);
+    const keys = thrown(() =>
+      normalizeInputSchema({ type: "object", patternProperties: { "(?!x)": {} } }),
+    ) as InvalidInputError;
+    expect([keys.code, (keys.details as Array<{ field: string }>)[0]?.field]).toEqual([
+      "invalid_schema_pattern",
+      "schema.input.patternProperties",
+    ]);
+  });
+
+  it("accepts the catastrophic-for-backtracking pattern ^(a+)+$ (it runs in linear time)", () => {
+    const schema = normalizeInputSchema({
+      type: "object",
+      properties: { s: { type: "string", pattern: "^(a+)+$" } },
+    });
+    expect((schema.properties as Record<string, { pattern: string }>).s?.pattern).toBe("^(a+)+$");
+  });
+});
+
+describe("validation with linear-time patterns", () => {
+  it("answers at once for ^(a+)+$ against 28 a's and a !, which freezes a backtracking engine", () => {
+    const skill = skillWith({
+      type: "object",
+      properties: { s: { type: "string", pattern: "^(a+)+$" } },
+    });
+    const err = thrown(() => validateSkillInput(skill, { s: `${"a".repeat(28)}!` }));
+    expect(err).toBeInstanceOf(InvalidInputError);
+    expect((err as InvalidInputError).details).toEqual([
+      { field: "input.s", message: "String does not match pattern." },
+    ]);
+    expect(validateSkillInput(skill, { s: "a".repeat(28) })).toBeUndefined();
+  });
+
+  it("answers at once for a catastrophic patternProperties key", () => {
+    const skill = skillWith({
+      type: "object",
+      patternProperties: { "^(a+)+$": { type: "integer" } },
+    });
+    expect(validateSkillInput(skill, { [`${"a".repeat(28)}!`]: "not checked" })).toBeUndefined();
+    const err = thrown(() => validateSkillInput(skill, { aaaa: "x" })) as InvalidInputError;
+    expect(err.code).toBe("invalid_skill_input");
+  });
+
+  it("checks format url without backtracking", () => {
+    const skill = skillWith({
+      type: "object",
+      properties: { u: { type: "string", format: "url" } },
+    });
+    expect(thrown(() => validateSkillInput(skill, { u: `http://${"a".repeat(28)}!` }))).toBe(
+      undefined,
+    );
+    const err = thrown(() => validateSkillInput(skill, { u: "not a url" })) as InvalidInputError;
+    expect(err.code).toBe("invalid_skill_input");
+    expect(validateSkillInput(skill, { u: "https://example.com/a?b=c" })).toBeUndefined();
+  });
+
+  it("keeps JSON Schema's meaning of pattern and patternProperties (same verdicts as the reference)", () => {
+    const schemas = [
+      {
+        type: "object",
+        properties: { "x-a": { minimum: 5 }, name: { type: "string", pattern: "^[a-z]+$" } },
+        patternProperties: { "^x-": { type: "integer" }, a$: { maximum: 10 } },
+        additionalProperties: false,
+      },
+      {
+        type: "object",
+        properties: {
+          list: {
+            type: "array",
+            items: {
+              type: "object",
+              patternProperties: { "^n\\d+$": { type: "string", pattern: "^\\d+$" } },
+              additionalProperties: { type: "boolean" },
+            },
+          },
+          code: { type: "string", format: "email", pattern: "@example\\.com$" },
+        },
+        propertyNames: { pattern: "^[a-z]+$" },
+      },
+    ];
+    const inputs = [
+      { "x-a": 7 },
+      { "x-a": 3 },
+      { "x-a": 12 },
+      { "x-a": "7" },
+      { b: 1 },
+      { name: "abc" },
+      { name: "ABC" },
+      { list: [{ n1: "12", flag: true }] },
+      { list: [{ n1: "1x" }] },
+      { list: [{ n1: "12", other: "s" }] },
+      { code: "me@example.com" },
+      { code: "me@example.org" },
+      { code: "not an email@example.com" },
+      { Upper: 1 },
+      { ["__proto__"]: 1 },
+    ];
+    for (const schema of schemas) {
+      const safe = new SafeSchemaValidator(schema);
+      const reference = new Validator(schema as never, "2020-12", false);
+      for (const input of inputs) {
+        const parsed = JSON.parse(JSON.stringify(input));
+        expect([input, safe.validate(parsed).valid]).toEqual([
+          input,
+          reference.validate(parsed).valid,
+        ]);
+      }
+    }
+  });
+
+  it("bounds the characters tested against patterns in one call", () => {
+    const skill = skillWith({
+      type: "object",
+      properties: { s: { type: "string", pattern: "b" } },
+    });
+    const err = thrown(() =>
+      validateSkillInput(skill, { s: "a".repeat(PATTERN_MATCH_BUDGET_CHARS + 1) }),
+    ) as InvalidInputError;
+    expect([err.code, err.message]).toEqual([
+      "invalid_skill_input",
+      expect.stringContaining("too long to check against the schema's patterns"),
+    ]);
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * A JSON Schema validator whose regular expressions run in linear time
+ * (docs/registry.md#patterns). `@cfworker/json-schema` runs `pattern` and `patternProperties`
+ * with V8's backtracking `RegExp`, which a hostile pattern freezes for seconds; so the schema is
+ * rewritten before the validator sees it:
+ *
+ * - each `pattern` becomes a `format` whose check is the pattern compiled by RE2JS
+ *   ({@link compileSafePattern}), registered in the validator's format table under a name
+ *   derived from the pattern;
+ * - each `patternProperties` is parked where the validator does not look, and at every
+ *   validation expanded into `properties` entries for the input's property names that the
+ *   patterns match (tested by RE2JS) — the same result as JSON Schema's rule, since a property
+ *   a pattern matches is then checked against the pattern's schema and counts as evaluated for
+ *   `additionalProperties`;
+ * - the non-standard `format: "url"`, whose table entry backtracks exponentially on some
+ *   inputs, is checked with the WHATWG URL parser instead.
+ *
+ * The characters tested against patterns in one validation are bounded
+ * ({@link PATTERN_MATCH_BUDGET_CHARS}), and so are the distinct property names of an input that
+ * a schema with `patternProperties` must match ({@link MAX_PATTERN_PROPERTY_NAMES}).
+ */
+import { format as formatTable, Validator } from "@cfworker/json-schema";
+import { InvalidInputError } from "../../errors.js";
+import {
+  compileSafePattern,
+  forEachSchemaNode,
+  PatternRefusedError,
+  type SafePattern,
+} from "../registry/schema-patterns.js";
+
+/** Characters tested against a schema's patterns in one validation, at most. */
+export const PATTERN_MATCH_BUDGET_CHARS = 1_000_000;
+/** Distinct property names of one input checked against `patternProperties`, at most. */
+export const MAX_PATTERN_PROPERTY_NAMES = 1_000;
+
+const FORMAT_PREFIX = "skillgate-pattern:";
+const PARKED = "x-skillgate-pattern-properties";
+
+type Node = Record<string, unknown>;
+type ParkedEntry = [source: string, schema: unknown];
+
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Characters tested in the current (synchronous) validation. */
+let spent = 0;
+
+function charge(text: string): void {
+  spent += text.length;
+  if (spent > PATTERN_MATCH_BUDGET_CHARS) {
+    throw new InvalidInputError(
+      `The input's strings are too long to check against the schema's patterns (at most ${PATTERN_MATCH_BUDGET_CHARS} characters per call)`,
+      [{ field: "input", message: "too long to check against the schema's patterns" }],
+      "invalid_skill_input",
+    );
+  }
+}
+
+const formats = formatTable as Record<string, (value: string) => boolean>;
+/** Pattern sources registered in the format table (cleared with the validator caches). */
+const registered = new Set<string>();
+const compiled = new Map<string, SafePattern>();
+
+/** The linear-time check of `format: "url"`: an absolute http, https or ftp URL with a host. */
+function isUrl(value: string): boolean {
+  if (/\s/.test(value) || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return ["http:", "https:", "ftp:"].includes(url.protocol) && url.hostname.length > 0;
+}
+formats.url = isUrl;
+
+function safePattern(source: string): SafePattern {
+  let p = compiled.get(source);
+  if (!p) {
+    try {
+      p = compileSafePattern(source);
+    } catch (err) {
+      if (!(err instanceof PatternRefusedError)) throw err;
+      throw new InvalidInputError(
+        `The skill's input schema holds a pattern that cannot run in linear time (${err.message}); reinstall the skill with another pattern`,
+        [{ field: "schema.input", message: err.message }],
+        "invalid_schema_pattern",
+      );
+    }
+    compiled.set(source, p);
+  }
+  return p;
+}
+
+function formatFor(source: string): string {
+  const name = `${FORMAT_PREFIX}${source}`;
+  if (!registered.has(source)) {
+    const p = safePattern(source);
+    formats[name] = (value: string) => {
+      charge(value);
+      return p.test(value);
+    };
+    registered.add(source);
+  }
+  return name;
+}
+
+/** A validator for one schema, prepared once and used for many inputs. */
+export class SafeSchemaValidator {
+  private readonly base: Node | boolean;
+  private readonly patternProperties: boolean;
+  private readonly fixed?: Validator;
+
+  /**
+   * @param schema a JSON Schema (draft 2020-12).
+   * @throws InvalidInputError `invalid_schema_pattern` when a pattern of the schema is refused.
+   */
+  constructor(schema: unknown) {
+    if (!isNode(schema)) {
+      this.base = schema !== false;
+      this.patternProperties = false;
+      this.fixed = new Validator(this.base, "2020-12", false);
+      return;
+    }
+    const base = structuredClone(schema);
+    const nodes: Node[] = [];
+    forEachSchemaNode(base, (node) => nodes.push(node));
+    let parked = false;
+    for (const node of nodes) {
+      if (typeof node.pattern === "string") {
+        const name = formatFor(node.pattern);
+        delete node.pattern;
+        if (node.format === undefined) node.format = name;
+        else if (node.allOf === undefined || Array.isArray(node.allOf)) {
+          node.allOf = [...((node.allOf as unknown[] | undefined) ?? []), { format: name }];
+        }
+      }
+      if (isNode(node.patternProperties)) {
+        const entries = Object.entries(node.patternProperties);
+        for (const [source] of entries) safePattern(source);
+        node[PARKED] = entries;
+        delete node.patternProperties;
+        parked = true;
+      }
+    }
+    this.base = base;
+    this.patternProperties = parked;
+    if (!parked) this.fixed = new Validator(base, "2020-12", false);
+  }
+
+  /**
+   * Validates `instance` (all errors, not the first only).
+   * @throws InvalidInputError `invalid_skill_input` when the input's strings exceed
+   *   {@link PATTERN_MATCH_BUDGET_CHARS} or its property names {@link MAX_PATTERN_PROPERTY_NAMES}.
+   */
+  validate(instance: unknown): ReturnType<Validator["validate"]> {
+    spent = 0;
+    try {
+      if (this.fixed) return this.fixed.validate(instance);
+      const schema = this.expanded(propertyNames(instance));
+      return new Validator(schema, "2020-12", false).validate(instance);
+    } finally {
+      spent = 0;
+    }
+  }
+
+  /** A copy of the schema with each parked `patternProperties` turned into `properties`. */
+  private expanded(names: string[]): Node {
+    const copy = structuredClone(this.base) as Node;
+    const seen = new WeakSet<object>();
+    const stack: unknown[] = [copy];
+    while (stack.length > 0) {
+      const top = stack.pop();
+      if (typeof top !== "object" || top === null || seen.has(top)) continue;
+      seen.add(top);
+      if (Array.isArray(top)) {
+        stack.push(...top);
+        continue;
+      }
+      const node = top as Node;
+      const parked = node[PARKED] as ParkedEntry[] | undefined;
+      if (Array.isArray(parked)) {
+        delete node[PARKED];
+        const properties: Node = isNode(node.properties) ? { ...node.properties } : {};
+        for (const name of names) {
+          const matched = parked.filter(([source]) => {
+            charge(name);
+            return safePattern(source).test(name);
+          });
+          if (matched.length === 0) continue;
+          const own = Object.hasOwn(properties, name) ? [properties[name]] : [];
+          Object.defineProperty(properties, name, {
+            value: { allOf: [...own, ...matched.map(([, sub]) => sub)] },
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+        node.properties = properties;
+      }
+      for (const [key, value] of Object.entries(node)) {
+        if (key !== "const" && key !== "enum" && key !== "default") stack.push(value);
+      }
+    }
+    return copy;
+  }
+}
+
+/**
+ * The distinct property names of every object in `instance` (iterative).
+ * @throws InvalidInputError `invalid_skill_input` past {@link MAX_PATTERN_PROPERTY_NAMES}.
+ */
+function propertyNames(instance: unknown): string[] {
+  const names = new Set<string>();
+  const stack: unknown[] = [instance];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    for (const [key, value] of Object.entries(v)) {
+      names.add(key);
+      if (names.size > MAX_PATTERN_PROPERTY_NAMES) {
+        throw new InvalidInputError(
+          `The input has more than ${MAX_PATTERN_PROPERTY_NAMES} distinct property names, the most a schema with patternProperties checks`,
+          [{ field: "input", message: "too many distinct property names" }],
+          "invalid_skill_input",
+        );
+      }
+      stack.push(value);
+    }
+  }
+  return [...names];
+}
+
+/**
+ * Forgets the compiled patterns and their format entries. Call only when no
+ * {@link SafeSchemaValidator} built before will be used again (the caller drops its cache).
+ */
+export function clearSafePatterns(): void {
+  for (const source of registered) delete formats[`${FORMAT_PREFIX}${source}`];
+  registered.clear();
+  compiled.clear();
+}
+
+/** True when `keyword`/`format` of a validation error is one of this module's pattern checks. */
+export function isPatternFormat(formatName: unknown): boolean {
+  return typeof formatName === "string" && formatName.startsWith(FORMAT_PREFIX);
+}
