@@ -6,6 +6,7 @@
  * answer is returned as it is and the limit is named in a header.
  */
 import type { ErrorCode } from "@skillgate/errors";
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import {
   getFormatAdapter,
   type InjectedRef,
@@ -82,6 +83,7 @@ export async function passThroughError(format: WireFormat, res: Response): Promi
   const text = await res.text();
   let body: unknown;
   try {
+    if (jsonDepthExceeds(text, MAX_VALUE_DEPTH)) throw new SyntaxError("nested too deep");
     body = JSON.parse(text);
   } catch {
     body = proxyFormat(format).errorBody(
@@ -136,7 +138,18 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
         timeoutMs: Math.max(1, remaining),
       });
       if (!res.ok) return withHeaders(await passThroughError(req.format, res), headers(round));
-      response = (await res.json()) as JsonObject;
+      const text = await res.text();
+      if (jsonDepthExceeds(text, MAX_VALUE_DEPTH))
+        return withHeaders(
+          failureResult(
+            req.format,
+            502,
+            `The upstream answer nests deeper than ${MAX_VALUE_DEPTH} levels`,
+            "upstream_invalid",
+          ),
+          headers(round),
+        );
+      response = JSON.parse(text) as JsonObject;
     } catch (err) {
       if (err instanceof UpstreamFailure)
         return withHeaders(

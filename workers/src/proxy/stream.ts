@@ -7,6 +7,7 @@
  * alive meanwhile. A client that goes away aborts the upstream request and no further round
  * starts. Only web streams are used, so this runs in the Worker and on Node.
  */
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import {
   appendTurn,
@@ -145,6 +146,10 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
       let outcome: "continue" | "end" | "error" = "continue";
       try {
         for await (const ev of readSse(res.body!)) {
+          if (jsonDepthExceeds(ev.data, MAX_VALUE_DEPTH)) {
+            t.fail(502, `The upstream sent an event nested deeper than ${MAX_VALUE_DEPTH} levels`);
+            return;
+          }
           outcome = t.onEvent(ev);
           if (outcome !== "continue") break;
         }
