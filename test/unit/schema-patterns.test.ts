@@ -9,12 +9,14 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
 import { validateSkillInput } from "../../workers/src/skills/execution/input-validation.js";
 import {
-  PATTERN_MATCH_BUDGET_CHARS,
+  PATTERN_MATCH_BUDGET,
   SafeSchemaValidator,
 } from "../../workers/src/skills/execution/safe-schema.js";
 import { normalizeInputSchema } from "../../workers/src/skills/registry/schema-normalize.js";
 import {
+  checkSchemaPatterns,
   compileSafePattern,
+  MAX_SCHEMA_PATTERNS,
   PatternRefusedError,
   schemaPatternSites,
 } from "../../workers/src/skills/registry/schema-patterns.js";
@@ -30,6 +32,11 @@ function skillWith(input: Record<string, unknown>): Skill {
     updatedAt: Date.now(),
     schema: { input },
   } as unknown as Skill;
+}
+
+/** The first failing field an error names. */
+function fieldOf(err: InvalidInputError | undefined): string | undefined {
+  return (err?.details as Array<{ field: string }> | undefined)?.[0]?.field;
 }
 
 function thrown(fn: () => unknown): unknown {
@@ -74,7 +81,7 @@ describe("compileSafePattern", () => {
       "(unclosed", // not ECMAScript
       "a{2,1001}", // RE2 repeat limit
       "((a{1,1000}){1,1000})", // program too large / nested repeats
-      "x".repeat(5_000), // too long
+      "x".repeat(1_001), // too long
     ];
     for (const source of refused) {
       expect([source, thrown(() => compileSafePattern(source))]).toEqual([
@@ -110,45 +117,55 @@ describe("compileSafePattern", () => {
 });
 
 describe("install-time refusal", () => {
-  it("refuses a lookahead pattern with invalid_schema_pattern naming the field", () => {
-    const err = thrown(() =>
-      normalizeInputSchema({
-        type: "object",
-        properties: { code: { type: "string", pattern: "^(?=.*\\d).+$" } },
-      }),
-    ) as InvalidInputError;
+  /** The install check of a schema given in either form; resolves to what it throws. */
+  const check = (input: unknown) =>
+    checkSchemaPatterns(normalizeInputSchema(input), "schema.input").then(
+      () => undefined,
+      (err: unknown) => err as InvalidInputError,
+    );
+
+  it("refuses a lookahead pattern with invalid_schema_pattern naming the field", async () => {
+    const err = await check({
+      type: "object",
+      properties: { code: { type: "string", pattern: "^(?=.*\\d).+$" } },
+    });
     expect(err).toBeInstanceOf(InvalidInputError);
-    expect(err.code).toBe("invalid_schema_pattern");
-    expect(err.status).toBe(400);
-    expect(err.details).toEqual([
-      { field: "schema.input.properties.code.pattern", message: expect.stringContaining("") },
+    expect(err?.code).toBe("invalid_schema_pattern");
+    expect(err?.status).toBe(400);
+    expect(err?.details).toEqual([
+      { field: "schema.input.properties.code.pattern", message: expect.any(String) },
     ]);
-    expect(err.message).toContain("schema.input.properties.code.pattern");
+    expect(err?.message).toContain("schema.input.properties.code.pattern");
   });
 
-  it("refuses a backreference in the shorthand form and in patternProperties", () => {
-    const shorthand = thrown(() =>
-      normalizeInputSchema({ word: { type: "string", pattern: "(\\w)\\1" } }),
-    ) as InvalidInputError;
-    expect([shorthand.code, (shorthand.details as Array<{ field: string }>)[0]?.field]).toEqual([
+  it("refuses a backreference in the shorthand form and in patternProperties", async () => {
+    const shorthand = await check({ word: { type: "string", pattern: "(\\w)\\1" } });
+    expect([shorthand?.code, fieldOf(shorthand)]).toEqual([
       "invalid_schema_pattern",
       "schema.input.properties.word.pattern",
     ]);
-    const keys = thrown(() =>
-      normalizeInputSchema({ type: "object", patternProperties: { "(?!x)": {} } }),
-    ) as InvalidInputError;
-    expect([keys.code, (keys.details as Array<{ field: string }>)[0]?.field]).toEqual([
+    const keys = await check({ type: "object", patternProperties: { "(?!x)": {} } });
+    expect([keys?.code, fieldOf(keys)]).toEqual([
       "invalid_schema_pattern",
       "schema.input.patternProperties",
     ]);
   });
 
-  it("accepts the catastrophic-for-backtracking pattern ^(a+)+$ (it runs in linear time)", () => {
-    const schema = normalizeInputSchema({
-      type: "object",
-      properties: { s: { type: "string", pattern: "^(a+)+$" } },
-    });
-    expect((schema.properties as Record<string, { pattern: string }>).s?.pattern).toBe("^(a+)+$");
+  it("refuses more than the most patterns a schema may hold", async () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: MAX_SCHEMA_PATTERNS + 1 }, (_, i) => [
+        `p${i}`,
+        { type: "string", pattern: `^p${i}$` },
+      ]),
+    );
+    const err = await check({ type: "object", properties });
+    expect([err?.code, fieldOf(err)]).toEqual(["invalid_schema_pattern", "schema.input"]);
+  });
+
+  it("accepts the catastrophic-for-backtracking pattern ^(a+)+$ (it runs in linear time)", async () => {
+    expect(
+      await check({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } }),
+    ).toBeUndefined();
   });
 });
 
@@ -243,13 +260,16 @@ describe("validation with linear-time patterns", () => {
     }
   });
 
-  it("bounds the characters tested against patterns in one call", () => {
+  it("bounds the matching work of one call (characters × compiled size)", () => {
     const skill = skillWith({
       type: "object",
-      properties: { s: { type: "string", pattern: "b" } },
+      properties: { s: { type: "string", pattern: "[a-z]{100}b" } },
     });
+    const size = compileSafePattern("[a-z]{100}b").size;
+    const length = Math.ceil(PATTERN_MATCH_BUDGET / size) + 1;
+    expect(validateSkillInput(skill, { s: `${"a".repeat(200)}b` })).toBeUndefined();
     const err = thrown(() =>
-      validateSkillInput(skill, { s: "a".repeat(PATTERN_MATCH_BUDGET_CHARS + 1) }),
+      validateSkillInput(skill, { s: "a".repeat(length) }),
     ) as InvalidInputError;
     expect([err.code, err.message]).toEqual([
       "invalid_skill_input",

@@ -6,14 +6,26 @@
  * (docs/registry.md#patterns).
  */
 import { InvalidInputError } from "../../errors.js";
+import { warmSchemaPatterns } from "../registry/schema-patterns.js";
 import type { Skill } from "../types.js";
 import { clearSafePatterns, isPatternFormat, SafeSchemaValidator } from "./safe-schema.js";
 
 const validators = new Map<string, SafeSchemaValidator>();
 const MAX_CACHED = 5_000;
 
+const keyOf = (skill: Skill) => `${skill.id}:${skill.updatedAt}`;
+
+/**
+ * Readies the validation of `skill`'s input: compiles the schema's patterns not compiled yet one
+ * at a time, letting other requests run in between (docs/registry.md#patterns). Call before
+ * {@link validateSkillInput}; a no-op once the skill's validator is built.
+ */
+export async function prepareInputValidation(skill: Skill): Promise<void> {
+  if (!validators.has(keyOf(skill))) await warmSchemaPatterns(skill.schema.input);
+}
+
 function validatorFor(skill: Skill): SafeSchemaValidator {
-  const key = `${skill.id}:${skill.updatedAt}`;
+  const key = keyOf(skill);
   let v = validators.get(key);
   if (!v) {
     if (validators.size >= MAX_CACHED) {

@@ -15,21 +15,25 @@
  * - the non-standard `format: "url"`, whose table entry backtracks exponentially on some
  *   inputs, is checked with the WHATWG URL parser instead.
  *
- * The characters tested against patterns in one validation are bounded
- * ({@link PATTERN_MATCH_BUDGET_CHARS}), and so are the distinct property names of an input that
- * a schema with `patternProperties` must match ({@link MAX_PATTERN_PROPERTY_NAMES}).
+ * The matching work of one validation is bounded ({@link PATTERN_MATCH_BUDGET}), and so are the
+ * distinct property names of an input that a schema with `patternProperties` must match
+ * ({@link MAX_PATTERN_PROPERTY_NAMES}).
  */
 import { format as formatTable, Validator } from "@cfworker/json-schema";
 import { InvalidInputError } from "../../errors.js";
 import {
-  compileSafePattern,
+  cachedSafePattern,
   forEachSchemaNode,
   PatternRefusedError,
   type SafePattern,
 } from "../registry/schema-patterns.js";
 
-/** Characters tested against a schema's patterns in one validation, at most. */
-export const PATTERN_MATCH_BUDGET_CHARS = 1_000_000;
+/**
+ * Work spent matching a schema's patterns in one validation, at most: the sum over every string
+ * tested of its length times the pattern's compiled size (RE2's matching costs about that; 5
+ * million units take some tens of ms in the worst case).
+ */
+export const PATTERN_MATCH_BUDGET = 5_000_000;
 /** Distinct property names of one input checked against `patternProperties`, at most. */
 export const MAX_PATTERN_PROPERTY_NAMES = 1_000;
 
@@ -41,14 +45,14 @@ type ParkedEntry = [source: string, schema: unknown];
 
 const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Characters tested in the current (synchronous) validation. */
+/** Matching work of the current (synchronous) validation. */
 let spent = 0;
 
-function charge(text: string): void {
-  spent += text.length;
-  if (spent > PATTERN_MATCH_BUDGET_CHARS) {
+function charge(text: string, p: SafePattern): void {
+  spent += text.length * Math.max(1, p.size);
+  if (spent > PATTERN_MATCH_BUDGET) {
     throw new InvalidInputError(
-      `The input's strings are too long to check against the schema's patterns (at most ${PATTERN_MATCH_BUDGET_CHARS} characters per call)`,
+      `The input's strings are too long to check against the schema's patterns (at most ${PATTERN_MATCH_BUDGET} characters × pattern instructions per call)`,
       [{ field: "input", message: "too long to check against the schema's patterns" }],
       "invalid_skill_input",
     );
@@ -58,7 +62,6 @@ function charge(text: string): void {
 const formats = formatTable as Record<string, (value: string) => boolean>;
 /** Pattern sources registered in the format table (cleared with the validator caches). */
 const registered = new Set<string>();
-const compiled = new Map<string, SafePattern>();
 
 /** The linear-time check of `format: "url"`: an absolute http, https or ftp URL with a host. */
 function isUrl(value: string): boolean {
@@ -69,21 +72,16 @@ function isUrl(value: string): boolean {
 formats.url = isUrl;
 
 function safePattern(source: string): SafePattern {
-  let p = compiled.get(source);
-  if (!p) {
-    try {
-      p = compileSafePattern(source);
-    } catch (err) {
-      if (!(err instanceof PatternRefusedError)) throw err;
-      throw new InvalidInputError(
-        `The skill's input schema holds a pattern that cannot run in linear time (${err.message}); reinstall the skill with another pattern`,
-        [{ field: "schema.input", message: err.message }],
-        "invalid_schema_pattern",
-      );
-    }
-    compiled.set(source, p);
+  try {
+    return cachedSafePattern(source);
+  } catch (err) {
+    if (!(err instanceof PatternRefusedError)) throw err;
+    throw new InvalidInputError(
+      `The skill's input schema holds a pattern that cannot run in linear time (${err.message}); reinstall the skill with another pattern`,
+      [{ field: "schema.input", message: err.message }],
+      "invalid_schema_pattern",
+    );
   }
-  return p;
 }
 
 function formatFor(source: string): string {
@@ -91,7 +89,7 @@ function formatFor(source: string): string {
   if (!registered.has(source)) {
     const p = safePattern(source);
     formats[name] = (value: string) => {
-      charge(value);
+      charge(value, p);
       return p.test(value);
     };
     registered.add(source);
@@ -121,12 +119,20 @@ export class SafeSchemaValidator {
     forEachSchemaNode(base, (node) => nodes.push(node));
     let parked = false;
     for (const node of nodes) {
+      // The parking place is this module's own: a schema cannot bring entries of its own there.
+      delete node[PARKED];
       if (typeof node.pattern === "string") {
         const name = formatFor(node.pattern);
         delete node.pattern;
         if (node.format === undefined) node.format = name;
         else if (node.allOf === undefined || Array.isArray(node.allOf)) {
           node.allOf = [...((node.allOf as unknown[] | undefined) ?? []), { format: name }];
+        } else {
+          // Neither keyword is free (an `allOf` that is not an array): keep the check anyway.
+          // not (¬format ∨ not) = format ∧ ¬not
+          node.not = {
+            anyOf: [{ not: { format: name } }, ...(node.not === undefined ? [] : [node.not])],
+          };
         }
       }
       if (isNode(node.patternProperties)) {
@@ -178,8 +184,9 @@ export class SafeSchemaValidator {
         const properties: Node = isNode(node.properties) ? { ...node.properties } : {};
         for (const name of names) {
           const matched = parked.filter(([source]) => {
-            charge(name);
-            return safePattern(source).test(name);
+            const p = safePattern(source);
+            charge(name, p);
+            return p.test(name);
           });
           if (matched.length === 0) continue;
           const own = Object.hasOwn(properties, name) ? [properties[name]] : [];
@@ -230,13 +237,12 @@ function propertyNames(instance: unknown): string[] {
 }
 
 /**
- * Forgets the compiled patterns and their format entries. Call only when no
- * {@link SafeSchemaValidator} built before will be used again (the caller drops its cache).
+ * Forgets the format entries of the patterns. Call only when no {@link SafeSchemaValidator}
+ * built before will be used again (the caller drops its cache).
  */
 export function clearSafePatterns(): void {
   for (const source of registered) delete formats[`${FORMAT_PREFIX}${source}`];
   registered.clear();
-  compiled.clear();
 }
 
 /** True when `keyword`/`format` of a validation error is one of this module's pattern checks. */

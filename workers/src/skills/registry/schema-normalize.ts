@@ -7,7 +7,6 @@
  */
 import { InvalidInputError } from "../../errors.js";
 import type { JsonSchema } from "../types.js";
-import { compileSafePattern, PatternRefusedError, schemaPatternSites } from "./schema-patterns.js";
 
 const TYPE_NAMES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 
@@ -85,8 +84,7 @@ function normaliseObject(
  * Normalises an input schema (shorthand or JSON Schema) to a JSON Schema object.
  * @param input the `schema.input` value of an install body; undefined → an empty object schema.
  * @returns `{ type: "object", properties, required?, ... }`.
- * @throws InvalidInputError (field `schema.input...`) for unknown type names or non-object values;
- *   `invalid_schema_pattern` for a regular expression refused by {@link compileSafePattern}.
+ * @throws InvalidInputError (field `schema.input...`) for unknown type names or non-object values.
  */
 export function normalizeInputSchema(input: unknown): JsonSchema {
   if (input === undefined || input === null) return { type: "object", properties: {} };
@@ -100,12 +98,9 @@ export function normalizeInputSchema(input: unknown): JsonSchema {
     (input.type === undefined || typeof input.type === "string" || Array.isArray(input.type));
   if (!looksLikeSchema) {
     const { properties, required } = normaliseObject(input, "schema.input");
-    const shorthand: JsonSchema =
-      required.length > 0
-        ? { type: "object", properties, required }
-        : { type: "object", properties };
-    checkPatterns(shorthand);
-    return shorthand;
+    return required.length > 0
+      ? { type: "object", properties, required }
+      : { type: "object", properties };
   }
   if (input.type !== undefined && input.type !== "object") {
     throw new InvalidInputError('schema.input must describe an object (type "object")', [
@@ -114,28 +109,5 @@ export function normalizeInputSchema(input: unknown): JsonSchema {
   }
   const { schema } = normaliseProperty({ ...input, type: "object" }, "schema.input");
   if (!isPlainObject(schema.properties)) schema.properties = {};
-  checkPatterns(schema);
   return schema;
-}
-
-/**
- * Refuses a schema whose regular expressions cannot run in linear time
- * (docs/registry.md#patterns).
- * @throws InvalidInputError `invalid_schema_pattern`, field `schema.input.<path>`.
- */
-function checkPatterns(schema: JsonSchema): void {
-  for (const site of schemaPatternSites(schema)) {
-    try {
-      compileSafePattern(site.source);
-    } catch (err) {
-      if (!(err instanceof PatternRefusedError)) throw err;
-      const field = `schema.input.${site.path}`;
-      const shown = site.source.length > 200 ? `${site.source.slice(0, 200)}…` : site.source;
-      throw new InvalidInputError(
-        `The pattern ${JSON.stringify(shown)} at ${field} ${err.message}`,
-        [{ field, message: err.message }],
-        "invalid_schema_pattern",
-      );
-    }
-  }
 }

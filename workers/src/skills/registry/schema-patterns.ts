@@ -8,11 +8,16 @@
  */
 import { ignoredKeyword, schemaArrayKeyword, schemaMapKeyword } from "@cfworker/json-schema";
 import { RE2JS, RE2JSException } from "re2js";
+import { InvalidInputError } from "../../errors.js";
 
 /** Longest pattern accepted, in UTF-16 code units (docs/registry.md#patterns). */
-export const MAX_PATTERN_LENGTH = 4_096;
+export const MAX_PATTERN_LENGTH = 1_000;
 /** Largest compiled pattern accepted, in RE2 program instructions (docs/registry.md#patterns). */
-export const MAX_PATTERN_PROGRAM_SIZE = 20_000;
+export const MAX_PATTERN_PROGRAM_SIZE = 5_000;
+/** Most regular expressions (patterns and patternProperties keys) in one schema. */
+export const MAX_SCHEMA_PATTERNS = 64;
+/** Compiled patterns kept in memory (about 40 KB each at most); past it the cache starts over. */
+const MAX_CACHED_PATTERNS = 1_000;
 
 /** Why a pattern is refused: a sentence for the client. */
 export class PatternRefusedError extends Error {}
@@ -21,6 +26,8 @@ export class PatternRefusedError extends Error {}
 export interface SafePattern {
   /** The pattern as written in the schema. */
   readonly source: string;
+  /** Size of the compiled program, in instructions: matching costs about `text.length × size`. */
+  readonly size: number;
   /** True when the pattern matches somewhere in `text` (unanchored, as JSON Schema's `pattern`). */
   test(text: string): boolean;
 }
@@ -53,12 +60,85 @@ export function compileSafePattern(source: string): SafePattern {
       `uses a construct the linear-time engine cannot run (lookahead, backreferences, or a repeat count over 1000): ${err.message}`,
     );
   }
-  if (compiled.programSize() > MAX_PATTERN_PROGRAM_SIZE) {
+  const size = compiled.programSize();
+  if (size > MAX_PATTERN_PROGRAM_SIZE) {
     throw new PatternRefusedError(
       `compiles to more than ${MAX_PATTERN_PROGRAM_SIZE} instructions (nested or large repeat counts)`,
     );
   }
-  return { source, test: (text) => compiled.test(text) };
+  return { source, size, test: (text) => compiled.test(text) };
+}
+
+const cache = new Map<string, SafePattern>();
+
+/**
+ * {@link compileSafePattern} through a process-wide cache of compiled patterns (shared by the
+ * install check and the validators; bounded, it starts over when full).
+ * @throws PatternRefusedError as {@link compileSafePattern}.
+ */
+export function cachedSafePattern(source: string): SafePattern {
+  let p = cache.get(source);
+  if (!p) {
+    p = compileSafePattern(source);
+    if (cache.size >= MAX_CACHED_PATTERNS) cache.clear();
+    cache.set(source, p);
+  }
+  return p;
+}
+
+/** Lets other work run between two compilations (a long pattern takes tens of ms to compile). */
+const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Checks every regular expression of an input schema (docs/registry.md#patterns), compiling one
+ * at a time with a pause for other requests in between, and leaves them compiled in the cache.
+ * @param schema the normalised input schema.
+ * @param fieldPrefix prefix of the field names in errors, e.g. `schema.input`.
+ * @throws InvalidInputError `invalid_schema_pattern` naming the keyword's field, for a refused
+ *   pattern or more than {@link MAX_SCHEMA_PATTERNS} of them.
+ */
+export async function checkSchemaPatterns(schema: unknown, fieldPrefix: string): Promise<void> {
+  const sites = schemaPatternSites(schema);
+  if (sites.length > MAX_SCHEMA_PATTERNS) {
+    throw new InvalidInputError(
+      `${fieldPrefix} holds ${sites.length} regular expressions; at most ${MAX_SCHEMA_PATTERNS} are accepted`,
+      [{ field: fieldPrefix, message: `more than ${MAX_SCHEMA_PATTERNS} regular expressions` }],
+      "invalid_schema_pattern",
+    );
+  }
+  for (const site of sites) {
+    if (cache.has(site.source)) continue;
+    try {
+      cachedSafePattern(site.source);
+    } catch (err) {
+      if (!(err instanceof PatternRefusedError)) throw err;
+      const field = `${fieldPrefix}.${site.path}`;
+      const shown = site.source.length > 200 ? `${site.source.slice(0, 200)}…` : site.source;
+      throw new InvalidInputError(
+        `The pattern ${JSON.stringify(shown)} at ${field} ${err.message}`,
+        [{ field, message: err.message }],
+        "invalid_schema_pattern",
+      );
+    }
+    await yieldToOthers();
+  }
+}
+
+/**
+ * Compiles the patterns of a stored schema that are not compiled yet, one at a time with a pause
+ * in between, so that the validation which follows does not compile them in one block. Refused
+ * patterns are left for the validator to report.
+ */
+export async function warmSchemaPatterns(schema: unknown): Promise<void> {
+  for (const site of schemaPatternSites(schema).slice(0, MAX_SCHEMA_PATTERNS)) {
+    if (cache.has(site.source)) continue;
+    try {
+      cachedSafePattern(site.source);
+    } catch (err) {
+      if (!(err instanceof PatternRefusedError)) throw err;
+    }
+    await yieldToOthers();
+  }
 }
 
 /** `\1`…`\9` and `\k<name>` outside a character class: RE2 has no backreferences. */
