@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../workers/src/errors.js";
 import { validateSkillInput } from "../../workers/src/skills/execution/input-validation.js";
 import {
+  MAX_EXPANDED_SCHEMA_NODES,
+  MAX_PATTERN_PROPERTY_NAMES,
   PATTERN_MATCH_BUDGET,
   SafeSchemaValidator,
 } from "../../workers/src/skills/execution/safe-schema.js";
@@ -258,6 +260,31 @@ describe("validation with linear-time patterns", () => {
         ]);
       }
     }
+  });
+
+  it("bounds the property names and the expanded schema checked against patternProperties", () => {
+    const big = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`f${i}`, { type: "string" }]),
+    );
+    const skill = skillWith({
+      type: "object",
+      patternProperties: { "^n": { type: "object", properties: big } },
+    });
+    const names = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`n${i}`, {}]));
+    expect(validateSkillInput(skill, names(10))).toBeUndefined();
+    const expansion = thrown(() => validateSkillInput(skill, names(90))) as InvalidInputError;
+    expect([expansion.code, expansion.message]).toEqual([
+      "invalid_skill_input",
+      expect.stringContaining(`at most ${MAX_EXPANDED_SCHEMA_NODES} schema nodes`),
+    ]);
+    const many = thrown(() =>
+      validateSkillInput(skill, names(MAX_PATTERN_PROPERTY_NAMES + 1)),
+    ) as InvalidInputError;
+    expect([many.code, many.message]).toEqual([
+      "invalid_skill_input",
+      expect.stringContaining(`more than ${MAX_PATTERN_PROPERTY_NAMES} distinct property names`),
+    ]);
   });
 
   it("bounds the matching work of one call (characters × compiled size)", () => {

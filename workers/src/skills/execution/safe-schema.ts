@@ -35,7 +35,12 @@ import {
  */
 export const PATTERN_MATCH_BUDGET = 5_000_000;
 /** Distinct property names of one input checked against `patternProperties`, at most. */
-export const MAX_PATTERN_PROPERTY_NAMES = 1_000;
+export const MAX_PATTERN_PROPERTY_NAMES = 100;
+/**
+ * Schema nodes of one validation's expanded schema (its `patternProperties` turned into
+ * `properties` for the input's names, shared sub-schemas counted at every place), at most.
+ */
+export const MAX_EXPANDED_SCHEMA_NODES = 20_000;
 
 const FORMAT_PREFIX = "skillgate-pattern:";
 const PARKED = "x-skillgate-pattern-properties";
@@ -158,6 +163,7 @@ export class SafeSchemaValidator {
     try {
       if (this.fixed) return this.fixed.validate(instance);
       const schema = this.expanded(propertyNames(instance));
+      refuseLargeExpansion(schema);
       return new Validator(schema, "2020-12", false).validate(instance);
     } finally {
       spent = 0;
@@ -205,6 +211,23 @@ export class SafeSchemaValidator {
     }
     return copy;
   }
+}
+
+/**
+ * Refuses an expanded schema the validator would walk for too long (every place a shared
+ * sub-schema appears is walked again).
+ * @throws InvalidInputError `invalid_skill_input` past {@link MAX_EXPANDED_SCHEMA_NODES}.
+ */
+function refuseLargeExpansion(schema: Node): void {
+  let nodes = 0;
+  const tooLarge = new InvalidInputError(
+    `The input names too many properties that the schema's patternProperties match to be checked (at most ${MAX_EXPANDED_SCHEMA_NODES} schema nodes per call)`,
+    [{ field: "input", message: "too many properties matched by patternProperties" }],
+    "invalid_skill_input",
+  );
+  forEachSchemaNode(schema, () => {
+    if (++nodes > MAX_EXPANDED_SCHEMA_NODES) throw tooLarge;
+  });
 }
 
 /**
