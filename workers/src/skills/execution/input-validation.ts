@@ -8,10 +8,17 @@
 import { InvalidInputError } from "../../errors.js";
 import { warmSchemaPatterns } from "../registry/schema-patterns.js";
 import type { Skill } from "../types.js";
-import { clearSafePatterns, isPatternFormat, SafeSchemaValidator } from "./safe-schema.js";
+import {
+  clearSafePatterns,
+  isPatternFormat,
+  SafeSchemaValidator,
+  safePatternCount,
+} from "./safe-schema.js";
 
 const validators = new Map<string, SafeSchemaValidator>();
 const MAX_CACHED = 5_000;
+/** Compiled patterns the cached validators may hold between them before the cache starts over. */
+const MAX_PATTERNS_HELD = 2_000;
 
 const keyOf = (skill: Skill) => `${skill.id}:${skill.updatedAt}`;
 
@@ -28,7 +35,7 @@ function validatorFor(skill: Skill): SafeSchemaValidator {
   const key = keyOf(skill);
   let v = validators.get(key);
   if (!v) {
-    if (validators.size >= MAX_CACHED) {
+    if (validators.size >= MAX_CACHED || safePatternCount() >= MAX_PATTERNS_HELD) {
       validators.clear();
       clearSafePatterns();
     }

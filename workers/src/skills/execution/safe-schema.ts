@@ -259,6 +259,11 @@ function propertyNames(instance: unknown): string[] {
   return [...names];
 }
 
+/** How many patterns have a format entry (each holds its compiled program, up to ~40 KB). */
+export function safePatternCount(): number {
+  return registered.size;
+}
+
 /**
  * Forgets the format entries of the patterns. Call only when no {@link SafeSchemaValidator}
  * built before will be used again (the caller drops its cache).
