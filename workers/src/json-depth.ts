@@ -39,8 +39,8 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
  * Deepest nesting Skillgate keeps of JSON it did not receive as a client's request body: skill
  * outputs (docs/execution.md#output-depth) and upstream provider answers (docs/proxy.md). Well
  * below the depth at which V8's recursive `JSON.stringify` exhausts the call stack (a few
- * thousand levels), and above `MAX_JSON_DEPTH`'s largest setting, so an input the API accepted
- * can always come back as an output.
+ * thousand levels), and as deep as `MAX_JSON_DEPTH`'s largest setting, so an input the API
+ * accepted (nested inside its request body) can always come back as an output.
  */
 export const MAX_VALUE_DEPTH = 256;
 
