@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { ExecutionFailure } from "../../workers/src/errors.js";
 import { MAX_ARGUMENT_DEPTH, parseArguments } from "../../workers/src/formats/wire.js";
-import { JsonDepthScanner, jsonDepthExceeds } from "../../workers/src/json-depth.js";
+import {
+  JsonDepthScanner,
+  jsonDepthExceeds,
+  MAX_VALUE_DEPTH,
+  valueDepthExceeds,
+} from "../../workers/src/json-depth.js";
+import { parseJsonOutput } from "../../workers/src/skills/execution/execution-attempt.js";
+import { storedJson, UNREPRESENTABLE } from "../../workers/src/skills/execution/stored-json.js";
 
 /** Reference: the nesting depth of a parsed value, computed recursively (fine at small depths). */
 function depthOf(value: unknown): number {
@@ -111,5 +119,60 @@ describe("parseArguments", () => {
       error: `Tool call arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
     });
     expect(parseArguments(at(10_000)).input).toBeNull();
+  });
+});
+
+describe("valueDepthExceeds", () => {
+  it("agrees with the recursive reference on random values", () => {
+    const next = seeded(7);
+    for (let i = 0; i < 300; i++) {
+      const value = randomValue(next, 6);
+      const depth = depthOf(value);
+      expect(valueDepthExceeds(value, depth)).toBe(false);
+      if (depth > 0) expect(valueDepthExceeds(value, depth - 1)).toBe(true);
+    }
+  });
+
+  it("walks 50,000 nested arrays without exhausting the stack", () => {
+    const deep = JSON.parse(`${"[".repeat(50_000)}${"]".repeat(50_000)}`);
+    expect(valueDepthExceeds(deep, MAX_VALUE_DEPTH)).toBe(true);
+    expect(valueDepthExceeds(deep, 50_000)).toBe(false);
+  });
+
+  it("counts a cycle as too deep and walks a shared object once", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(valueDepthExceeds(cyclic, MAX_VALUE_DEPTH)).toBe(true);
+    const leaf = { a: 1 };
+    expect(valueDepthExceeds({ x: leaf, y: [leaf, leaf] }, 3)).toBe(false);
+  });
+});
+
+describe("skill outputs too deep to keep", () => {
+  it("parseJsonOutput: deep JSON is output_too_deep with an excerpt; non-JSON brackets stay text", () => {
+    const text = `${"[".repeat(40_000)}${"]".repeat(40_000)}`;
+    let failure: unknown;
+    try {
+      parseJsonOutput(text);
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure).toBeInstanceOf(ExecutionFailure);
+    expect((failure as ExecutionFailure).code).toBe("output_too_deep");
+    expect((failure as ExecutionFailure).output).toEqual({
+      truncated: true,
+      reason: `the output nests deeper than ${MAX_VALUE_DEPTH} levels`,
+      excerpt: "[".repeat(1000),
+    });
+    expect(parseJsonOutput("[".repeat(40_000))).toBe("[".repeat(40_000));
+    expect(parseJsonOutput('{"a":[1]}')).toEqual({ a: [1] });
+  });
+
+  it("storedJson keeps a marker for a value JSON.stringify cannot serialise", () => {
+    const deep = JSON.parse(`${"[".repeat(40_000)}${"]".repeat(40_000)}`);
+    expect(storedJson(deep, 1024)).toEqual({
+      text: JSON.stringify(UNREPRESENTABLE),
+      truncated: true,
+    });
   });
 });

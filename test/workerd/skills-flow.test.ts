@@ -187,3 +187,40 @@ describe("Worker entry in workerd: install, list, execute", () => {
     expect(run.body.execution.output).toEqual({ text: "still works" });
   });
 });
+
+describe("Worker entry in workerd: schema patterns run in linear time", () => {
+  it("validates ^(a+)+$ with the linear-time engine and refuses a lookahead at install", async () => {
+    const name = `workerd-pattern-${Date.now()}`;
+    const installed = await call("POST", "/api/skills/install", {
+      body: installBody(name, {
+        schema: {
+          input: { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } },
+        },
+      }),
+    });
+    expect(installed.status).toBe(201);
+    const evil = await call("POST", "/api/skills/executions", {
+      body: { skillName: name, input: { text: `${"a".repeat(30)}!` } },
+    });
+    expect(evil.status).toBe(400);
+    expect(evil.body.error).toMatchObject({
+      code: "invalid_skill_input",
+      details: [{ field: "input.text", message: "String does not match pattern." }],
+    });
+    const fine = await call("POST", "/api/skills/executions", {
+      body: { skillName: name, input: { text: "aaa" } },
+    });
+    expect(fine.body.execution.output).toEqual({ text: "aaa" });
+
+    const refused = await call("POST", "/api/skills/install", {
+      body: installBody(`${name}-lookahead`, {
+        schema: {
+          input: { type: "object", properties: { text: { type: "string", pattern: "(?=a)a" } } },
+        },
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_schema_pattern");
+    expect(refused.body.error.details[0].field).toBe("schema.input.properties.text.pattern");
+  });
+});

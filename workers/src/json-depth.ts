@@ -76,3 +76,43 @@ export class JsonDepthScanner {
     return false;
   }
 }
+
+/**
+ * Deepest nesting Skillgate keeps of JSON it did not receive as a client's request body: skill
+ * outputs (docs/execution.md#output-depth) and upstream provider answers (docs/proxy.md). Well
+ * below the depth at which V8's recursive `JSON.stringify` exhausts the call stack (a few
+ * thousand levels), and as deep as `MAX_JSON_DEPTH`'s largest setting, so an input the API
+ * accepted (nested inside its request body) can always come back as an output.
+ */
+export const MAX_VALUE_DEPTH = 256;
+
+/**
+ * Whether a JavaScript value nests objects and arrays deeper than `maxDepth` (a scalar has depth
+ * 0, `[]` and `{}` depth 1). Iterative (no recursion), O(size); an object met again (a shared or
+ * cyclic reference) is not walked twice, and a cycle counts as too deep.
+ * @param value any value (typically parsed JSON or a handler's output).
+ * @param maxDepth deepest level allowed (>= 0).
+ */
+export function valueDepthExceeds(value: unknown, maxDepth: number): boolean {
+  const seen = new WeakSet<object>();
+  const onPath = new WeakSet<object>();
+  const stack: Array<[unknown, number, boolean]> = [[value, 0, false]];
+  while (stack.length > 0) {
+    const [v, depth, leaving] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (leaving) {
+      onPath.delete(v);
+      continue;
+    }
+    if (onPath.has(v)) return true;
+    if (seen.has(v)) continue;
+    if (depth + 1 > maxDepth) return true;
+    seen.add(v);
+    onPath.add(v);
+    stack.push([v, depth, true]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1, false]);
+    }
+  }
+  return false;
+}

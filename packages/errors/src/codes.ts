@@ -23,6 +23,11 @@ export const ERROR_CODES = {
     retryable: false,
     message: "The input does not match the skill's input schema",
   },
+  invalid_schema_pattern: {
+    status: 400,
+    retryable: false,
+    message: "A regular expression of the schema cannot be run in linear time",
+  },
   json_too_deep: {
     status: 400,
     retryable: false,

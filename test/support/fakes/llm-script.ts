@@ -10,7 +10,14 @@ import { type FakeServer, type RecordedRequest, startFakeServer } from "./http.j
 
 /** One scripted answer. */
 export type ScriptStep =
-  | { kind: "json"; status?: number; body: unknown; headers?: Record<string, string> }
+  | {
+      kind: "json";
+      status?: number;
+      body: unknown;
+      headers?: Record<string, string>;
+      /** Sent as it is instead of `body` (e.g. JSON too deep for `JSON.stringify`). */
+      rawBody?: string;
+    }
   | {
       kind: "sse";
       /** Events in order: `data` is JSON-encoded unless it is a string. */
@@ -79,7 +86,7 @@ export async function startScriptedLlm(script: Script): Promise<ScriptedLlm> {
     }
     if (step.kind === "json") {
       res.writeHead(step.status ?? 200, { "content-type": "application/json", ...step.headers });
-      res.end(JSON.stringify(step.body));
+      res.end(step.rawBody ?? JSON.stringify(step.body));
       return;
     }
     await writeSse(res, step);

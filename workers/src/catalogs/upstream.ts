@@ -5,7 +5,9 @@
  * unreachable → 502 `catalog_unreachable`; a body that is not JSON → 502
  * `catalog_invalid_response`.
  */
+
 import { UpstreamError } from "../errors.js";
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 
 /** Time limit of one upstream call, in ms. */
 export const CATALOG_TIMEOUT_MS = 15_000;
@@ -59,7 +61,8 @@ export async function upstreamGet(
 
 /**
  * GETs a JSON document.
- * @throws UpstreamError (see {@link upstreamGet}); `catalog_invalid_response` when not JSON.
+ * @throws UpstreamError (see {@link upstreamGet}); `catalog_invalid_response` when not JSON or
+ *   nested deeper than `MAX_VALUE_DEPTH` levels.
  */
 export async function upstreamJson(
   label: string,
@@ -68,8 +71,20 @@ export async function upstreamJson(
   headers: Record<string, string> = {},
 ): Promise<unknown> {
   const res = await upstreamGet(label, fetchImpl, url, { accept: "application/json", ...headers });
+  let text: string;
   try {
-    return await res.json();
+    text = await res.text();
+  } catch {
+    throw new UpstreamError(`${label} answered with invalid JSON`, "catalog_invalid_response");
+  }
+  if (jsonDepthExceeds(text, MAX_VALUE_DEPTH)) {
+    throw new UpstreamError(
+      `${label} answered with JSON nested deeper than ${MAX_VALUE_DEPTH} levels`,
+      "catalog_invalid_response",
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     throw new UpstreamError(`${label} answered with invalid JSON`, "catalog_invalid_response");
   }

@@ -6,6 +6,7 @@
  * answer is returned as it is and the limit is named in a header.
  */
 import type { ErrorCode } from "@skillgate/errors";
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import type { UpstreamLimits } from "../services/proxy.js";
 import {
   getFormatAdapter,
@@ -114,6 +115,7 @@ export async function passThroughError(
   const text = await readUpstreamText(res, maxBytes);
   let body: unknown;
   try {
+    if (jsonDepthExceeds(text, MAX_VALUE_DEPTH)) throw new SyntaxError("nested too deep");
     body = JSON.parse(text);
   } catch {
     body = proxyFormat(format).errorBody(
@@ -191,7 +193,18 @@ async function loopRounds(
           await passThroughError(req.format, res, svc.limits.maxBodyBytes),
           headers(round),
         );
-      response = JSON.parse(await readUpstreamText(res, svc.limits.maxBodyBytes)) as JsonObject;
+      const text = await readUpstreamText(res, svc.limits.maxBodyBytes);
+      if (jsonDepthExceeds(text, MAX_VALUE_DEPTH))
+        return withHeaders(
+          failureResult(
+            req.format,
+            502,
+            `The upstream answer nests deeper than ${MAX_VALUE_DEPTH} levels`,
+            "upstream_invalid",
+          ),
+          headers(round),
+        );
+      response = JSON.parse(text) as JsonObject;
       calls = adapter.extractCalls(response);
       checkArguments(calls, svc.limits.maxArgumentsChars);
     } catch (err) {

@@ -10,6 +10,7 @@
  * cancelled (docs/proxy.md#time-budget). Only web streams are used, so this runs in the Worker
  * and on Node.
  */
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import { argumentsTooLarge, checkArguments, trailerText } from "./limits.js";
 import {
@@ -166,6 +167,11 @@ async function streamRounds(
       let response: JsonObject;
       try {
         for await (const ev of readSse(res.body!, svc.limits)) {
+          if (jsonDepthExceeds(ev.data, MAX_VALUE_DEPTH)) {
+            void res.body?.cancel().catch(() => {});
+            t.fail(502, `The upstream sent an event nested deeper than ${MAX_VALUE_DEPTH} levels`);
+            return;
+          }
           outcome = t.onEvent(ev);
           if (outcome !== "continue") break;
           const longest = t.longestArguments?.();

@@ -14,6 +14,7 @@ import {
 import { newWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import { normalizeInputSchema } from "../skills/registry/schema-normalize.js";
+import { checkSchemaPatterns } from "../skills/registry/schema-patterns.js";
 import type { SkillPatch } from "../skills/registry/skill-repository.js";
 import { isStrictVersion, parseSkillRef } from "../skills/registry/versions.js";
 import type {
@@ -147,7 +148,8 @@ export class SkillsService {
 
   /**
    * Installs a skill (`POST /api/skills/install`; docs/registry.md#installing).
-   * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId).
+   * @throws InvalidInputError naming the failing field (name, version, schema, handlerCode, apiKeyId);
+   *   `invalid_schema_pattern` for a schema regular expression refused (docs/registry.md#patterns).
    * @throws ConflictError `reserved_name` for builtin names, `skill_exists` for a duplicate.
    */
   async install(
@@ -187,6 +189,7 @@ export class SkillsService {
       ]);
     }
     const inputSchema = normalizeInputSchema(input.schema?.input);
+    await checkSchemaPatterns(inputSchema, "schema.input");
     const mode = input.mode ?? "on";
     const now = this.clock();
     return this.registry.insert({
@@ -256,6 +259,7 @@ export class SkillsService {
         patch.schema.input !== undefined
           ? normalizeInputSchema(patch.schema.input)
           : current.schema.input;
+      if (patch.schema.input !== undefined) await checkSchemaPatterns(input, "schema.input");
       const output = patch.schema.output ?? current.schema.output;
       row.schema = { input, ...(output ? { output } : {}) };
     }

@@ -7,9 +7,11 @@
  * operator configuration (it may be on a private network), so it uses the operator fetch, not the
  * user-facing outbound guard.
  */
+
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import { ExecutionFailure } from "../../errors.js";
+import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../../json-depth.js";
 
 /** One search hit. */
 export interface SearchResult {
@@ -130,8 +132,22 @@ async function call(
       retryable: res.status >= 500,
     });
   }
+  let text: string;
   try {
-    return await res.json();
+    text = await res.text();
+  } catch {
+    throw new ExecutionFailure(`${backend} answered with invalid JSON`, {
+      code: "search_invalid_response",
+    });
+  }
+  if (jsonDepthExceeds(text, MAX_VALUE_DEPTH)) {
+    throw new ExecutionFailure(
+      `${backend} answered with JSON nested deeper than ${MAX_VALUE_DEPTH} levels`,
+      { code: "search_invalid_response" },
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     throw new ExecutionFailure(`${backend} answered with invalid JSON`, {
       code: "search_invalid_response",

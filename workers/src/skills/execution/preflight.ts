@@ -6,7 +6,7 @@
 import { DisabledError, NotFoundError } from "../../errors.js";
 import { isBuiltin } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
-import { validateSkillInput } from "./input-validation.js";
+import { prepareInputValidation, validateSkillInput } from "./input-validation.js";
 
 /** What the preflight reads: the settings and the handler registry. */
 export interface PreflightGates {
@@ -53,5 +53,6 @@ export async function preflight(
       "handler_not_found",
     );
   }
+  await prepareInputValidation(skill);
   validateSkillInput(skill, input);
 }

@@ -8,6 +8,9 @@
 
 const encoder = new TextEncoder();
 
+/** What a history row keeps of a value that `JSON.stringify` cannot serialise. */
+export const UNREPRESENTABLE = "[not representable as JSON: nested too deep or cyclic]";
+
 /** The stored JSON text of a value and whether it was cut. */
 export interface StoredJson {
   /** JSON text, at most `maxBytes` UTF-8 bytes. */
@@ -32,9 +35,19 @@ function prefixOfBytes(text: string, bytes: number): string {
  * Serialises `value` for a history row.
  * @param value any JSON-serialisable value (undefined is stored as null).
  * @param maxBytes cap of the stored text in UTF-8 bytes (>= 16).
+ * @returns the text and whether it was cut; a value `JSON.stringify` refuses (nested too deep,
+ *   cyclic) is stored as the string {@link UNREPRESENTABLE}, marked truncated.
  */
 export function storedJson(value: unknown, maxBytes: number): StoredJson {
-  const text = JSON.stringify(value ?? null);
+  let text: string;
+  try {
+    text = JSON.stringify(value ?? null);
+  } catch (err) {
+    // Nested too deep for the recursive serialiser (or cyclic): keep a marker, never fail the
+    // write that ends the execution (docs/execution.md#output-depth).
+    if (!(err instanceof RangeError || err instanceof TypeError)) throw err;
+    return { text: JSON.stringify(UNREPRESENTABLE), truncated: true };
+  }
   if (utf8LengthUpTo(text, maxBytes) <= maxBytes) return { text, truncated: false };
   // Escaping inside a JSON string lengthens the text by a roughly even ratio: scale the prefix
   // budget by how far over the cap it came, until it fits (usually one or two rounds).

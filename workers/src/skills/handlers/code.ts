@@ -18,6 +18,7 @@
 import { ExecutionFailure } from "../../errors.js";
 import { attemptLimit, memoryOf, outcomeOf, runOnHost } from "../builtins/sandbox.js";
 import type { BuiltinEnv } from "../builtins/types.js";
+import { parseJsonOutput } from "../execution/execution-attempt.js";
 import type { CodeHandlerSpec, HandlerContext, SkillHandler } from "../types.js";
 
 /** Name under which the executor runs every code skill. */
@@ -92,15 +93,16 @@ export function runnerProgram(
   ].join("\n");
 }
 
-/** Output of a program's stdout: its JSON value, else the text; null when empty. */
+/**
+ * Output of a program's stdout: its JSON value, else the text; null when empty.
+ * @throws ExecutionFailure `output_too_deep` (with the start of stdout) when the JSON nests
+ *   deeper than `MAX_VALUE_DEPTH` levels (docs/execution.md#output-depth).
+ */
 export function parseStdout(stdout: string): unknown {
   const text = stdout.trim();
   if (text === "") return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return stdout;
-  }
+  const value = parseJsonOutput(text);
+  return value === text ? stdout : value;
 }
 
 function specOf(ctx: HandlerContext): CodeHandlerSpec {

@@ -6,6 +6,7 @@
  * (`SKILLS_HTTP_HANDLER_ALLOWLIST`) are called, checked at install and again at every call.
  */
 import { ExecutionFailure } from "../../errors.js";
+import { parseJsonOutput } from "../execution/execution-attempt.js";
 import type { HandlerContext, HttpHandlerSpec, SkillHandler } from "../types.js";
 import { signWebhook } from "./webhook-signing.js";
 
@@ -194,10 +195,6 @@ export function createHttpHandler(opts: HttpHandlerOptions): SkillHandler {
       );
     }
     if (text.trim() === "") return null;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
+    return parseJsonOutput(text);
   };
 }
