@@ -51,6 +51,12 @@ export const ERROR_CODES = {
     retryable: false,
     message: "This API key lacks the scope this call needs",
   },
+  model_call_refused: {
+    status: 403,
+    retryable: false,
+    message:
+      "A model's call cannot do this: the skill needs an explicit execution, or the action an operator",
+  },
   management_required: {
     status: 403,
     retryable: false,

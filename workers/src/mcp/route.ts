@@ -16,6 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
+import { modelDoorServices } from "../services/index.js";
 import type { ManagementTool } from "./management-tools.js";
 import { createMcpServer } from "./server.js";
 
@@ -59,7 +60,8 @@ export function mcpRoutes(opts: McpRouteOptions) {
           : "Send Authorization: Bearer <API key or management token>",
       );
     const server = createMcpServer({
-      services,
+      // An MCP client is a model: its execute requests meet the policy floors.
+      services: modelDoorServices(services),
       principal,
       toolPrefix: opts.toolPrefix,
       tools: opts.tools,

@@ -48,6 +48,7 @@ export function proxyServices(services: FrontDoorServices, customSkills: boolean
           format: call.format,
           response: call.response,
           injected: call.injected,
+          clientTools: call.clientTools,
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
           signal: call.signal,

@@ -70,7 +70,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
   if (req.signal.aborted) abort.abort(req.signal.reason);
   else req.signal.addEventListener("abort", onClientAbort, { once: true });
   const signal = abort.signal;
-  const { request: prepared, injected } = await prepareRequest(svc, req);
+  const { request: prepared, injected, clientTools } = await prepareRequest(svc, req);
   let request = prepared;
   const remaining = () => Math.max(1, svc.timeBudgetMs - (svc.clock() - started));
   const call = (body: JsonObject) =>
@@ -198,6 +198,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           apiKeyId: req.apiKeyId,
           sessionId: req.sessionId,
           injected,
+          clientTools,
           signal,
         });
       } finally {

@@ -75,6 +75,24 @@ export interface Services extends FrontDoorServices {
   indexes: InjectionIndexStore;
 }
 
+const modelViews = new WeakMap<FrontDoorServices, FrontDoorServices>();
+
+/**
+ * The services as a front door that a model drives sees them (docs/policies.md#model-calls-on-every-door):
+ * the MCP endpoint and the A2A agent. Their executions service is the model view
+ * ({@link ExecutionsService.forModels}): an execute request applies the policy floors of the
+ * skill's handler, and a model never approves. Interception and the proxy reach the same rule
+ * through the tools service. @returns a view sharing every other service (memoised per input).
+ */
+export function modelDoorServices(services: FrontDoorServices): FrontDoorServices {
+  let view = modelViews.get(services);
+  if (!view) {
+    view = { ...services, executions: services.executions.forModels() };
+    modelViews.set(services, view);
+  }
+  return view;
+}
+
 /** Options for tests and benchmarks. */
 export interface ServiceOptions {
   /** Retry backoff base in ms (default 1000; docs/execution.md#retries). */
@@ -207,11 +225,13 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     MCP_HANDLER_NAME,
     createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl),
   );
+  const policyFloors = policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS);
   const executions = new ExecutionsService(
     executor,
     repos.executions,
     skills,
     deps.config.APPROVAL_TTL_MS,
+    policyFloors,
   );
   return {
     registry,
@@ -251,7 +271,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       builtinAliases: new Map(
         builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
       ),
-      policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
+      policyFloors,
     }),
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
