@@ -168,6 +168,7 @@ describe("skillgate CLI", () => {
       handlerCode: "echo-handler",
     });
     expect(res.status).toBe(201);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
     const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
     const shown = await cli(["skills", "show", "cli-hostile"]);
     expect(shown.code, shown.stderr).toBe(0);
