@@ -251,6 +251,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       executions,
       repository: repos.executions,
       cache: deps.cache,
+      sessionRevocations: repos.sessionRevocations,
       handlerNames: () => executor.handlerNames(),
       clock,
     }),
