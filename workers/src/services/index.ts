@@ -223,7 +223,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   });
   executor.registerHandler(
     MCP_HANDLER_NAME,
-    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl),
+    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl, {
+      maxResultBytes: deps.config.SKILLS_MCP_MAX_RESULT_BYTES,
+    }),
   );
   const policyFloors = policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS);
   const executions = new ExecutionsService(
