@@ -228,7 +228,10 @@ describe("policy floors on every door a model can reach", () => {
             name: "agent",
             scopes: ["execute" as const],
           };
-          const done = await ctx.services.executions.approve(principal, String(input.data.id));
+          const id = String(input.data.id);
+          const via =
+            input.data.via === "operator" ? ctx.services.operator : ctx.services.executions;
+          const done = await via.approve(principal, id);
           return { text: done.status };
         },
       });
@@ -236,12 +239,14 @@ describe("policy floors on every door a model can reach", () => {
     expect(pending).toBe("pending_approval");
     const [row] = (await app.api.get(`/api/skills/executions?apiKeyId=${caller.id}`)).body.data;
     const client = await connectA2A(app.url, caller.key);
-    const task = await sendForTask(
-      client,
-      skillMessage("approve-by-agent", { data: { id: row.id } }),
-    );
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-    expect(JSON.stringify(task.status?.message)).toContain("A model cannot approve");
+    for (const via of ["executions", "operator"]) {
+      const task = await sendForTask(
+        client,
+        skillMessage("approve-by-agent", { data: { id: row.id, via } }),
+      );
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(JSON.stringify(task.status?.message)).toContain("A model cannot approve");
+    }
     expect(reached.filter((r) => r.apiKeyId === caller.id)).toEqual([]);
     const after = await app.api.get(`/api/skills/executions/${row.id}`);
     expect(after.body.execution).toMatchObject({ status: "pending", approval: "required" });

@@ -80,14 +80,18 @@ const modelViews = new WeakMap<FrontDoorServices, FrontDoorServices>();
 /**
  * The services as a front door that a model drives sees them (docs/policies.md#model-calls-on-every-door):
  * the MCP endpoint and the A2A agent. Their executions service is the model view
- * ({@link ExecutionsService.forModels}): an execute request applies the policy floors of the
- * skill's handler, and a model never approves. Interception and the proxy reach the same rule
+ * ({@link ExecutionsService.forModels}, also under the operator service): an execute request
+ * applies the policy floors of the skill's handler, and a model never approves. Interception and the proxy reach the same rule
  * through the tools service. @returns a view sharing every other service (memoised per input).
  */
 export function modelDoorServices(services: FrontDoorServices): FrontDoorServices {
   let view = modelViews.get(services);
   if (!view) {
-    view = { ...services, executions: services.executions.forModels() };
+    view = {
+      ...services,
+      executions: services.executions.forModels(),
+      operator: services.operator.forModels(),
+    };
     modelViews.set(services, view);
   }
   return view;

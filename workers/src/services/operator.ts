@@ -71,6 +71,14 @@ export interface OperatorServiceOptions {
 export class OperatorService {
   constructor(private readonly opts: OperatorServiceOptions) {}
 
+  /**
+   * The same service over the model view of the executions service
+   * ({@link ExecutionsService.forModels}): its `approve` is refused with `model_call_refused`.
+   */
+  forModels(): OperatorService {
+    return new OperatorService({ ...this.opts, executions: this.opts.executions.forModels() });
+  }
+
   /** The principal of a management token or API key, or undefined when it matches nothing. */
   signIn(token: string): Promise<Principal | undefined> {
     return this.opts.keys.authenticate(token);
