@@ -48,6 +48,30 @@ const HINTS: Record<number, string> = {
   403: "This needs the management token; an API key cannot do it.",
 };
 
+/**
+ * One path segment from a value the user typed or the server sent (an id, a name): percent-encoded
+ * with `encodeURIComponent`, so `/`, `?`, `#` and `%` stay inside the segment (RFC 3986 §3.3).
+ * @throws CliError (usage) for an empty segment or a dot segment (`.`, `..`): a URL parser
+ *   resolves those against the path (WHATWG URL, also in their `%2E` spellings) before the
+ *   request is sent, so they would name another endpoint.
+ */
+export function segment(value: string): string {
+  if (value === "" || value === "." || value === "..")
+    throw new CliError(`Not a valid id or name: "${value}"`, EXIT.usage);
+  return encodeURIComponent(value);
+}
+
+/**
+ * A request path whose interpolated values are each one encoded path segment ({@link segment}):
+ * ``apiPath`/api/skills/executions/${id}/approve` `` can never reach another endpoint.
+ */
+export function apiPath(strings: TemplateStringsArray, ...values: string[]): string {
+  return strings.reduce(
+    (path, s, i) => path + s + (i < values.length ? segment(values[i]!) : ""),
+    "",
+  );
+}
+
 /** Connection settings. */
 export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:20128`. */

@@ -3,7 +3,7 @@
  * and its usage today, and changes the key's own limits.
  */
 import type { Command } from "commander";
-import { CliError, EXIT } from "./client.js";
+import { apiPath, CliError, EXIT } from "./client.js";
 import { ctxOf } from "./context.js";
 import { fields, print, printJson } from "./output.js";
 
@@ -59,7 +59,7 @@ export function registerLimitsCommand(keys: Command): void {
   for (const [flag, , what] of OPTIONS) cmd.option(flag, what);
   cmd.action(async (id: string, o: Record<string, string | boolean | undefined>, c: Command) => {
     const ctx = ctxOf(c);
-    const path = `/api/keys/${encodeURIComponent(id)}`;
+    const path = apiPath`/api/keys/${id}`;
     const current = (await ctx.client.get<{ limits: KeyLimitsView }>(path)).limits;
     const given = OPTIONS.filter(([, name]) => typeof o[name] === "string");
     let view = current;

@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { CliError, EXIT } from "./client.js";
 import { DEFAULT_URL } from "./context.js";
 import { registerOpsCommands } from "./ops-commands.js";
+import { printError } from "./output.js";
 import { registerSkillCommands } from "./skills-commands.js";
 
 const program = new Command("skillgate")
@@ -29,10 +30,10 @@ try {
   if (err instanceof CommanderError) {
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}\n`);
+    printError(err.message);
     process.exitCode = err.exitCode;
   } else {
-    process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
+    printError((err as Error).message ?? String(err));
     process.exitCode = EXIT.failure;
   }
 }

@@ -2,10 +2,10 @@
  * `skillgate keys …`, `executions …`, `catalog …` and `settings …` (docs/cli.md).
  */
 import type { Command } from "commander";
-import { CliError, EXIT } from "./client.js";
+import { apiPath, CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, qs } from "./context.js";
 import { registerLimitsCommand } from "./limits-command.js";
-import { fields, print, printJson, table, withProgress } from "./output.js";
+import { fields, jsonText, print, printJson, table, withProgress } from "./output.js";
 import { type ExecutionView, type SkillView, showExecution } from "./skills-commands.js";
 
 interface KeyView {
@@ -63,7 +63,7 @@ async function watch(ctx: Ctx, o: Record<string, string | undefined>): Promise<v
     for (const e of [...page.data].reverse()) {
       if (seen.get(e.id) === e.status) continue;
       seen.set(e.id, e.status);
-      if (ctx.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+      if (ctx.json) process.stdout.write(`${jsonText(e)}\n`);
       else print(table([e], EXECUTION_COLUMNS).split("\n")[1]!);
       if (++shown >= max) break;
     }
@@ -116,7 +116,7 @@ export function registerOpsCommands(program: Command): void {
     .description("revoke an API key")
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const res = await ctx.client.delete<{ apiKey: KeyView }>(`/api/keys/${id}`);
+      const res = await ctx.client.delete<{ apiKey: KeyView }>(apiPath`/api/keys/${id}`);
       if (ctx.json) return printJson(res);
       print(`Revoked key ${res.apiKey.name} (${res.apiKey.id})`);
     });
@@ -148,7 +148,7 @@ export function registerOpsCommands(program: Command): void {
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       const { execution } = await ctx.client.get<{ execution: ExecutionView }>(
-        `/api/skills/executions/${id}`,
+        apiPath`/api/skills/executions/${id}`,
       );
       showExecution(ctx, execution);
     });
@@ -158,7 +158,9 @@ export function registerOpsCommands(program: Command): void {
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       const { execution } = await withProgress("Running the approved execution", () =>
-        ctx.client.post<{ execution: ExecutionView }>(`/api/skills/executions/${id}/approve`),
+        ctx.client.post<{ execution: ExecutionView }>(
+          apiPath`/api/skills/executions/${id}/approve`,
+        ),
       );
       process.exitCode = showExecution(ctx, execution);
     });
@@ -169,7 +171,7 @@ export function registerOpsCommands(program: Command): void {
     .action(async (id: string, o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       const { execution } = await ctx.client.post<{ execution: ExecutionView }>(
-        `/api/skills/executions/${id}/reject`,
+        apiPath`/api/skills/executions/${id}/reject`,
         o.reason ? { reason: o.reason } : {},
       );
       if (ctx.json) return printJson({ execution });

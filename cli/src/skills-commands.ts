@@ -8,7 +8,7 @@ import {
   INSTRUCTION_HANDLER,
   INSTRUCTION_INPUT_SCHEMA,
 } from "../../workers/src/skills/builtins/instructions.js";
-import { CliError, EXIT } from "./client.js";
+import { apiPath, CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, jsonArg, qs, readText } from "./context.js";
 import { fields, print, printJson, table, withProgress } from "./output.js";
 
@@ -63,7 +63,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 async function resolveSkill(ctx: Ctx, ref: string): Promise<SkillView> {
   if (UUID.test(ref))
-    return (await ctx.client.get<{ skill: SkillView }>(`/api/skills/${ref}`)).skill;
+    return (await ctx.client.get<{ skill: SkillView }>(apiPath`/api/skills/${ref}`)).skill;
   const [name, version] = ref.split("@");
   const page = await ctx.client.get<Page<SkillView>>(`/api/skills${qs({ q: name, limit: 200 })}`);
   const matches = page.data
@@ -223,9 +223,12 @@ export function registerSkillCommands(program: Command): void {
         }
         const ctx = ctxOf(command);
         const skill = await resolveSkill(ctx, ref);
-        const updated = await ctx.client.put<{ skill: SkillView }>(`/api/skills/${skill.id}`, {
-          mode: target,
-        });
+        const updated = await ctx.client.put<{ skill: SkillView }>(
+          apiPath`/api/skills/${skill.id}`,
+          {
+            mode: target,
+          },
+        );
         if (ctx.json) return printJson(updated);
         print(`${updated.skill.name}@${updated.skill.version}: mode ${updated.skill.mode}`);
       });
@@ -239,7 +242,7 @@ export function registerSkillCommands(program: Command): void {
     .action(async (ref: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       const skill = await resolveSkill(ctx, ref);
-      await ctx.client.delete(`/api/skills/${skill.id}`);
+      await ctx.client.delete(apiPath`/api/skills/${skill.id}`);
       if (ctx.json) return printJson({ deleted: skill.id });
       print(`Deleted ${skill.name}@${skill.version}`);
     });

@@ -69,6 +69,22 @@ describe("dashboard in a browser", () => {
     await context.close();
 
     const page = await signIn(MGMT_TOKEN);
+    // The Content-Security-Policy fits the pages: the inline <style> and style attributes apply,
+    // and the browser reports no violation on any page of this walk.
+    const violations: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    const policy = (await page.reload())?.headers()["content-security-policy"];
+    expect(policy).toContain("frame-ancestors 'none'");
+    const navMargin = await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link")
+      .first()
+      .evaluate((a) => getComputedStyle(a).marginRight);
+    expect(navMargin).toBe("16px");
+    const styled = await page.evaluate(() => document.styleSheets.length);
+    expect(styled).toBeGreaterThan(0);
     const cookies = await page.context().cookies();
     const session = cookies.find((c) => c.name === "skillgate_session");
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/dashboard" });
@@ -168,6 +184,7 @@ describe("dashboard in a browser", () => {
     await page.waitForURL(`${t.url}/dashboard/login`);
     await page.goto(`${t.url}/dashboard/executions`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+    expect(violations).toEqual([]);
     await page.context().close();
   });
 

@@ -132,6 +132,58 @@ describe("skillgate CLI", () => {
     expect(dup.stderr).toContain("skill_exists");
   });
 
+  it("sends every id as one encoded path segment: a traversal id reaches no other endpoint", async () => {
+    const skill = (
+      await t.api.post("/api/skills/install", {
+        name: "cli-target",
+        version: "1.0.0",
+        handlerCode: "echo-handler",
+      })
+    ).body.skill;
+    // Unencoded, this DELETE would go to /api/skills/<id> and remove the skill.
+    const revoke = await cli(["keys", "revoke", `../skills/${skill.id}`]);
+    expect(revoke.code, revoke.stderr).toBe(4);
+    expect(revoke.stderr).toContain("api_key_not_found");
+    expect((await t.api.get(`/api/skills/${skill.id}`)).status).toBe(200);
+    // Unencoded, this POST would go to /api/skills/<id>/secret/rotate.
+    const reject = await cli(["executions", "reject", `../../skills/${skill.id}/secret/rotate?x=`]);
+    expect(reject.code, reject.stderr).toBe(4);
+    expect(reject.stderr).toContain("execution_not_found");
+    // Dot segments are resolved by any URL parser before sending: refused as usage errors.
+    for (const id of ["..", "."]) {
+      const dots = await cli(["executions", "approve", id]);
+      expect(dots.code).toBe(2);
+      expect(dots.stderr).toContain("Not a valid id");
+    }
+    const show = await cli(["skills", "show", `${skill.id}/../../keys`]);
+    expect(show.code).toBe(4);
+  });
+
+  it("prints no control characters from the server: escape sequences are stripped or escaped", async () => {
+    const hostile = "Reverses \u001b]0;owned\u0007text\u001b[2J\r\u009b31m\u202eevil\u0008!";
+    const res = await t.api.post("/api/skills/install", {
+      name: "cli-hostile",
+      version: "1.0.0",
+      description: hostile,
+      handlerCode: "echo-handler",
+    });
+    expect(res.status).toBe(201);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+    const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+    const shown = await cli(["skills", "show", "cli-hostile"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("Reverses ]0;ownedtext[2J31mevil!");
+    expect(shown.stdout).not.toMatch(RAW_CONTROLS);
+    const asJson = await cli(["--json", "skills", "show", "cli-hostile"]);
+    expect(asJson.stdout).not.toMatch(RAW_CONTROLS);
+    // Escaped, not lost: the JSON still holds the exact description.
+    expect(JSON.parse(asJson.stdout).skill.description).toBe(hostile);
+    // An error message from the server is stripped too.
+    const missing = await cli(["executions", "show", "no\u001b[31msuch"]);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).not.toMatch(RAW_CONTROLS);
+  });
+
   it("runs skills, lists, shows, approves, rejects and watches executions", async () => {
     await t.api.post("/api/skills/install", {
       name: "cli-run",

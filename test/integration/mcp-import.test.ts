@@ -58,6 +58,17 @@ const SHOUT: ToolDef = {
   call: (args) => ({ content: [{ type: "text", text: String(args.text).toUpperCase() }] }),
 };
 
+/** Size of the flood tool's answer text: far over the cap the test sets. */
+const FLOOD_CHARS = 4 * 1024 * 1024;
+const FLOOD: ToolDef = {
+  tool: {
+    name: "flood",
+    description: "Answers with a very long text",
+    inputSchema: { type: "object", properties: {} },
+  },
+  call: () => ({ content: [{ type: "text", text: `start ${"x".repeat(FLOOD_CHARS)} end` }] }),
+};
+
 /** A stateless Streamable HTTP MCP server whose tool list a test may change. */
 class TestMcpServer {
   tools = new Map<string, ToolDef>();
@@ -159,6 +170,47 @@ describe("MCP servers imported as skills", () => {
     const list = await t.api.get("/api/mcp-servers");
     expect(list.body.data).toHaveLength(1);
     expect(JSON.stringify(list.body)).not.toContain("mcp-secret-value");
+  });
+
+  it("caps a tool's answer at SKILLS_MCP_MAX_RESULT_BYTES: reading stops, the row keeps the start marked truncated", async () => {
+    mcp.tools.set("flood", FLOOD);
+    const capped = await startTestApp({
+      env: {
+        SKILLS_HTTP_HANDLER_ALLOWLIST: new URL(mcp.url).origin,
+        SKILLS_MCP_MAX_RESULT_BYTES: "65536",
+      },
+    });
+    try {
+      const added = await capped.api.post("/api/mcp-servers", { name: "big", url: mcp.url });
+      expect(added.status).toBe(201);
+      const res = await capped.api.post("/api/skills/executions", {
+        skillName: "big__flood",
+        input: {},
+      });
+      expect(res.status).toBe(200);
+      const execution = res.body.execution;
+      expect(execution).toMatchObject({ status: "error", errorCode: "mcp_result_too_large" });
+      expect(execution.errorMessage).toContain("SKILLS_MCP_MAX_RESULT_BYTES");
+      expect(execution.output).toMatchObject({ truncated: true, maxBytes: 65536 });
+      const text = execution.output.content[0].text as string;
+      expect(text).toContain("start xxx");
+      expect(text).not.toContain(" end");
+      expect(new TextEncoder().encode(text).byteLength).toBeLessThanOrEqual(65536);
+      // A small answer of the same server still comes back whole.
+      mcp.tools.set("greet", GREET);
+      const refreshed = await capped.api.post(`/api/mcp-servers/${added.body.server.id}/refresh`);
+      expect(refreshed.status).toBe(200);
+      const hello = await capped.api.post("/api/skills/executions", {
+        skillName: "big__greet",
+        input: { name: "Ada" },
+      });
+      expect(hello.body.execution).toMatchObject({
+        status: "success",
+        output: { content: [{ type: "text", text: "Hello, Ada!" }] },
+      });
+    } finally {
+      await capped.close();
+    }
   });
 
   it("injects an imported tool and runs the model's call of it through interception", async () => {

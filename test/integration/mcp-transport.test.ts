@@ -166,6 +166,29 @@ describe("MCP transport: stateless Streamable HTTP", () => {
     expect(text.status).toBe(415);
   });
 
+  it("answers a tools/call whose params are malformed with -32602 Invalid params, not -32603", async () => {
+    const malformed = [
+      { name: {} },
+      { name: 42, arguments: {} },
+      { arguments: { text: "no name" } },
+      { name: "echoText_v1_0_0", arguments: "not an object" },
+    ];
+    for (const [i, params] of malformed.entries()) {
+      const res = await post(
+        { jsonrpc: "2.0", id: 900 + i, method: "tools/call", params },
+        mcpHeaders(key.key, { "mcp-protocol-version": MCP_VERSION }),
+      );
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.id).toBe(900 + i);
+      expect(body.error.code).toBe(-32602);
+      expect(body.error.message).toMatch(/Invalid tools\/call request/);
+    }
+    // A well-formed call on the same server still runs.
+    const ok = await callTool(client, "echoText_v1_0_0", { text: "still fine" });
+    expect(ok.isError).toBeFalsy();
+  });
+
   it("answers 401 with WWW-Authenticate: Bearer without credentials or with a wrong token", async () => {
     for (const token of [null, "sk-not-a-key"]) {
       const res = await post(initializeMessage(), mcpHeaders(token));

@@ -133,6 +133,12 @@ export const configSchema = z.object({
   /** Largest answer of an HTTP handler, in bytes (1 MiB); a longer one fails the execution. */
   SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES: int(1_048_576, 1),
   /**
+   * Largest answer of an imported MCP server's tool call, in bytes as read from the wire (1 MiB,
+   * docs/custom-skills.md#mcp-servers): reading stops there and the execution fails
+   * `mcp_result_too_large` with the first bytes kept, marked `truncated`.
+   */
+  SKILLS_MCP_MAX_RESULT_BYTES: int(1_048_576, 1),
+  /**
    * Finished executions older than this many days are deleted by the Worker's cron and the Node
    * timer (docs/execution.md#retention); 0 keeps everything.
    */

@@ -61,6 +61,12 @@ export const ERROR_CODES = {
     retryable: false,
     message: "This Origin may not call the MCP endpoint",
   },
+  model_call_refused: {
+    status: 403,
+    retryable: false,
+    message:
+      "A model's call cannot do this: the skill needs an explicit execution, or the action an operator",
+  },
   management_required: {
     status: 403,
     retryable: false,

@@ -21,7 +21,7 @@ import { Hono } from "hono";
 import { requireScope } from "../auth/scopes.js";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
-import type { FrontDoorServices } from "../services/index.js";
+import { type FrontDoorServices, modelDoorServices } from "../services/index.js";
 import { buildAgentCard } from "./card.js";
 import { SkillgateAgentExecutor } from "./executor.js";
 import type { A2ASkillRegistry } from "./skills.js";
@@ -91,7 +91,8 @@ function sseResponse(
 /** Builds the A2A routes (mount at `/`). Also returns the executor, whose `settled()` a Worker awaits. */
 export function a2aRoutes(opts: A2ARouteOptions) {
   const app = new Hono<AppEnv>();
-  const executor = new SkillgateAgentExecutor(opts.services, opts.skills);
+  // A2A callers are agents: the skills they run see the model view of the services.
+  const executor = new SkillgateAgentExecutor(modelDoorServices(opts.services), opts.skills);
   // The handler's card only serves version checks: the URL of the served card is per request.
   const cardFor = (base: string) => buildAgentCard(base, opts.skills.list());
   const handler = new DefaultRequestHandler(

@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
 import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
 import { catalogPages } from "./catalog-pages.js";
@@ -49,6 +50,28 @@ const LoginForm = ({ error }: { error?: string }) => (
   </Page>
 );
 
+/**
+ * Security headers of every dashboard answer (docs/dashboard.md#security-headers), through Hono's
+ * `secureHeaders` (its defaults: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
+ * HSTS, cross-origin isolation headers, ...) with a Content-Security-Policy that fits the pages:
+ * they are server-rendered HTML with one inline `<style>` and inline `style` attributes, plain
+ * links and forms posting to the dashboard itself, inline SVG charts, and no script at all. So:
+ * nothing loads from anywhere (`default-src 'none'`, scripts included), styles only inline, forms
+ * only to this origin, no `<base>`, and no framing (`frame-ancestors 'none'`, with
+ * `X-Frame-Options: DENY` for older browsers) against clickjacking.
+ */
+const DASHBOARD_SECURITY_HEADERS: Parameters<typeof secureHeaders>[0] = {
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    styleSrc: ["'unsafe-inline'"],
+    imgSrc: ["'self'", "data:"],
+    formAction: ["'self'"],
+    baseUri: ["'none'"],
+    frameAncestors: ["'none'"],
+  },
+  xFrameOptions: "DENY",
+};
+
 function refuse(c: DashContext, status: 401 | 403, message: string) {
   return c.html(
     <Page title="Refused">
@@ -67,6 +90,7 @@ function refuse(c: DashContext, status: 401 | 403, message: string) {
 /** Builds the `/dashboard` routes (mount with `app.route("/dashboard", dashboardRoutes())`). */
 export function dashboardRoutes(): Hono<DashEnv> {
   const app = new Hono<DashEnv>();
+  app.use("*", secureHeaders(DASHBOARD_SECURITY_HEADERS));
   app.use("*", csrf());
 
   app.get("/login", (c) => c.html(<LoginForm />));
@@ -95,7 +119,11 @@ export function dashboardRoutes(): Hono<DashEnv> {
     const services = c.get("services");
     const secret = await services.operator.sessionSecret();
     const session = secret ? await readSession(c, secret, services.operator.now()) : undefined;
-    if (!session || !(await services.operator.stillValid(session.principal))) {
+    if (
+      !session ||
+      !(await services.operator.sessionActive(session.sid)) ||
+      !(await services.operator.stillValid(session.principal))
+    ) {
       if (c.req.method === "GET") return c.redirect("/dashboard/login", 303);
       return refuse(c, 401, "Your session has ended. Sign in again.");
     }
@@ -122,7 +150,10 @@ export function dashboardRoutes(): Hono<DashEnv> {
     await next();
   });
 
-  app.post("/logout", (c) => {
+  app.post("/logout", async (c) => {
+    const session = c.get("session");
+    // Ended on the server first: a copy of the cookie must not outlive the sign-out.
+    await c.get("services").operator.endSession(session.sid, session.exp);
     endSession(c);
     return c.redirect("/dashboard/login", 303);
   });

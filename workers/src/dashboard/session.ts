@@ -1,7 +1,8 @@
 /**
  * Dashboard sessions (docs/dashboard.md#sessions): a signed, expiring cookie that names the
- * principal and carries a per-session CSRF token. It never holds the token the operator signed in
- * with. The cookie is HttpOnly, SameSite=Strict, scoped to `/dashboard`, and Secure over https;
+ * principal and carries a session id and a per-session CSRF token. It never holds the token the
+ * operator signed in with. Sign-out ends the session on the server too (by its id, through the
+ * operator service), so a copied cookie stops working. The cookie is HttpOnly, SameSite=Strict, scoped to `/dashboard`, and Secure over https;
  * it is signed with HMAC-SHA256 (hono/cookie signed cookies).
  */
 import type { Context } from "hono";
@@ -16,6 +17,8 @@ export const SESSION_TTL_MS = 8 * 3_600_000;
 
 /** What the cookie carries. */
 export interface DashboardSession {
+  /** Random id of the session: what sign-out revokes on the server. */
+  sid: string;
   principal: Principal;
   /** Per-session CSRF token, sent back in every form as `_csrf`. */
   csrf: string;
@@ -35,7 +38,14 @@ function decode(v: string): DashboardSession | undefined {
     const bin = atob(v.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
     const s = JSON.parse(new TextDecoder().decode(bytes)) as DashboardSession;
-    if (typeof s.csrf !== "string" || typeof s.exp !== "number" || !s.principal) return undefined;
+    if (
+      typeof s.sid !== "string" ||
+      s.sid === "" ||
+      typeof s.csrf !== "string" ||
+      typeof s.exp !== "number" ||
+      !s.principal
+    )
+      return undefined;
     return s;
   } catch {
     return undefined;
@@ -49,7 +59,12 @@ export async function startSession(
   principal: Principal,
   now: number,
 ): Promise<DashboardSession> {
-  const session: DashboardSession = { principal, csrf: randomToken(24), exp: now + SESSION_TTL_MS };
+  const session: DashboardSession = {
+    sid: randomToken(16),
+    principal,
+    csrf: randomToken(24),
+    exp: now + SESSION_TTL_MS,
+  };
   await setSignedCookie(c, SESSION_COOKIE, encode(session), secret, {
     httpOnly: true,
     sameSite: "Strict",
@@ -60,7 +75,10 @@ export async function startSession(
   return session;
 }
 
-/** The valid, unexpired session of the request, or undefined. */
+/**
+ * The validly signed, unexpired session of the request, or undefined (a cookie from before
+ * sessions had ids counts as none). Whether sign-out ended it is the operator service's to say.
+ */
 export async function readSession(
   c: Context,
   secret: string,
@@ -72,7 +90,7 @@ export async function readSession(
   return session && session.exp > now ? session : undefined;
 }
 
-/** Ends the session (clears the cookie). */
+/** Clears the session cookie (the server-side end is the operator service's `endSession`). */
 export function endSession(c: Context): void {
   deleteCookie(c, SESSION_COOKIE, {
     path: "/dashboard",

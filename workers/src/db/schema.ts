@@ -119,6 +119,16 @@ export const mcpServers = sqliteTable(
   (t) => [uniqueIndex("mcp_servers_name_unique").on(t.name)],
 );
 
+/**
+ * Dashboard sessions ended by sign-out before their expiry (docs/dashboard.md#sessions): the
+ * session cookie is signed and stateless, so a copy of it stays valid until `expires_at` (ms since
+ * the epoch) unless its id is here. Rows past their expiry are deleted at the next sign-out.
+ */
+export const dashboardSessionRevocations = sqliteTable("dashboard_session_revocations", {
+  sessionId: text("session_id").primaryKey(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
 /** Product settings (docs/configuration.md): one JSON value per key. */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),

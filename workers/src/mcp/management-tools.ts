@@ -88,6 +88,11 @@ const ExecutionsArgs = z
   })
   .strict();
 
+/** What the execute tool tells the model about an execution that awaits approval. */
+function pendingMessage(id: string): string {
+  return `Execution ${id} awaits approval (policy floor of its handler): an operator or the owning key approves it with POST /api/skills/executions/${id}/approve, then it runs.`;
+}
+
 /** A key sees global skills and its own; management sees all. */
 function visibleTo(principal: Principal, skill: Skill): boolean {
   return (
@@ -146,17 +151,20 @@ export const MANAGEMENT_TOOLS: readonly ManagementTool[] = [
     name: "skills_execute",
     title: "Execute a skill",
     description:
-      "Runs a registered skill now, as an explicit execution (no approval needed, whatever its executor policy) and returns the finished execution: status success, error (with errorMessage and the program's output) or timeout.",
+      "Runs a registered skill now as an explicit execution and returns the finished execution: status success, error (with errorMessage and the program's output) or timeout. The skill's stored executor policy does not apply, but the policy floors do, as for every model's call: a skill whose handler runs shell commands (execute_command) is refused, and one whose handler runs code (eval_code) is recorded as pending until an operator approves it.",
     args: ExecuteArgs,
     readOnly: false,
     scope: "execute",
     async run(raw, { services, principal }) {
       const args = ExecuteArgs.parse(raw);
       const apiKeyId = actingKey(principal, args.apiKeyId);
+      // The MCP door hands the model view of the executions service: the floors apply there.
       const execution = await services.executions.run(args.skillName, args.input, {
         apiKeyId,
         sessionId: args.sessionId ?? null,
       });
+      if (execution.status === "pending" && execution.approval === "required")
+        return { execution, message: pendingMessage(execution.id) };
       return { execution };
     },
   },

@@ -26,6 +26,7 @@ import type { Principal } from "../auth/principal.js";
 import { AppError, ForbiddenError } from "../errors.js";
 import { jsonDepthExceeds } from "../json-depth.js";
 import type { AppEnv } from "../routes/context.js";
+import { modelDoorServices } from "../services/index.js";
 import {
   type AnswerFormat,
   answerFormat,
@@ -104,7 +105,8 @@ async function dispatch(
   versionOverride?: string,
 ): Promise<Response> {
   const server = createMcpServer({
-    services: c.get("services"),
+    // An MCP client is a model: its execute requests meet the policy floors.
+    services: modelDoorServices(c.get("services")),
     principal,
     toolPrefix: opts.toolPrefix,
     tools: opts.tools,

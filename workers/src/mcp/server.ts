@@ -45,6 +45,12 @@ export const MCP_INSTRUCTIONS =
   "approval). The management tools list, enable and explicitly execute skills and read the " +
   "execution history; the Agent Skills tools describe Skillgate's own REST API.";
 
+/**
+ * A `tools/call` request as far as the method: the params are validated by the SDK's server
+ * (`Server.setRequestHandler` checks `CallToolRequestSchema` and throws -32602 Invalid params).
+ */
+const ToolsCallEnvelope = z.looseObject({ method: z.literal("tools/call") });
+
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions extends ToolContext {
   /** Prefix of the management tool names (`MCP_TOOL_PREFIX`). */
@@ -179,7 +185,11 @@ export function createMcpServer(opts: McpServerOptions): Server {
     return next < total ? { tools, nextCursor: String(next) } : { tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  // Registered with a schema that checks the method only: the SDK's server then validates the
+  // params itself and answers a malformed call (`name: {}`) with -32602 Invalid params, where a
+  // strict schema here would fail before it and answer -32603 Internal error.
+  server.setRequestHandler(ToolsCallEnvelope, async (raw) => {
+    const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     const managed = byName.get(name);

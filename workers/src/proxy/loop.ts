@@ -60,6 +60,8 @@ export interface ProxyServices {
     apiKeyId: string | null;
     sessionId: string;
     injected: readonly InjectedRef[];
+    /** Tools the client declared itself: an undeclared builtin call is then Skillgate's to answer. */
+    clientTools: readonly string[];
     /**
      * The client's disconnect or the end of the time budget: cancels the running skills (they
      * end `error` `cancelled`).
@@ -160,7 +162,7 @@ async function loopRounds(
   const adapter = getFormatAdapter(req.format);
   const started = svc.clock();
   const prepared = await prepareRequest(svc, req);
-  const { injected } = prepared;
+  const { injected, clientTools } = prepared;
   let request = prepared.request;
   let usage: unknown;
   const executions: string[] = [];
@@ -252,6 +254,7 @@ async function loopRounds(
       apiKeyId: req.apiKeyId,
       sessionId: req.sessionId,
       injected,
+      clientTools,
       signal: skillsSignal,
     });
     if (req.signal.aborted) throw req.signal.reason;
@@ -285,8 +288,16 @@ async function loopRounds(
   }
 }
 
+/** A request ready for the upstream, with the names of the tools its client declared itself. */
+export interface PreparedRequest extends InjectResult {
+  clientTools: string[];
+}
+
 /** The request to send upstream: mixed turns of the history restored, skills injected. */
-export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Promise<InjectResult> {
+export async function prepareRequest(
+  svc: ProxyServices,
+  req: ProxyRequest,
+): Promise<PreparedRequest> {
   const fmt = proxyFormat(req.format);
   const restored = await restoreMixedTurns(
     svc.cache,
@@ -295,7 +306,8 @@ export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Pro
     req.body,
     fmt.historyField,
   );
-  return svc.inject(req.format, restored, req.apiKeyId);
+  const clientTools = [...getFormatAdapter(req.format).clientToolNames(restored)];
+  return { ...(await svc.inject(req.format, restored, req.apiKeyId)), clientTools };
 }
 
 /** `request` with the assistant turn and the owned calls' results appended to its history. */

@@ -56,6 +56,7 @@ export function proxyServices(
           format: call.format,
           response: call.response,
           injected: call.injected,
+          clientTools: call.clientTools,
           sessionId: call.sessionId,
           customSkillExecutionEnabled: customSkills,
           signal: call.signal,

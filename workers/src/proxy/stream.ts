@@ -90,7 +90,7 @@ async function streamRounds(
   if (req.signal.aborted) abort.abort(req.signal.reason);
   else req.signal.addEventListener("abort", onClientAbort, { once: true });
   const signal = abort.signal;
-  const { request: prepared, injected } = await prepareRequest(svc, req);
+  const { request: prepared, injected, clientTools } = await prepareRequest(svc, req);
   let request = prepared;
   const skillsSignal = AbortSignal.any([signal, budget.signal]);
   const call = (body: JsonObject) =>
@@ -231,6 +231,7 @@ async function streamRounds(
           apiKeyId: req.apiKeyId,
           sessionId: req.sessionId,
           injected,
+          clientTools,
           signal: skillsSignal,
         });
       } finally {

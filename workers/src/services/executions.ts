@@ -8,7 +8,7 @@
 
 import { ERROR_CODES, isErrorCode } from "@skillgate/errors";
 import { canAccessOwned, type Principal } from "../auth/principal.js";
-import { AppError, NotFoundError } from "../errors.js";
+import { AppError, ForbiddenError, NotFoundError } from "../errors.js";
 import {
   applyRetention,
   type DeleteOptions,
@@ -21,7 +21,9 @@ import type {
   ExecutionRepository,
 } from "../skills/execution/execution-repository.js";
 import { DEFAULT_TIMEOUT_MS, type Executor } from "../skills/execution/executor.js";
-import type { CallerContext, Execution } from "../skills/types.js";
+import { decideModelCall } from "../skills/interception/model-call.js";
+import { COMMAND_HANDLER_FLOORS, type PolicyFloors } from "../skills/interception/policy-floor.js";
+import type { CallerContext, Execution, Skill } from "../skills/types.js";
 import { type Page, pageOf } from "./page.js";
 import type { SkillsService } from "./skills.js";
 
@@ -42,13 +44,37 @@ export class ExecutionsService {
    * @param repository where executions are recorded (the executor's own).
    * @param skills resolves skill references and ids.
    * @param approvalTtlMs how long an execution may await approval (`APPROVAL_TTL_MS`).
+   * @param policyFloors the deployment's policy floors (`SKILLS_ALLOW_MODEL_COMMANDS`), applied
+   *   by the {@link forModels} view; default: the floors apply (fail closed).
+   * @param modelDoor true for the view of {@link forModels}.
    */
   constructor(
     private readonly executor: Executor,
     private readonly repository: ExecutionRepository,
     private readonly skills: SkillsService,
     private readonly approvalTtlMs: number,
+    private readonly policyFloors: PolicyFloors = COMMAND_HANDLER_FLOORS,
+    private readonly modelDoor = false,
   ) {}
+
+  /**
+   * The same service as a door that a model drives sees it (the MCP execute tool, A2A skills;
+   * docs/policies.md#model-calls-on-every-door): `execute` and `run` apply the policy floors of
+   * the skill's handler (`execute_command` is refused with 403 `model_call_refused`, `eval_code`
+   * is recorded as `pending` awaiting approval and nothing runs), and `approve` is refused with
+   * `model_call_refused` (a model never approves its own call). Reads and `reject` are unchanged.
+   */
+  forModels(): ExecutionsService {
+    if (this.modelDoor) return this;
+    return new ExecutionsService(
+      this.executor,
+      this.repository,
+      this.skills,
+      this.approvalTtlMs,
+      this.policyFloors,
+      true,
+    );
+  }
 
   /** A page of executions, newest first (approvals past their time expire first). */
   async list(query: ExecutionQuery): Promise<Page<Execution>> {
@@ -78,16 +104,33 @@ export class ExecutionsService {
    */
   async execute(ref: string, input: unknown, caller: CallerContext): Promise<Execution> {
     const skill = await this.skills.resolveRef(ref, caller.apiKeyId);
-    return this.answerFor(await this.executor.execute(skill, input, caller));
+    return this.answerFor(await this.start(skill, input, caller));
   }
 
   /**
    * Runs the skill `ref` names now and returns the terminal execution as recorded, whatever its
    * status (for front doors that render a failed run themselves, such as the MCP execute tool).
-   * @throws NotFoundError `skill_not_found`; the executor's preflight errors (nothing written).
+   * In the {@link forModels} view a floored skill answers as described there.
+   * @throws NotFoundError `skill_not_found`; the executor's preflight errors (nothing written);
+   *   ForbiddenError `model_call_refused` in the model view.
    */
   async run(ref: string, input: unknown, caller: CallerContext): Promise<Execution> {
     const skill = await this.skills.resolveRef(ref, caller.apiKeyId);
+    return this.start(skill, input, caller);
+  }
+
+  /**
+   * Starts an execution of `skill`: at once for an operator; for a model, as the shared rule of
+   * model calls decides (model-call.ts, `explicit`: the floors apply, the stored policy does not).
+   * A skill that is off or custom while custom execution is off falls through to the executor,
+   * whose preflight refuses it with its own code (`skill_disabled`, ...), as for an operator.
+   */
+  private async start(skill: Skill, input: unknown, caller: CallerContext): Promise<Execution> {
+    if (!this.modelDoor) return this.executor.execute(skill, input, caller);
+    const decision = decideModelCall(skill, { explicit: true, policyFloors: this.policyFloors });
+    if (decision.kind === "refuse" && decision.reason === "policy")
+      throw new ForbiddenError(decision.error, "model_call_refused");
+    if (decision.kind === "approve") return this.executor.requestApproval(skill, input, caller);
     return this.executor.execute(skill, input, caller);
   }
 
@@ -95,9 +138,15 @@ export class ExecutionsService {
    * Approves a pending execution the caller may see; it runs now.
    * @returns the terminal execution (see {@link answerFor}).
    * @throws NotFoundError `execution_not_found` / `skill_not_found`; ConflictError
-   *   `not_awaiting_approval`; the executor's preflight errors.
+   *   `not_awaiting_approval`; the executor's preflight errors; ForbiddenError
+   *   `model_call_refused` in the {@link forModels} view.
    */
   async approve(principal: Principal, id: string): Promise<Execution> {
+    if (this.modelDoor)
+      throw new ForbiddenError(
+        "A model cannot approve executions: an operator or the owning key approves them over the REST API or the dashboard",
+        "model_call_refused",
+      );
     await this.expireApprovals();
     const pending = await this.get(principal, id);
     const skill = await this.skills.byId(pending.skillId);

@@ -75,6 +75,28 @@ export interface Services extends FrontDoorServices {
   indexes: InjectionIndexStore;
 }
 
+const modelViews = new WeakMap<FrontDoorServices, FrontDoorServices>();
+
+/**
+ * The services as a front door that a model drives sees them (docs/policies.md#model-calls-on-every-door):
+ * the MCP endpoint and the A2A agent. Their executions service is the model view
+ * ({@link ExecutionsService.forModels}, also under the operator service): an execute request
+ * applies the policy floors of the skill's handler, and a model never approves. Interception and the proxy reach the same rule
+ * through the tools service. @returns a view sharing every other service (memoised per input).
+ */
+export function modelDoorServices(services: FrontDoorServices): FrontDoorServices {
+  let view = modelViews.get(services);
+  if (!view) {
+    view = {
+      ...services,
+      executions: services.executions.forModels(),
+      operator: services.operator.forModels(),
+    };
+    modelViews.set(services, view);
+  }
+  return view;
+}
+
 /** Options for tests and benchmarks. */
 export interface ServiceOptions {
   /** Retry backoff base in ms (default 1000; docs/execution.md#retries). */
@@ -211,13 +233,17 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   });
   executor.registerHandler(
     MCP_HANDLER_NAME,
-    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl),
+    createMcpToolHandler((id, signal) => mcpServers.connectionFor(id, signal), fetchImpl, {
+      maxResultBytes: deps.config.SKILLS_MCP_MAX_RESULT_BYTES,
+    }),
   );
+  const policyFloors = policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS);
   const executions = new ExecutionsService(
     executor,
     repos.executions,
     skills,
     deps.config.APPROVAL_TTL_MS,
+    policyFloors,
   );
   return {
     registry,
@@ -237,6 +263,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       executions,
       repository: repos.executions,
       cache: deps.cache,
+      sessionRevocations: repos.sessionRevocations,
       handlerNames: () => executor.handlerNames(),
       clock,
     }),
@@ -257,7 +284,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       builtinAliases: new Map(
         builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
       ),
-      policyFloors: policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS),
+      policyFloors,
       keyRanker: (id) => keys.rankerOf(id),
     }),
     tasks: new AgentTasksService(repos.agentTasks),

@@ -36,6 +36,17 @@ export type OperatorExecutionFilter = Omit<ExecutionFilter, "apiKeyId"> & {
   apiKeyId?: string;
 };
 
+/** Where the ids of dashboard sessions ended by sign-out are kept (docs/dashboard.md#sessions). */
+export interface SessionRevocationRepository {
+  /**
+   * Records that the session `sessionId`, valid until `expiresAt` (ms since epoch), has ended;
+   * drops the records of sessions that expired before `now` (ms) on the way.
+   */
+  revoke(sessionId: string, expiresAt: number, now: number): Promise<void>;
+  /** True when `sessionId` was ended by sign-out. */
+  isRevoked(sessionId: string): Promise<boolean>;
+}
+
 /** What the operator service is built from. */
 export interface OperatorServiceOptions {
   /** `MGMT_TOKEN`; without it management sign-in is refused. */
@@ -48,6 +59,8 @@ export interface OperatorServiceOptions {
   repository: ExecutionRepository;
   /** The KV-style cache (chart aggregates). */
   cache: Cache;
+  /** Dashboard sessions ended by sign-out. */
+  sessionRevocations: SessionRevocationRepository;
   /** Handler names registered with the executor (the install form offers them). */
   handlerNames: () => string[];
   /** The app's clock (ms since epoch). */
@@ -58,6 +71,14 @@ export interface OperatorServiceOptions {
 export class OperatorService {
   constructor(private readonly opts: OperatorServiceOptions) {}
 
+  /**
+   * The same service over the model view of the executions service
+   * ({@link ExecutionsService.forModels}): its `approve` is refused with `model_call_refused`.
+   */
+  forModels(): OperatorService {
+    return new OperatorService({ ...this.opts, executions: this.opts.executions.forModels() });
+  }
+
   /** The principal of a management token or API key, or undefined when it matches nothing. */
   signIn(token: string): Promise<Principal | undefined> {
     return this.opts.keys.authenticate(token);
@@ -67,6 +88,19 @@ export class OperatorService {
   async stillValid(principal: Principal): Promise<boolean> {
     if (principal.kind === "management") return this.opts.mgmtToken !== undefined;
     return this.opts.keys.exists(principal.apiKeyId);
+  }
+
+  /**
+   * Ends the dashboard session `sessionId` (valid until `expiresAt`, ms since epoch) on the
+   * server: a copy of its cookie no longer signs anyone in (docs/dashboard.md#sessions).
+   */
+  endSession(sessionId: string, expiresAt: number): Promise<void> {
+    return this.opts.sessionRevocations.revoke(sessionId, expiresAt, this.opts.clock());
+  }
+
+  /** False when the dashboard session `sessionId` was ended by sign-out. */
+  async sessionActive(sessionId: string): Promise<boolean> {
+    return !(await this.opts.sessionRevocations.isRevoked(sessionId));
   }
 
   /**

@@ -59,6 +59,8 @@ export interface InterceptRequest {
   injected?: readonly InjectedRef[];
   sessionId?: string;
   customSkillExecutionEnabled?: boolean;
+  /** Names of the tools the client declared itself, when known (the proxy; interception.ts). */
+  clientTools?: readonly string[];
   /** Cancels the running executions when the caller goes away (the proxy's client). */
   signal?: AbortSignal;
   /** Most owned calls run from this turn; the later ones get a tool error without running. */
@@ -129,6 +131,7 @@ export class ToolsService {
       customSkillExecutionEnabled: req.customSkillExecutionEnabled,
       builtinAliases: this.opts.builtinAliases,
       policyFloors: this.opts.policyFloors,
+      clientTools: req.clientTools,
       executor: this.opts.executor,
       signal: req.signal,
       maxOwnedCalls: req.maxOwnedCalls,

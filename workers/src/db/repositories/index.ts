@@ -9,6 +9,7 @@ import type { McpServerStore } from "../../skills/registry/mcp-server-repository
 import type { Db } from "../client.js";
 import { DrizzleAgentTaskRepository } from "./a2a-tasks.js";
 import { DrizzleApiKeyRepository } from "./api-keys.js";
+import { DrizzleSessionRevocationRepository } from "./dashboard-sessions.js";
 import { DrizzleExecutionRepository } from "./executions.js";
 import { DrizzleLimitOverridesRepository, DrizzleUsageStore } from "./key-limits.js";
 import { createMcpServerStore } from "./mcp-servers.js";
@@ -31,6 +32,8 @@ export interface Repositories {
   usage: DrizzleUsageStore;
   /** Imported MCP servers. */
   mcpServers: McpServerStore;
+  /** Dashboard sessions ended by sign-out (docs/dashboard.md#sessions). */
+  sessionRevocations: DrizzleSessionRevocationRepository;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
 }
@@ -56,6 +59,7 @@ export function createRepositories(
     limitOverrides: new DrizzleLimitOverridesRepository(db),
     usage: new DrizzleUsageStore(db),
     mcpServers: createMcpServerStore(db),
+    sessionRevocations: new DrizzleSessionRevocationRepository(db),
     database: {
       async ping() {
         await db.run(sql`select 1`);

@@ -30,12 +30,20 @@ export const evalCodeInput = z.object({
   networkEnabled: z.boolean().optional(),
 });
 
-/** Input of `execute_command`: argv, never a shell string. */
+/** Longest `execute_command` command, in characters. */
+export const MAX_COMMAND_CHARS = 4096;
+/** Most arguments of one `execute_command` call (docs/builtins.md). */
+export const MAX_COMMAND_ARGS = 1024;
+
+/**
+ * Input of `execute_command`: argv, never a shell string. Its bounds are in the declared input
+ * schema too, so that the preflight refuses an oversized call with 400 before any row is written.
+ */
 export const executeCommandInput = z.object({
-  command: z.string().min(1).max(4096),
+  command: z.string().min(1).max(MAX_COMMAND_CHARS),
   args: z
     .array(z.union([z.string(), z.number(), z.boolean()]))
-    .max(1024)
+    .max(MAX_COMMAND_ARGS)
     .optional(),
   timeoutMs: z.number().int().min(100).optional(),
 });
@@ -85,7 +93,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
           enum: ["javascript", "node", "python"],
           description: "Program language.",
         },
-        code: { type: "string", description: "Complete program source." },
+        code: { type: "string", minLength: 1, description: "Complete program source." },
         timeoutMs: timeoutProperty,
         memoryMb: {
           type: "integer",
@@ -125,11 +133,17 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     inputSchema: {
       type: "object",
       properties: {
-        command: { type: "string", description: "Executable name or path, e.g. `ls`." },
+        command: {
+          type: "string",
+          minLength: 1,
+          maxLength: MAX_COMMAND_CHARS,
+          description: "Executable name or path, e.g. `ls`.",
+        },
         args: {
           type: "array",
           items: { type: ["string", "number", "boolean"] },
-          description: "Arguments, each passed as one argv entry.",
+          maxItems: MAX_COMMAND_ARGS,
+          description: `Arguments, each passed as one argv entry (at most ${MAX_COMMAND_ARGS}).`,
         },
         timeoutMs: timeoutProperty,
       },

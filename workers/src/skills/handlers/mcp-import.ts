@@ -138,32 +138,117 @@ function specOf(ctx: HandlerContext): { serverId: string; tool: string } {
   return spec;
 }
 
+/** What {@link cappedFetch} reports when an answer went past its cap. */
+interface CapReport {
+  /** The first `maxBytes` bytes of the answer, the rest never read. */
+  prefix: Uint8Array;
+}
+
+/**
+ * `base` with every answer body read at most `maxBytes` bytes: past that the body is cancelled
+ * (nothing more is read from the server), the stream fails, and `onOver` gets the bytes kept.
+ * Memory: at most `maxBytes` kept per answer, besides what the reader holds.
+ */
+export function cappedFetch(
+  base: typeof fetch,
+  maxBytes: number,
+  onOver: (report: CapReport) => void,
+): typeof fetch {
+  return async (input, init) => {
+    const res = await base(input, init);
+    if (!res.body) return res;
+    const reader = res.body.getReader();
+    const kept: Uint8Array[] = [];
+    let seen = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        if (seen + value.byteLength > maxBytes) {
+          kept.push(value.subarray(0, maxBytes - seen));
+          await reader.cancel().catch(() => {});
+          const prefix = new Uint8Array(maxBytes);
+          let at = 0;
+          for (const c of kept) {
+            prefix.set(c, at);
+            at += c.byteLength;
+          }
+          onOver({ prefix });
+          controller.error(new Error(`answer longer than ${maxBytes} bytes`));
+          return;
+        }
+        seen += value.byteLength;
+        kept.push(value);
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  };
+}
+
+/** Options of {@link createMcpToolHandler}. */
+export interface McpToolHandlerOptions {
+  /** Largest answer of a tool call, bytes (`SKILLS_MCP_MAX_RESULT_BYTES`). */
+  maxResultBytes: number;
+}
+
 /**
  * Builds the handler of every imported MCP tool. Output: `structuredContent` when the result has
- * it and its content is text only, else `{ content, structuredContent? }` (blocks unchanged). Errors (ExecutionFailure): `mcp_tool_error` when the tool reports
- * `isError` (its content as output); `mcp_unreachable` (retryable) when the call fails.
+ * it and its content is text only, else `{ content, structuredContent? }` (blocks unchanged).
+ * Errors (ExecutionFailure): `mcp_tool_error` when the tool reports `isError` (its content as
+ * output); `mcp_result_too_large` when an answer of the server is longer than `maxResultBytes`
+ * (reading stops there; output `{ truncated: true, maxBytes, content: [{ type: "text", text }] }`
+ * with the bytes read, decoded); `mcp_unreachable` (retryable) when the call fails.
  */
 export function createMcpToolHandler(
   resolve: McpConnectionResolver,
   fetchFn: typeof fetch,
+  opts: McpToolHandlerOptions,
 ): SkillHandler {
   return async (input, ctx) => {
     const { serverId, tool } = specOf(ctx);
     const conn = await resolve(serverId, ctx.signal);
+    let over: CapReport | undefined;
+    const stop = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, stop.signal]);
+    const capped = cappedFetch(conn.fetch ?? fetchFn, opts.maxResultBytes, (report) => {
+      over = report;
+      stop.abort();
+    });
     let result: Awaited<ReturnType<Client["callTool"]>>;
     try {
       result = await withClient(
-        conn,
-        { fetch: fetchFn, signal: ctx.signal, timeoutMs: ctx.timeoutMs },
+        { ...conn, fetch: capped },
+        { fetch: capped, signal, timeoutMs: ctx.timeoutMs },
         (client) =>
           client.callTool(
             { name: tool, arguments: (input ?? {}) as Record<string, unknown> },
             undefined,
-            { signal: ctx.signal, timeout: ctx.timeoutMs },
+            { signal, timeout: ctx.timeoutMs },
           ),
       );
     } catch (err) {
       if (ctx.signal.aborted) throw err;
+      if (over) {
+        throw new ExecutionFailure(
+          `MCP tool ${tool} answered more than ${opts.maxResultBytes} bytes (SKILLS_MCP_MAX_RESULT_BYTES); the answer was cut there`,
+          {
+            code: "mcp_result_too_large",
+            output: {
+              truncated: true,
+              maxBytes: opts.maxResultBytes,
+              content: [{ type: "text", text: new TextDecoder().decode(over.prefix) }],
+            },
+          },
+        );
+      }
       throw new ExecutionFailure(`MCP call of ${tool} failed: ${(err as Error).message}`, {
         code: "mcp_unreachable",
         retryable: true,

@@ -63,6 +63,12 @@ export interface InterceptOptions {
   builtinAliases?: ReadonlyMap<string, string>;
   /** Policy floors by handler name; default the product's (policy-floor.ts). */
   policyFloors?: PolicyFloors;
+  /**
+   * Names of the tools the client declared itself, when known (the proxy): a call of a builtin
+   * that was not injected and that the client did not declare is then Skillgate's (see
+   * `CallResolution.clientTools`); unknown (the intercept API), such a call passes through.
+   */
+  clientTools?: readonly string[];
   executor: InterceptionExecutor;
   /** Cancels the running executions when the caller goes away (the proxy's client). */
   signal?: AbortSignal;
@@ -170,6 +176,7 @@ function callTarget(
   const target = resolver.resolveCall(toolName, opts.apiKeyId, {
     injected,
     builtinAliases: opts.builtinAliases,
+    clientTools: opts.clientTools && new Set(opts.clientTools),
   });
   if (!target || customAllowed) return target;
   if (target.skill) return isBuiltin(target.skill) ? target : undefined;

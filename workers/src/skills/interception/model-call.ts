@@ -1,8 +1,10 @@
 /**
  * A model's call of a skill (docs/policies.md): the one place that decides what happens when a
- * model — through interception of a provider response, or through an MCP `tools/call` — asks for
- * a skill to run. Explicit executions (`POST /api/skills/executions`, the MCP execute tool) do not
- * come here: an operator's explicit call needs no approval.
+ * model — through interception of a provider response, the proxy, an MCP `tools/call`, the MCP
+ * execute tool or an A2A skill — asks for a skill to run. An operator's explicit execution
+ * (`POST /api/skills/executions`) does not come here: it needs no approval. An explicit execute
+ * request made by a model (the MCP execute tool, an A2A skill) is decided by
+ * {@link decideModelCall} with `explicit: true`: the floors apply, the stored policy does not.
  *
  * Rules, in order:
  * - arguments the model wrote that could not be parsed → an error result, nothing recorded;
@@ -96,6 +98,70 @@ export function outcomeOf(exec: Execution): ModelCallOutcome {
 }
 
 /**
+ * What happens to a model's call (docs/policies.md#model-calls-on-every-door): it runs now, it
+ * waits for approval, or it is refused with a message for the model (nothing is recorded then).
+ */
+export type ModelCallDecision =
+  | { kind: "run" }
+  | { kind: "approve" }
+  | {
+      kind: "refuse";
+      /** Why: the skill is off, custom skills may not run, or its policy (with floors) is manual. */
+      reason: "disabled" | "custom_disabled" | "policy";
+      error: string;
+    };
+
+/** Options of {@link decideModelCall}. */
+export interface ModelCallDecisionOptions {
+  /** false → only builtins may run (docs/interception.md). Default true. */
+  customSkillExecutionEnabled?: boolean;
+  /** Policy floors of handlers that run commands or code; default: the floors apply. */
+  policyFloors?: PolicyFloors;
+  /**
+   * The model named the skill in an explicit execute request (the MCP execute tool, an A2A
+   * skill): the skill's stored policy does not count, as for any explicit execution, but the
+   * floors of its handler still do. Default false: a tool call, held to the stored policy too.
+   */
+  explicit?: boolean;
+}
+
+/**
+ * The one rule every door applies to a model's call of `skill` (docs/policies.md): interception,
+ * the proxy and MCP skill tools through {@link runModelCall}; the MCP execute tool and A2A skills
+ * through the executions service's model view. Checks, in order: the skill is active, custom
+ * skills may run, then the policy — the stored one raised to its handler's floor (policy-floor.ts),
+ * or for an explicit request the floor alone — `manual` refuses, `hybrid` waits for approval.
+ * @returns the decision; never throws.
+ */
+export function decideModelCall(
+  skill: Skill,
+  opts: ModelCallDecisionOptions = {},
+): ModelCallDecision {
+  const ref = `${skill.name}@${skill.version}`;
+  if (!isActive(skill))
+    return { kind: "refuse", reason: "disabled", error: `Skill ${ref} is disabled` };
+  if (opts.customSkillExecutionEnabled === false && !isBuiltin(skill))
+    return {
+      kind: "refuse",
+      reason: "custom_disabled",
+      error: `Skill ${ref} ${CUSTOM_DISABLED_ERROR}`,
+    };
+  const governed: Pick<Skill, "policy" | "handlerCode"> = opts.explicit
+    ? { policy: "auto", handlerCode: skill.handlerCode }
+    : skill;
+  const policy = modelPolicy(governed, opts.policyFloors);
+  if (policy === "manual") {
+    const note = raisedByFloor(governed, opts.policyFloors) ? `; ${FLOOR_POLICY_NOTE}` : "";
+    return {
+      kind: "refuse",
+      reason: "policy",
+      error: `Skill ${ref} ${MANUAL_POLICY_ERROR}${note}`,
+    };
+  }
+  return policy === "hybrid" ? { kind: "approve" } : { kind: "run" };
+}
+
+/**
  * Applies the executor policies to a model's call of `skill` with `args` (see the module docs).
  * @param args the arguments as the model wrote them (provider-safe names).
  * @returns the outcome; never throws.
@@ -105,22 +171,15 @@ export async function runModelCall(
   args: unknown,
   opts: ModelCallOptions,
 ): Promise<ModelCallOutcome> {
-  const ref = `${skill.name}@${skill.version}`;
   const fail = (error: string): ModelCallOutcome => ({ status: "error", error, executionId: null });
   if (opts.inputError) return fail(opts.inputError);
-  if (!isActive(skill)) return fail(`Skill ${ref} is disabled`);
-  if (opts.customSkillExecutionEnabled === false && !isBuiltin(skill))
-    return fail(`Skill ${ref} ${CUSTOM_DISABLED_ERROR}`);
-  const policy = modelPolicy(skill, opts.policyFloors);
-  if (policy === "manual") {
-    const note = raisedByFloor(skill, opts.policyFloors) ? `; ${FLOOR_POLICY_NOTE}` : "";
-    return fail(`Skill ${ref} ${MANUAL_POLICY_ERROR}${note}`);
-  }
+  const decision = decideModelCall(skill, opts);
+  if (decision.kind === "refuse") return fail(decision.error);
   // The model wrote the provider-safe argument names; the skill gets its own (schema-prepare.ts).
   const input = restoreCallArguments(skill.schema.input, args);
   try {
     const exec =
-      policy === "hybrid"
+      decision.kind === "approve"
         ? await opts.executor.requestApproval(skill, input, opts.ctx)
         : await opts.executor.execute(skill, input, opts.ctx, opts.signal);
     return outcomeOf(exec);

@@ -54,4 +54,11 @@ export interface CallResolution {
   injected?: ReadonlyMap<string, Skill>;
   /** Builtin aliases: alias → builtin name (from the builtin declarations). */
   builtinAliases?: ReadonlyMap<string, string>;
+  /**
+   * Names of the tools the client declared itself, when known (the proxy knows them). With
+   * `injected` given, a builtin's bare name that was not injected is the client's only when the
+   * client declared a tool of that name; otherwise the call is Skillgate's, so that the policies
+   * (and their floors) answer it instead of leaving the client with a tool it never declared.
+   */
+  clientTools?: ReadonlySet<string>;
 }

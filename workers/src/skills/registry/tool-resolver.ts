@@ -223,7 +223,8 @@ export class ToolResolver {
    * What a model's call named `toolName` targets for the caller (docs/interception.md), or
    * undefined when the call is not Skillgate's. In order: a builtin alias; an emitted tool name,
    * `name@version` or `name@<constraint>` that resolves; a builtin's bare name, unless
-   * `injected` is given without it; a bare custom skill name that `injected` lists; a version
+   * `injected` is given without it and the client declared a tool of that name (or its tools are
+   * not known, `clientTools`); a bare custom skill name that `injected` lists; a version
    * or constraint of a skill name the caller sees that resolves to no version (`missing`).
    */
   resolveCall(
@@ -241,9 +242,11 @@ export class ToolResolver {
     if (named) return { skill: named };
     const builtin = this.builtin(toolName);
     if (builtin) {
-      return !opts.injected || opts.injected.get(toolName) === builtin
-        ? { skill: builtin }
-        : undefined;
+      const owned =
+        !opts.injected ||
+        opts.injected.get(toolName) === builtin ||
+        (opts.clientTools !== undefined && !opts.clientTools.has(toolName));
+      return owned ? { skill: builtin } : undefined;
     }
     const injected = opts.injected?.get(toolName);
     if (injected) return { skill: injected };
