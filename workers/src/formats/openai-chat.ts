@@ -22,6 +22,7 @@ import {
   isObject,
   outcomeText,
   parseArguments,
+  relaxOpenAiToolChoice,
   uniqueCallIds,
   withAppended,
 } from "./wire.js";
@@ -167,6 +168,7 @@ export const openaiChat: FormatAdapter = {
   toolsDisabled(request) {
     return request.tool_choice === "none";
   },
+  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

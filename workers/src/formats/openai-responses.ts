@@ -18,6 +18,7 @@ import {
   isObject,
   outcomeText,
   parseArguments,
+  relaxOpenAiToolChoice,
   safeIdPart,
   uniqueCallIds,
   withAppended,
@@ -196,6 +197,7 @@ export const openaiResponses: FormatAdapter = {
   toolsDisabled(request) {
     return request.tool_choice === "none";
   },
+  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

@@ -202,7 +202,10 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
         return finish(split.response);
       }
     }
-    request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+    // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
+    request = adapter.relaxToolChoice(
+      appendTurn(req.format, request, adapter.replayTurn(response), result.messages),
+    );
   }
 }
 

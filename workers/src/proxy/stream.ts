@@ -223,7 +223,10 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         t.finish(clientCalls);
         return;
       }
-      request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+      // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
+      request = adapter.relaxToolChoice(
+        appendTurn(req.format, request, adapter.replayTurn(response), result.messages),
+      );
       try {
         res = await call(request);
       } catch (err) {
