@@ -23,9 +23,37 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
   const shown: unknown[] = [];
   /** upstream output_index → client output_index for forwarded items; withheld: -1. */
   let indexMap = new Map<number, number>();
-  let roundItems = new Map<number, JsonObject>();
+  /** The round's output items in the order they were announced, as assembled from the events. */
+  let roundItems: JsonObject[] = [];
+  /** upstream output_index → the item it currently continues. */
+  let slots = new Map<number, JsonObject>();
   let completed: JsonObject | undefined;
   let ended = false;
+  /**
+   * Keeps the item at `upIndex` up to date: argument deltas appended, the `.done` arguments and
+   * the `output_item.done` item taking over (an item never announced is added then).
+   */
+  const assemble = (type: string, upIndex: number, data: JsonObject) => {
+    const item = slots.get(upIndex);
+    if (type === "response.function_call_arguments.delta" && item && typeof data.delta === "string")
+      item.arguments = (typeof item.arguments === "string" ? item.arguments : "") + data.delta;
+    if (
+      type === "response.function_call_arguments.done" &&
+      item &&
+      typeof data.arguments === "string"
+    )
+      item.arguments = data.arguments;
+    if (type === "response.output_item.done" && isObject(data.item)) {
+      if (item) {
+        for (const k of Object.keys(item)) delete item[k];
+        Object.assign(item, data.item);
+      } else {
+        const done = { ...data.item };
+        slots.set(upIndex, done);
+        roundItems.push(done);
+      }
+    }
+  };
   const send = (type: string, data: JsonObject) =>
     emit(sseFrame(JSON.stringify({ ...data, type, sequence_number: seq++ }), type));
   const finalResponse = (status: string): JsonObject => ({
@@ -40,7 +68,8 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
     beginRound() {
       round++;
       indexMap = new Map();
-      roundItems = new Map();
+      roundItems = [];
+      slots = new Map();
       completed = undefined;
       ended = false;
     },
@@ -74,9 +103,11 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       if (upIndex === undefined) return "continue";
       if (type === "response.output_item.added" && isObject(data.item)) {
         indexMap.set(upIndex, data.item.type === "function_call" ? -1 : clientCount++);
+        const item = { ...data.item };
+        slots.set(upIndex, item);
+        roundItems.push(item);
       }
-      if (type === "response.output_item.done" && isObject(data.item))
-        roundItems.set(upIndex, data.item);
+      assemble(type, upIndex, data);
       const clientIndex = indexMap.get(upIndex);
       if (clientIndex === undefined || clientIndex < 0) return "continue";
       if (type === "response.output_item.done" && isObject(data.item)) shown.push(data.item);
@@ -86,9 +117,12 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
     },
     roundEnded: () => ended,
     roundResponse() {
-      const output = Array.isArray(completed?.output)
-        ? completed.output
-        : [...roundItems.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+      // The completed response's output is the authority (as in openai-node's ResponseStream);
+      // an upstream that leaves it empty or out gets the items assembled from the events.
+      const output =
+        Array.isArray(completed?.output) && completed.output.length > 0
+          ? completed.output
+          : roundItems;
       return { ...(completed ?? first ?? {}), output };
     },
     finish(clientCalls) {
