@@ -6,6 +6,7 @@
  * answer is returned as it is and the limit is named in a header.
  */
 import type { ErrorCode } from "@skillgate/errors";
+import { type RoundContent, roundContent, withEarlierContent } from "./answer.js";
 import {
   getFormatAdapter,
   type InjectedRef,
@@ -31,7 +32,7 @@ export interface ProxyServices {
   cache: TurnCache;
   maxRounds: number;
   timeBudgetMs: number;
-  /** Interval of SSE keep-alive comments while skills run, in ms. */
+  /** Interval of the format's keep-alive events while skills run in a stream, in ms. */
   keepAliveMs: number;
   clock: () => number;
   /** Injects the caller's skills into `request` (the tools service's `inject`). */
@@ -112,6 +113,8 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
   const { injected } = prepared;
   let request = prepared.request;
   let usage: unknown;
+  /** What the earlier rounds said, put before the last round's content (as a stream shows it). */
+  const earlier: RoundContent[] = [];
   const executions: string[] = [];
   const headers = (rounds: number, limit?: string): Record<string, string> => {
     const h: Record<string, string> = {
@@ -162,11 +165,14 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
     }
     const roundUsage = response[fmt.usageField];
     if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
-    const finish = (body: JsonObject, limit?: string): ProxyResult => ({
-      status: 200,
-      body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
-      headers: headers(round, limit),
-    });
+    const finish = (last: JsonObject, limit?: string): ProxyResult => {
+      const body = withEarlierContent(req.format, last, earlier);
+      return {
+        status: 200,
+        body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
+        headers: headers(round, limit),
+      };
+    };
     if (adapter.extractCalls(response).length === 0) return finish(response);
     const elapsed = svc.clock() - started;
     const limit =
@@ -202,6 +208,7 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
         return finish(split.response);
       }
     }
+    earlier.push(roundContent(req.format, response));
     // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
     request = adapter.relaxToolChoice(
       appendTurn(req.format, request, adapter.replayTurn(response), result.messages),

@@ -182,6 +182,10 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
       send("message_delta", { delta: { stop_reason: stop, stop_sequence: stopSequence }, usage });
       send("message_stop", {});
     },
+    keepAlive() {
+      // Anthropic docs "Streaming messages": `ping` events may appear anywhere in the stream.
+      send("ping", {});
+    },
     fail(status, message) {
       const type =
         ANTHROPIC_ERRORS[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");

@@ -166,6 +166,13 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
         );
       emit(sseFrame("[DONE]"));
     },
+    keepAlive() {
+      if (roleSent) chunk({});
+      else {
+        chunk({ role: "assistant", content: "" });
+        roleSent = true;
+      }
+    },
     fail(status, message) {
       emit(
         sseFrame(

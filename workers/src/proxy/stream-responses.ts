@@ -151,6 +151,10 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       });
       send("response.completed", { response: finalResponse("completed") });
     },
+    keepAlive() {
+      // OpenAI streams send `{ type: "keepalive", sequence_number }`; openai-node accepts it.
+      send("keepalive", {});
+    },
     fail(status, message) {
       send("error", {
         code: status >= 500 ? "server_error" : "invalid_request_error",

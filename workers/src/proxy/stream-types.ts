@@ -29,6 +29,12 @@ export interface StreamTranslator {
    * terminal events, with usage summed over the rounds.
    */
   finish(clientCalls: ReadonlySet<number>): void;
+  /**
+   * Writes the format's own keep-alive while owned calls run (docs/proxy.md#streaming): Chat an
+   * empty delta chunk, Responses a `keepalive` event, Anthropic a `ping` event, Gemini a chunk
+   * with one empty text part. Every SDK reads it and adds nothing to the answer.
+   */
+  keepAlive(): void;
   /** Writes an error in the format's stream shape (the stream then ends). */
   fail(status: number, message: string): void;
 }

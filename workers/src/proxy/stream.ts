@@ -3,8 +3,8 @@
  * `:streamGenerateContent`. The first upstream call is made before the client gets an answer,
  * so an upstream error status passes through as it is; after that the client receives one
  * server-sent event stream built by the format's translator, and every later round streams on
- * in it. Owned calls run when their turn ends, with SSE comment lines keeping the connection
- * alive meanwhile. A client that goes away aborts the upstream request and no further round
+ * in it. Owned calls run when their turn ends, with the format's own keep-alive event keeping the
+ * connection alive (and the client informed) meanwhile. A client that goes away aborts the upstream request and no further round
  * starts. Only web streams are used, so this runs in the Worker and on Node.
  */
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
@@ -189,7 +189,9 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         t.finish(all);
         return;
       }
-      const keepAlive = setInterval(() => emit(sseComment("keep-alive")), svc.keepAliveMs);
+      // A visible sign in the client's own format, at once and then every PROXY_KEEPALIVE_MS.
+      t.keepAlive();
+      const keepAlive = setInterval(() => t.keepAlive(), svc.keepAliveMs);
       let result: InterceptResult;
       try {
         result = await svc.intercept({

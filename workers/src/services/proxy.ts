@@ -26,7 +26,7 @@ export interface ProxySettings {
   maxRounds: number;
   /** Time budget of one request, in ms (`PROXY_TIME_BUDGET_MS`). */
   timeBudgetMs: number;
-  /** Interval of SSE keep-alive comments while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
+  /** Interval of the keep-alive events of a stream while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
   keepAliveMs: number;
   /** Largest request body, in bytes (`MAX_BODY_BYTES_INJECT`). */
   maxBodyBytes: number;
