@@ -8,6 +8,7 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { type RoundContent, roundContent, withEarlierContent } from "./answer.js";
 import {
+  asArray,
   getFormatAdapter,
   type InjectedRef,
   type InjectResult,
@@ -196,15 +197,15 @@ export async function runProxyLoop(svc: ProxyServices, req: ProxyRequest): Promi
     if (result.toolResults.length === 0) return finish(result.response);
     if (result.passThrough.length > 0) {
       const owned = new Set(result.toolResults.map((r) => r.callId));
-      const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+      const split = splitMixedTurn(
+        req.format,
+        result.response,
+        owned,
+        result.messages,
+        clientHistoryLength(req),
+      );
       if (split) {
-        await rememberMixedTurn(
-          svc.cache,
-          req.apiKeyId,
-          req.format,
-          split.firstClientId,
-          split.entry,
-        );
+        await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
         return finish(split.response);
       }
     }
@@ -227,6 +228,11 @@ export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Pro
     fmt.historyField,
   );
   return svc.inject(req.format, restored, req.apiKeyId);
+}
+
+/** How many items the client's own history holds (where a turn it is handed will stand). */
+export function clientHistoryLength(req: ProxyRequest): number {
+  return asArray(req.body[proxyFormat(req.format).historyField]).length;
 }
 
 /** `request` with the assistant turn and the owned calls' results appended to its history. */

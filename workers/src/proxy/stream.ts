@@ -10,6 +10,7 @@
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import {
   appendTurn,
+  clientHistoryLength,
   failureResult,
   type ProxyRequest,
   type ProxyServices,
@@ -211,15 +212,15 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
       const clientCalls = new Set(calls.filter((c) => !owned.has(c.callId)).map((c) => c.index));
       if (owned.size === 0 || clientCalls.size > 0) {
         if (owned.size > 0) {
-          const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+          const split = splitMixedTurn(
+            req.format,
+            result.response,
+            owned,
+            result.messages,
+            clientHistoryLength(req),
+          );
           if (split)
-            await rememberMixedTurn(
-              svc.cache,
-              req.apiKeyId,
-              req.format,
-              split.firstClientId,
-              split.entry,
-            );
+            await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
         }
         trailer();
         t.finish(clientCalls);
