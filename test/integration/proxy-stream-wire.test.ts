@@ -272,11 +272,13 @@ describe("proxy streams on the wire", () => {
   });
 
   it("Responses: one created/completed, sequence numbers continuous, keep-alive while a skill runs", async () => {
+    const answered: unknown[] = [];
     s.script((_req, body, n) => {
       const answer =
         toolResults("openai-responses", body).length > 0
           ? textTurn("openai-responses", "it was slow", n)
           : toolTurn("openai-responses", [{ id: "slow1", name: "slowSkill_v1_0_0", args: {} }], n);
+      answered.push(answer.id);
       return { kind: "sse", events: sseOf("openai-responses", answer) };
     });
     const text = await rawStream(
@@ -290,7 +292,9 @@ describe("proxy streams on the wire", () => {
     expect(events.filter((e) => e.type === "response.completed")).toHaveLength(1);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     const completed = events.at(-1)!.response as Obj;
-    expect(completed.id).toBe((events[0]!.response as Obj).id);
+    // Created under the first round's id, completed under the last's (the one to continue from).
+    expect((events[0]!.response as Obj).id).toBe(answered[0]);
+    expect(completed.id).toBe(answered[1]);
     expect(completed.usage).toMatchObject({ total_tokens: 30 });
   });
 });

@@ -23,6 +23,7 @@ import {
   splitMixedTurn,
   type TurnCache,
 } from "./mixed-turn.js";
+import { restoreResponseChain } from "./response-chain.js";
 import { callUpstream, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
 
 /** What the loop needs from the services (built from them in proxy/routes.ts). */
@@ -227,7 +228,11 @@ export async function prepareRequest(svc: ProxyServices, req: ProxyRequest): Pro
     req.body,
     fmt.historyField,
   );
-  return svc.inject(req.format, restored, req.apiKeyId);
+  const chained =
+    req.format === "openai-responses"
+      ? await restoreResponseChain(svc.cache, req.apiKeyId, restored)
+      : restored;
+  return svc.inject(req.format, chained, req.apiKeyId);
 }
 
 /** How many items the client's own history holds (where a turn it is handed will stand). */

@@ -35,6 +35,24 @@ function cacheKey(apiKeyId: string | null, format: WireFormat, callId: string): 
   return `${apiKeyId ?? "global"}:${format}:${callId}`;
 }
 
+/**
+ * The extra key a Responses mixed turn is stored under: the id of the response that held it, for
+ * a continuation that names it in `previous_response_id` (proxy/response-chain.ts).
+ */
+export function responseTurnKey(responseId: string): string {
+  return `resp:${responseId}`;
+}
+
+/** The entry stored under `key` (one of the keys {@link splitMixedTurn} gave), if any. */
+export function recallMixedTurn(
+  cache: TurnCache,
+  apiKeyId: string | null,
+  format: WireFormat,
+  key: string,
+): Promise<MixedTurnEntry | undefined> {
+  return cache.recallTurn<MixedTurnEntry>(cacheKey(apiKeyId, format, key));
+}
+
 /** JSON text of `value` with object keys sorted, so equal arguments give equal text. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -123,7 +141,10 @@ export function splitMixedTurn(
     return {
       response: { ...response, output },
       entry: { full: removed, results: [] },
-      keys: [client[0]!.callId],
+      keys: [
+        client[0]!.callId,
+        ...(typeof response.id === "string" ? [responseTurnKey(response.id)] : []),
+      ],
     };
   }
   const cand = asArray(response.candidates)[0] as JsonObject;

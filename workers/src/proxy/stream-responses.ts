@@ -1,7 +1,8 @@
 /**
  * Responses API stream translator (`response.created` … `response.completed`, every event with a
  * `sequence_number`, output events with an `output_index`). One `response.created` and one
- * `response.completed` reach the client, under the first round's response id; message and
+ * `response.completed` reach the client, the first under the first round's response id and the
+ * second under the last round's (the one to continue from with `previous_response_id`); message and
  * reasoning items are forwarded as they arrive with `output_index` and `sequence_number`
  * renumbered; `function_call` items are withheld (their argument deltas accumulated by the
  * upstream's `response.output_item.done`) and written at the end when they are the client's.
@@ -56,9 +57,11 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
   };
   const send = (type: string, data: JsonObject) =>
     emit(sseFrame(JSON.stringify({ ...data, type, sequence_number: seq++ }), type));
+  // The last round's id: the response a client continues from with `previous_response_id`
+  // (the stored conversation of an earlier round ends with an owned call it never answered).
   const finalResponse = (status: string): JsonObject => ({
     ...(completed ?? first ?? {}),
-    id: first?.id,
+    id: completed?.id ?? first?.id,
     created_at: first?.created_at,
     status,
     output: shown,

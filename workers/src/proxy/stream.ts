@@ -18,6 +18,7 @@ import {
   prepareRequest,
 } from "./loop.js";
 import { rememberMixedTurn, splitMixedTurn } from "./mixed-turn.js";
+import { rememberResponseChain } from "./response-chain.js";
 import { readSse, sseComment } from "./sse.js";
 import { anthropicTranslator } from "./stream-anthropic.js";
 import { chatTranslator } from "./stream-chat.js";
@@ -139,6 +140,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
   const adapter = getFormatAdapter(req.format);
   const executions: string[] = [];
 
+  let firstId: unknown;
   const drive = async () => {
     let res = first;
     for (let round = 1; ; round++) {
@@ -163,6 +165,12 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         return;
       }
       const response = t.roundResponse();
+      if (round === 1) firstId = response.id;
+      // Before the terminal events: a client that continues at once finds the mapping.
+      const chain = () =>
+        req.format === "openai-responses"
+          ? rememberResponseChain(svc.cache, req.apiKeyId, firstId, response.id)
+          : Promise.resolve();
       const calls = adapter.extractCalls(response);
       const trailer = (limit?: string) =>
         emit(
@@ -171,6 +179,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           ),
         );
       if (calls.length === 0) {
+        await chain();
         trailer();
         t.finish(new Set());
         return;
@@ -186,6 +195,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
         console.warn(
           `[skillgate] proxy ${req.format} stream: ${limit} limit reached after ${round} rounds`,
         );
+        await chain();
         trailer(limit);
         t.finish(all);
         return;
@@ -222,6 +232,7 @@ export async function streamProxy(svc: ProxyServices, req: ProxyRequest): Promis
           if (split)
             await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
         }
+        await chain();
         trailer();
         t.finish(clientCalls);
         return;
