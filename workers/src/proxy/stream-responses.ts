@@ -155,8 +155,11 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       send("response.completed", { response: finalResponse("completed") });
     },
     keepAlive() {
-      // OpenAI streams send `{ type: "keepalive", sequence_number }`; openai-node accepts it.
-      send("keepalive", {});
+      // A documented lifecycle event every SDK version reads (the undocumented `keepalive` event
+      // stops the streams of older ones): the response so far, still in progress.
+      send("response.in_progress", {
+        response: { ...first, status: "in_progress", output: [...shown] },
+      });
     },
     fail(status, message) {
       send("error", {

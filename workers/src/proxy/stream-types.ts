@@ -31,7 +31,8 @@ export interface StreamTranslator {
   finish(clientCalls: ReadonlySet<number>): void;
   /**
    * Writes the format's own keep-alive while owned calls run (docs/proxy.md#streaming): Chat an
-   * empty delta chunk, Responses a `keepalive` event, Anthropic a `ping` event, Gemini a chunk
+   * empty delta chunk, Responses a `response.in_progress` event with the response so far,
+   * Anthropic a `ping` event, Gemini a chunk
    * with one empty text part. Every SDK reads it and adds nothing to the answer.
    */
   keepAlive(): void;
