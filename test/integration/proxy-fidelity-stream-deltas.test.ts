@@ -297,6 +297,78 @@ describe("Responses events", () => {
   });
 });
 
+/** A round with a client custom tool call, then an owned function call (answered next round). */
+function customThenOwned(n: number): Ev[] {
+  let seq = 0;
+  const e = (type: string, d: Obj): Ev => ({
+    event: type,
+    data: { type, sequence_number: seq++, ...d },
+  });
+  const shell = {
+    id: `resp_c${n}`,
+    object: "response",
+    created_at: 1,
+    model: "gpt-test",
+    status: "in_progress",
+    output: [],
+  };
+  const custom = {
+    type: "custom_tool_call",
+    id: `ctc_${n}`,
+    call_id: `call_custom${n}`,
+    name: "apply",
+    input: "*** patch",
+    status: "completed",
+  };
+  const owned = {
+    type: "function_call",
+    id: `fc_o${n}`,
+    call_id: `call_owned${n}`,
+    name: WEATHER,
+    arguments: '{"city":"Lima"}',
+    status: "completed",
+  };
+  return [
+    e("response.created", { response: shell }),
+    e("response.output_item.added", { output_index: 0, item: { ...custom, input: "" } }),
+    e("response.custom_tool_call_input.delta", {
+      output_index: 0,
+      item_id: custom.id,
+      delta: custom.input,
+    }),
+    e("response.custom_tool_call_input.done", {
+      output_index: 0,
+      item_id: custom.id,
+      input: custom.input,
+    }),
+    e("response.output_item.done", { output_index: 0, item: custom }),
+    e("response.output_item.added", { output_index: 1, item: { ...owned, arguments: "" } }),
+    e("response.function_call_arguments.delta", {
+      output_index: 1,
+      item_id: owned.id,
+      delta: owned.arguments,
+    }),
+    e("response.output_item.done", { output_index: 1, item: owned }),
+    e("response.completed", {
+      response: { ...shell, status: "completed", output: [custom, owned] },
+    }),
+  ];
+}
+
+describe("Responses call positions", () => {
+  it("a client custom tool call before an owned function call: the client gets only its own", async () => {
+    serve((n) => customThenOwned(n));
+    const client = new OpenAI({ baseURL: `${s.app.url}/v1`, apiKey: s.key.key, maxRetries: 0 });
+    const done = await client.responses
+      .stream({ model: "gpt-test", input: "patch it", tools: [{ type: "custom", name: "apply" }] })
+      .finalResponse();
+    expect(done.output.map((o) => [o.type, "name" in o ? o.name : ""])).toEqual([
+      ["custom_tool_call", "apply"],
+    ]);
+    expect(s.requests()).toHaveLength(1);
+  });
+});
+
 // --- Anthropic ------------------------------------------------------------------------------
 
 /** Two client tool_use blocks; the second starts at `secondIndex`. */

@@ -7,7 +7,7 @@
  * renumbered; `function_call` items are withheld (their argument deltas accumulated by the
  * upstream's `response.output_item.done`) and written at the end when they are the client's.
  */
-import { isObject, type JsonObject } from "./domain.js";
+import { isObject, isResponsesCallItem, type JsonObject } from "./domain.js";
 import { sumUsage } from "./formats.js";
 import { sseFrame } from "./sse.js";
 import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
@@ -129,10 +129,11 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       return { ...(completed ?? first ?? {}), output };
     },
     finish(clientCalls) {
-      const calls = this.roundResponse().output as unknown[];
-      const fcs = calls.filter((i): i is JsonObject => isObject(i) && i.type === "function_call");
-      fcs.forEach((item, i) => {
-        if (!clientCalls.has(i)) return;
+      // Positions count every call item, as extractCalls does; only function calls were
+      // withheld (the client's other calls were forwarded as they came).
+      const calls = (this.roundResponse().output as unknown[]).filter(isResponsesCallItem);
+      calls.forEach((item, i) => {
+        if (item.type !== "function_call" || !clientCalls.has(i)) return;
         const output_index = clientCount++;
         const args = typeof item.arguments === "string" ? item.arguments : "";
         send("response.output_item.added", {
