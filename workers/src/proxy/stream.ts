@@ -3,9 +3,10 @@
  * `:streamGenerateContent`. The first upstream call is made before the client gets an answer,
  * so an upstream error status passes through as it is; after that the client receives one
  * server-sent event stream built by the format's translator, and every later round streams on
- * in it. Owned calls run when their turn ends, with the format's own keep-alive event keeping the
- * connection alive (and the client informed) meanwhile. A client that goes away aborts the upstream request and no further round
- * starts. Only web streams are used, so this runs in the Worker and on Node.
+ * in it. Owned calls run when their turn ends, with the format's own keep-alive event keeping
+ * the connection alive (and the client informed) meanwhile. A client that goes away aborts the
+ * upstream request and no further round starts. Only web streams are used, so this runs in the
+ * Worker and on Node.
  */
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import {
