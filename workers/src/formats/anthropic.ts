@@ -159,6 +159,15 @@ export const anthropic: FormatAdapter = {
   toolsDisabled(request) {
     return isObject(request.tool_choice) && request.tool_choice.type === "none";
   },
+  relaxToolChoice(request) {
+    const choice = request.tool_choice;
+    if (!isObject(choice) || (choice.type !== "any" && choice.type !== "tool")) return request;
+    // Anthropic docs "Tool use": `{ type: "auto" }` keeps `disable_parallel_tool_use`.
+    const relaxed: JsonObject = { type: "auto" };
+    if (typeof choice.disable_parallel_tool_use === "boolean")
+      relaxed.disable_parallel_tool_use = choice.disable_parallel_tool_use;
+    return { ...request, tool_choice: relaxed };
+  },
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

@@ -207,6 +207,43 @@ function modeNone(config: unknown): boolean {
   return isObject(fcc) && typeof fcc.mode === "string" && fcc.mode.toUpperCase() === "NONE";
 }
 
+/** `config` with a function calling mode `ANY` turned to `AUTO` (allowed names dropped), or undefined. */
+function relaxedConfig(config: unknown): JsonObject | undefined {
+  if (!isObject(config)) return undefined;
+  const key = isObject(config.functionCallingConfig)
+    ? "functionCallingConfig"
+    : isObject(config.function_calling_config)
+      ? "function_calling_config"
+      : undefined;
+  if (!key) return undefined;
+  const fcc = config[key] as JsonObject;
+  if (typeof fcc.mode !== "string" || fcc.mode.toUpperCase() !== "ANY") return undefined;
+  // Gemini docs "Function calling": allowed function names may only be set with mode ANY.
+  const { allowedFunctionNames: _a, allowed_function_names: _b, ...rest } = fcc;
+  return { ...config, [key]: { ...rest, mode: "AUTO" } };
+}
+
+/**
+ * `request` with a forced function calling mode (`ANY`) relaxed to `AUTO`, in the REST shape
+ * (`toolConfig` / `tool_config`) or the SDK shape (`config.toolConfig`).
+ */
+function relaxToolChoice(request: JsonObject): JsonObject {
+  let out = request;
+  for (const key of ["toolConfig", "tool_config"] as const) {
+    const relaxed = relaxedConfig(out[key]);
+    if (relaxed) out = { ...out, [key]: relaxed };
+  }
+  if (isObject(out.config)) {
+    let config = out.config;
+    for (const key of ["toolConfig", "tool_config"] as const) {
+      const relaxed = relaxedConfig(config[key]);
+      if (relaxed) config = { ...config, [key]: relaxed };
+    }
+    if (config !== out.config) out = { ...out, config };
+  }
+  return out;
+}
+
 /** The Gemini adapter. */
 export const gemini: FormatAdapter = {
   format: "gemini",
@@ -219,6 +256,7 @@ export const gemini: FormatAdapter = {
       modeNone(holder.toolConfig) || modeNone(holder.tool_config) || modeNone(request.toolConfig)
     );
   },
+  relaxToolChoice,
   clientToolNames(request) {
     const names = declaredNames(toolHolder(request).tools);
     for (const n of declaredNames(request.tools)) names.add(n);

@@ -23,6 +23,7 @@ import {
   isObject,
   outcomeText,
   parseArguments,
+  relaxOpenAiToolChoice,
   uniqueCallIds,
   withAppended,
 } from "./wire.js";
@@ -174,6 +175,7 @@ export const openaiChat: FormatAdapter = {
   toolsDisabled(request) {
     return request.tool_choice === "none";
   },
+  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

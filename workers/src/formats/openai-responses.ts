@@ -19,6 +19,7 @@ import {
   isObject,
   outcomeText,
   parseArguments,
+  relaxOpenAiToolChoice,
   safeIdPart,
   uniqueCallIds,
   withAppended,
@@ -89,7 +90,11 @@ const CLIENT_CALL_TYPES = new Set([
   "apply_patch_call",
 ]);
 
-function isCallItem(item: unknown): item is JsonObject {
+/**
+ * True for an output item that is a call (`function_call`, or a call of a tool kind the client
+ * runs itself): the items {@link FormatAdapter.extractCalls} counts, in the same order.
+ */
+export function isResponsesCallItem(item: unknown): item is JsonObject {
   return (
     isObject(item) && (item.type === "function_call" || CLIENT_CALL_TYPES.has(String(item.type)))
   );
@@ -123,7 +128,7 @@ function toCall(item: JsonObject, callId: string, index: number): ExtractedCall 
 }
 
 function extractCalls(response: JsonObject): ExtractedCall[] {
-  const items = asArray(response.output).filter(isCallItem);
+  const items = asArray(response.output).filter(isResponsesCallItem);
   const ids = callIds(response, items);
   return items.map((item, i) => toCall(item, ids[i]!, i));
 }
@@ -150,7 +155,7 @@ function outputItemId(callId: string, taken: Set<string>): string {
  */
 function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject {
   if (!Array.isArray(response.output)) return response;
-  const items = response.output.filter(isCallItem);
+  const items = response.output.filter(isResponsesCallItem);
   const ids = callIds(response, items);
   const renamed = items.some((item, i) => item.call_id !== ids[i]);
   if (!renamed && outcomes.length === 0) return response;
@@ -161,7 +166,7 @@ function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObj
   const output: unknown[] = [];
   let index = 0;
   for (const item of response.output) {
-    if (!isCallItem(item)) {
+    if (!isResponsesCallItem(item)) {
       output.push(item);
       continue;
     }
@@ -203,6 +208,7 @@ export const openaiResponses: FormatAdapter = {
   toolsDisabled(request) {
     return request.tool_choice === "none";
   },
+  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

@@ -86,6 +86,13 @@ export interface FormatAdapter {
   contextText(request: JsonObject): string;
   /** True when the request itself asks for no tools (`tool_choice: "none"`, Gemini mode NONE). */
   toolsDisabled(request: JsonObject): boolean;
+  /**
+   * A copy of `request` whose forced tool choice is relaxed to the format's "auto" (Chat and
+   * Responses `"required"` or a named tool, Anthropic `any` / `tool`, Gemini mode `ANY`), so the
+   * next round of a proxied loop lets the model answer after the forced call ran
+   * (docs/proxy.md#the-loop). Any other choice (`auto`, `none`, absent) returns `request` itself.
+   */
+  relaxToolChoice(request: JsonObject): JsonObject;
   /** Names of the tools the client declared itself (its tools win name clashes). */
   clientToolNames(request: JsonObject): Set<string>;
   /** A copy of `request` with `tools` appended in the format's shape; the input is not mutated. */

@@ -170,3 +170,28 @@ export function uniqueCallIds(
 export function idSeed(response: JsonObject, calls: readonly unknown[]): string {
   return shortHash(JSON.stringify([typeof response.id === "string" ? response.id : null, calls]));
 }
+
+/**
+ * OpenAI Chat and Responses: a copy of `request` with a forcing `tool_choice` relaxed to
+ * `"auto"`: `"required"` and a named tool (`{ type: "function" | "custom" | …, … }`) become
+ * `"auto"`; `allowed_tools` keeps its list with `mode: "auto"` (Chat nests it under
+ * `allowed_tools`, Responses has it at the top). `auto`, `none` or no choice return `request`
+ * itself (OpenAI API reference, `tool_choice`).
+ */
+export function relaxOpenAiToolChoice(request: JsonObject): JsonObject {
+  const choice = request.tool_choice;
+  if (choice === "required") return { ...request, tool_choice: "auto" };
+  if (!isObject(choice)) return request;
+  if (choice.type === "allowed_tools") {
+    if (isObject(choice.allowed_tools)) {
+      if (choice.allowed_tools.mode !== "required") return request;
+      return {
+        ...request,
+        tool_choice: { ...choice, allowed_tools: { ...choice.allowed_tools, mode: "auto" } },
+      };
+    }
+    if (choice.mode !== "required") return request;
+    return { ...request, tool_choice: { ...choice, mode: "auto" } };
+  }
+  return { ...request, tool_choice: "auto" };
+}

@@ -8,7 +8,9 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import type { UpstreamLimits } from "../services/proxy.js";
+import { type RoundContent, roundContent, withEarlierContent } from "./answer.js";
 import {
+  asArray,
   getFormatAdapter,
   type InjectedRef,
   type InjectResult,
@@ -24,6 +26,7 @@ import {
   splitMixedTurn,
   type TurnCache,
 } from "./mixed-turn.js";
+import { restoreResponseChain } from "./response-chain.js";
 import {
   callUpstream,
   readUpstreamText,
@@ -45,7 +48,7 @@ export interface ProxyServices {
   idleTimeoutMs: number;
   /** Size limits of upstream answers (docs/proxy.md#limits). */
   limits: UpstreamLimits;
-  /** Interval of SSE keep-alive comments while skills run, in ms. */
+  /** Interval of the format's keep-alive events while skills run in a stream, in ms. */
   keepAliveMs: number;
   clock: () => number;
   /** Injects the caller's skills into `request` (the tools service's `inject`). */
@@ -165,6 +168,8 @@ async function loopRounds(
   const { injected, clientTools } = prepared;
   let request = prepared.request;
   let usage: unknown;
+  /** What the earlier rounds said, put before the last round's content (as a stream shows it). */
+  const earlier: RoundContent[] = [];
   const executions: string[] = [];
   const headers = (rounds: number, limit?: string): Record<string, string> => {
     const h: Record<string, string> = {
@@ -229,11 +234,14 @@ async function loopRounds(
     }
     const roundUsage = response[fmt.usageField];
     if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
-    const finish = (body: JsonObject, limit?: string): ProxyResult => ({
-      status: 200,
-      body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
-      headers: headers(round, limit),
-    });
+    const finish = (last: JsonObject, limit?: string): ProxyResult => {
+      const body = withEarlierContent(req.format, last, earlier);
+      return {
+        status: 200,
+        body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
+        headers: headers(round, limit),
+      };
+    };
     if (calls.length === 0) return finish(response);
     const elapsed = svc.clock() - started;
     const limit =
@@ -272,19 +280,23 @@ async function loopRounds(
     if (result.toolResults.length === 0) return finish(result.response);
     if (result.passThrough.length > 0) {
       const owned = new Set(result.toolResults.map((r) => r.callId));
-      const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+      const split = splitMixedTurn(
+        req.format,
+        result.response,
+        owned,
+        result.messages,
+        clientHistoryLength(req),
+      );
       if (split) {
-        await rememberMixedTurn(
-          svc.cache,
-          req.apiKeyId,
-          req.format,
-          split.firstClientId,
-          split.entry,
-        );
+        await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
         return finish(split.response);
       }
     }
-    request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+    earlier.push(roundContent(req.format, response));
+    // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
+    request = adapter.relaxToolChoice(
+      appendTurn(req.format, request, adapter.replayTurn(response), result.messages),
+    );
   }
 }
 
@@ -306,8 +318,17 @@ export async function prepareRequest(
     req.body,
     fmt.historyField,
   );
-  const clientTools = [...getFormatAdapter(req.format).clientToolNames(restored)];
-  return { ...(await svc.inject(req.format, restored, req.apiKeyId)), clientTools };
+  const chained =
+    req.format === "openai-responses"
+      ? await restoreResponseChain(svc.cache, req.apiKeyId, restored)
+      : restored;
+  const clientTools = [...getFormatAdapter(req.format).clientToolNames(chained)];
+  return { ...(await svc.inject(req.format, chained, req.apiKeyId)), clientTools };
+}
+
+/** How many items the client's own history holds (where a turn it is handed will stand). */
+export function clientHistoryLength(req: ProxyRequest): number {
+  return asArray(req.body[proxyFormat(req.format).historyField]).length;
 }
 
 /** `request` with the assistant turn and the owned calls' results appended to its history. */

@@ -2,8 +2,9 @@
  * Anthropic Messages stream translator (`message_start`, `content_block_*`, `message_delta`,
  * `message_stop`, `ping`, `error`). One `message_start` and one `message_stop` reach the client;
  * text and thinking blocks are forwarded as they arrive with block indexes renumbered across
- * rounds; `tool_use` blocks are accumulated (`input_json_delta` pieces joined) and written at
- * the end when they are the client's. Thinking blocks keep their `signature` so the replayed
+ * rounds; `tool_use` blocks are accumulated (`input_json_delta` pieces joined; a
+ * `content_block_start` at an index already used starts a new block) and written at the end when
+ * they are the client's. Thinking blocks keep their `signature` so the replayed
  * turn is exactly what was received.
  */
 import { isObject, type JsonObject } from "./domain.js";
@@ -29,8 +30,10 @@ const ANTHROPIC_ERRORS: Record<number, string> = {
 export function anthropicTranslator(emit: Emit): StreamTranslator {
   let started = false;
   let message: JsonObject = {};
+  /** The block each upstream `index` currently continues (a new `content_block_start` replaces it). */
   let blocks = new Map<number, Block>();
-  let order: number[] = [];
+  /** The round's blocks in the order they started. */
+  let order: Block[] = [];
   let nextClientIndex = 0;
   let stopReason: unknown = null;
   let stopSequence: unknown = null;
@@ -86,7 +89,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
       ) {
         const block: Block = { block: { ...data.content_block }, json: "" };
         blocks.set(data.index, block);
-        order.push(data.index);
+        order.push(block);
         if (block.block.type !== "tool_use") {
           block.clientIndex = nextClientIndex++;
           send("content_block_start", {
@@ -145,8 +148,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
     roundEnded: () => ended,
     longestArguments: () => longestJson,
     roundResponse() {
-      const content = order.map((i) => {
-        const b = blocks.get(i)!;
+      const content = order.map((b) => {
         if (b.block.type !== "tool_use") return b.block;
         let input: unknown = {};
         try {
@@ -166,7 +168,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
       };
     },
     finish(clientCalls) {
-      const calls = order.map((i) => blocks.get(i)!).filter((b) => b.block.type === "tool_use");
+      const calls = order.filter((b) => b.block.type === "tool_use");
       const mine = calls.filter((_, i) => clientCalls.has(i));
       for (const b of mine) {
         const index = nextClientIndex++;
@@ -185,6 +187,10 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
             : (stopReason ?? "end_turn");
       send("message_delta", { delta: { stop_reason: stop, stop_sequence: stopSequence }, usage });
       send("message_stop", {});
+    },
+    keepAlive() {
+      // Anthropic docs "Streaming messages": `ping` events may appear anywhere in the stream.
+      send("ping", {});
     },
     fail(status, message) {
       const type =

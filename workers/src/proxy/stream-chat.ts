@@ -1,7 +1,8 @@
 /**
  * Chat Completions stream translator (OpenAI `chat.completion.chunk` events, `data: [DONE]`).
  * Content deltas are forwarded as they arrive under the first round's id; `tool_calls` deltas
- * are accumulated per `index`; `finish_reason` and the usage chunk are withheld until the last
+ * are accumulated per `index` as openai-node does (a new `id` at a used index starts a new call);
+ * `finish_reason` and the usage chunk are withheld until the last
  * round, so an owned call never shows an intermediate `finish_reason: "tool_calls"`. A chunk
  * carrying both a complete call and `finish_reason: "stop"` is a tool turn.
  */
@@ -25,6 +26,33 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
   let usage: unknown;
   let text = "";
   let calls: CallAcc[] = [];
+  /** Upstream `index` → position in `calls` of the call that index currently continues. */
+  let slots = new Map<number, number>();
+  /**
+   * Adds one `tool_calls` delta, as openai-node's `ChatCompletionStream` does (per `index`: the
+   * id and the name set, not appended; arguments appended), except that an `id` other than the
+   * one already at that index starts a new call (providers that put every call at index 0), and
+   * a delta without an index continues the last call unless it brings a new id.
+   */
+  const accumulate = (tc: JsonObject) => {
+    const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
+    const index = typeof tc.index === "number" ? tc.index : undefined;
+    const at = index === undefined ? calls.length - 1 : (slots.get(index) ?? -1);
+    let acc = calls[at];
+    if (!acc || (id !== undefined && acc.id !== "" && acc.id !== id)) {
+      acc = { id: "", type: "function", name: "", args: "" };
+      if (index !== undefined) slots.set(index, calls.length);
+      calls.push(acc);
+    }
+    if (id !== undefined) acc.id = id;
+    if (typeof tc.type === "string" && tc.type !== "") acc.type = tc.type;
+    const fn = isObject(tc.function) ? tc.function : {};
+    if (typeof fn.name === "string" && fn.name !== "") acc.name = fn.name;
+    if (typeof fn.arguments === "string") {
+      acc.args += fn.arguments;
+      longestArgs = Math.max(longestArgs, acc.args.length);
+    }
+  };
   let finishReason: string | null = null;
   let ended = false;
   let roleSent = false;
@@ -48,6 +76,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
       text = "";
       calls = [];
       longestArgs = 0;
+      slots = new Map();
       finishReason = null;
       ended = false;
     },
@@ -74,19 +103,8 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
       if (!choice) return "continue";
       if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
       const delta = isObject(choice.delta) ? choice.delta : {};
-      for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isObject) : []) {
-        const at = typeof tc.index === "number" ? tc.index : calls.length;
-        const acc = calls[at] ?? { id: "", type: "function", name: "", args: "" };
-        calls[at] = acc;
-        if (typeof tc.id === "string" && tc.id) acc.id = tc.id;
-        if (typeof tc.type === "string") acc.type = tc.type;
-        const fn = isObject(tc.function) ? tc.function : {};
-        if (typeof fn.name === "string") acc.name += fn.name;
-        if (typeof fn.arguments === "string") {
-          acc.args += fn.arguments;
-          longestArgs = Math.max(longestArgs, acc.args.length);
-        }
-      }
+      for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isObject) : [])
+        accumulate(tc);
       const forward: JsonObject = {};
       if (typeof delta.content === "string" && delta.content !== "") {
         forward.content = delta.content;
@@ -104,9 +122,11 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
     roundEnded: () => ended,
     longestArguments: () => longestArgs,
     roundResponse() {
-      const toolCalls = calls
-        .filter((c) => c !== undefined)
-        .map((c) => ({ id: c.id, type: c.type, function: { name: c.name, arguments: c.args } }));
+      const toolCalls = calls.map((c) => ({
+        id: c.id,
+        type: c.type,
+        function: { name: c.name, arguments: c.args },
+      }));
       const message: JsonObject = { role: "assistant", content: text || null };
       if (toolCalls.length > 0) message.tool_calls = toolCalls;
       return {
@@ -118,7 +138,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
       };
     },
     finish(clientCalls) {
-      const mine = calls.filter((c, i) => c !== undefined && clientCalls.has(i));
+      const mine = calls.filter((_, i) => clientCalls.has(i));
       if (!roleSent) {
         chunk({ role: "assistant", content: "" });
         roleSent = true;
@@ -152,6 +172,13 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
           ),
         );
       emit(sseFrame("[DONE]"));
+    },
+    keepAlive() {
+      if (roleSent) chunk({});
+      else {
+        chunk({ role: "assistant", content: "" });
+        roleSent = true;
+      }
     },
     fail(status, message, code) {
       emit(

@@ -89,11 +89,19 @@ export function geminiTranslator(emit: Emit): StreamTranslator {
         candidates: [
           {
             index: 0,
-            content: { role: "model", parts: mine },
+            // An empty `parts` makes @google/genai's chat drop the turn from its history.
+            content: { role: "model", parts: mine.length > 0 ? mine : [{ text: "" }] },
             finishReason: finishReason ?? "STOP",
           },
         ],
         ...(usage === undefined ? {} : { usageMetadata: usage }),
+        ...(responseId === undefined ? {} : { responseId }),
+        ...(modelVersion === undefined ? {} : { modelVersion }),
+      });
+    },
+    keepAlive() {
+      chunk({
+        candidates: [{ index: 0, content: { role: "model", parts: [{ text: "" }] } }],
         ...(responseId === undefined ? {} : { responseId }),
         ...(modelVersion === undefined ? {} : { modelVersion }),
       });

@@ -1,12 +1,13 @@
 /**
  * Responses API stream translator (`response.created` … `response.completed`, every event with a
  * `sequence_number`, output events with an `output_index`). One `response.created` and one
- * `response.completed` reach the client, under the first round's response id; message and
+ * `response.completed` reach the client, the first under the first round's response id and the
+ * second under the last round's (the one to continue from with `previous_response_id`); message and
  * reasoning items are forwarded as they arrive with `output_index` and `sequence_number`
  * renumbered; `function_call` items are withheld (their argument deltas accumulated by the
  * upstream's `response.output_item.done`) and written at the end when they are the client's.
  */
-import { isObject, type JsonObject } from "./domain.js";
+import { isObject, isResponsesCallItem, type JsonObject } from "./domain.js";
 import { sumUsage } from "./formats.js";
 import { sseFrame } from "./sse.js";
 import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
@@ -23,14 +24,44 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
   const shown: unknown[] = [];
   /** upstream output_index → client output_index for forwarded items; withheld: -1. */
   let indexMap = new Map<number, number>();
-  let roundItems = new Map<number, JsonObject>();
+  /** The round's output items in the order they were announced, as assembled from the events. */
+  let roundItems: JsonObject[] = [];
+  /** upstream output_index → the item it currently continues. */
+  let slots = new Map<number, JsonObject>();
   let completed: JsonObject | undefined;
   let ended = false;
+  /**
+   * Keeps the item at `upIndex` up to date: argument deltas appended, the `.done` arguments and
+   * the `output_item.done` item taking over (an item never announced is added then).
+   */
+  const assemble = (type: string, upIndex: number, data: JsonObject) => {
+    const item = slots.get(upIndex);
+    if (type === "response.function_call_arguments.delta" && item && typeof data.delta === "string")
+      item.arguments = (typeof item.arguments === "string" ? item.arguments : "") + data.delta;
+    if (
+      type === "response.function_call_arguments.done" &&
+      item &&
+      typeof data.arguments === "string"
+    )
+      item.arguments = data.arguments;
+    if (type === "response.output_item.done" && isObject(data.item)) {
+      if (item) {
+        for (const k of Object.keys(item)) delete item[k];
+        Object.assign(item, data.item);
+      } else {
+        const done = { ...data.item };
+        slots.set(upIndex, done);
+        roundItems.push(done);
+      }
+    }
+  };
   const send = (type: string, data: JsonObject) =>
     emit(sseFrame(JSON.stringify({ ...data, type, sequence_number: seq++ }), type));
+  // The last round's id: the response a client continues from with `previous_response_id`
+  // (the stored conversation of an earlier round ends with an owned call it never answered).
   const finalResponse = (status: string): JsonObject => ({
     ...(completed ?? first ?? {}),
-    id: first?.id,
+    id: completed?.id ?? first?.id,
     created_at: first?.created_at,
     status,
     output: shown,
@@ -40,7 +71,8 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
     beginRound() {
       round++;
       indexMap = new Map();
-      roundItems = new Map();
+      roundItems = [];
+      slots = new Map();
       completed = undefined;
       ended = false;
     },
@@ -74,9 +106,11 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
       if (upIndex === undefined) return "continue";
       if (type === "response.output_item.added" && isObject(data.item)) {
         indexMap.set(upIndex, data.item.type === "function_call" ? -1 : clientCount++);
+        const item = { ...data.item };
+        slots.set(upIndex, item);
+        roundItems.push(item);
       }
-      if (type === "response.output_item.done" && isObject(data.item))
-        roundItems.set(upIndex, data.item);
+      assemble(type, upIndex, data);
       const clientIndex = indexMap.get(upIndex);
       if (clientIndex === undefined || clientIndex < 0) return "continue";
       if (type === "response.output_item.done" && isObject(data.item)) shown.push(data.item);
@@ -86,16 +120,20 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
     },
     roundEnded: () => ended,
     roundResponse() {
-      const output = Array.isArray(completed?.output)
-        ? completed.output
-        : [...roundItems.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+      // The completed response's output is the authority (as in openai-node's ResponseStream);
+      // an upstream that leaves it empty or out gets the items assembled from the events.
+      const output =
+        Array.isArray(completed?.output) && completed.output.length > 0
+          ? completed.output
+          : roundItems;
       return { ...(completed ?? first ?? {}), output };
     },
     finish(clientCalls) {
-      const calls = this.roundResponse().output as unknown[];
-      const fcs = calls.filter((i): i is JsonObject => isObject(i) && i.type === "function_call");
-      fcs.forEach((item, i) => {
-        if (!clientCalls.has(i)) return;
+      // Positions count every call item, as extractCalls does; only function calls were
+      // withheld (the client's other calls were forwarded as they came).
+      const calls = (this.roundResponse().output as unknown[]).filter(isResponsesCallItem);
+      calls.forEach((item, i) => {
+        if (item.type !== "function_call" || !clientCalls.has(i)) return;
         const output_index = clientCount++;
         const args = typeof item.arguments === "string" ? item.arguments : "";
         send("response.output_item.added", {
@@ -116,6 +154,13 @@ export function responsesTranslator(emit: Emit): StreamTranslator {
         shown.push(item);
       });
       send("response.completed", { response: finalResponse("completed") });
+    },
+    keepAlive() {
+      // A documented lifecycle event every SDK version reads (the undocumented `keepalive` event
+      // stops the streams of older ones): the response so far, still in progress.
+      send("response.in_progress", {
+        response: { ...first, status: "in_progress", output: [...shown] },
+      });
     },
     fail(status, message, code) {
       send("error", {

@@ -31,6 +31,13 @@ export interface StreamTranslator {
    */
   finish(clientCalls: ReadonlySet<number>): void;
   /**
+   * Writes the format's own keep-alive while owned calls run (docs/proxy.md#streaming): Chat an
+   * empty delta chunk, Responses a `response.in_progress` event with the response so far,
+   * Anthropic a `ping` event, Gemini a chunk
+   * with one empty text part. Every SDK reads it and adds nothing to the answer.
+   */
+  keepAlive(): void;
+  /**
    * Writes an error in the format's stream shape (the stream then ends); `code` (a code of the
    * error registry) goes where the shape has a code field.
    */

@@ -3,18 +3,19 @@
  * `:streamGenerateContent`. The first upstream call is made before the client gets an answer,
  * so an upstream error status passes through as it is; after that the client receives one
  * server-sent event stream built by the format's translator, and every later round streams on
- * in it. Owned calls run when their turn ends, with SSE comment lines keeping the connection
- * alive meanwhile. A client that goes away aborts the upstream request and no further round
- * starts. The time budget covers the whole stream: when it runs out (or the upstream falls silent
- * past the idle timeout) the stream ends with the format's error event and running skills are
- * cancelled (docs/proxy.md#time-budget). Only web streams are used, so this runs in the Worker
- * and on Node.
+ * in it. Owned calls run when their turn ends, with the format's own keep-alive event keeping
+ * the connection alive (and the client informed) meanwhile. A client that goes away aborts the
+ * upstream request and no further round starts. The time budget covers the whole stream: when it
+ * runs out (or the upstream falls silent past the idle timeout) the stream ends with the format's
+ * error event and running skills are cancelled (docs/proxy.md#time-budget). Only web streams are
+ * used, so this runs in the Worker and on Node.
  */
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import { argumentsTooLarge, checkArguments, trailerText } from "./limits.js";
 import {
   appendTurn,
+  clientHistoryLength,
   failureResult,
   type ProxyRequest,
   type ProxyServices,
@@ -22,6 +23,7 @@ import {
   prepareRequest,
 } from "./loop.js";
 import { rememberMixedTurn, splitMixedTurn } from "./mixed-turn.js";
+import { rememberResponseChain } from "./response-chain.js";
 import { readSse, sseComment } from "./sse.js";
 import { anthropicTranslator } from "./stream-anthropic.js";
 import { chatTranslator } from "./stream-chat.js";
@@ -157,6 +159,7 @@ async function streamRounds(
   const adapter = getFormatAdapter(req.format);
   const executions: string[] = [];
 
+  let firstId: unknown;
   const drive = async () => {
     let res = first;
     for (let round = 1; ; round++) {
@@ -201,8 +204,15 @@ async function streamRounds(
           );
         return;
       }
+      if (round === 1) firstId = response.id;
+      // Before the terminal events: a client that continues at once finds the mapping.
+      const chain = () =>
+        req.format === "openai-responses"
+          ? rememberResponseChain(svc.cache, req.apiKeyId, firstId, response.id)
+          : Promise.resolve();
       const trailer = (limit?: string) => emit(sseComment(trailerText(round, executions, limit)));
       if (calls.length === 0) {
+        await chain();
         trailer();
         t.finish(new Set());
         return;
@@ -218,11 +228,14 @@ async function streamRounds(
         console.warn(
           `[skillgate] proxy ${req.format} stream: ${limit} limit reached after ${round} rounds`,
         );
+        await chain();
         trailer(limit);
         t.finish(all);
         return;
       }
-      const keepAlive = setInterval(() => emit(sseComment("keep-alive")), svc.keepAliveMs);
+      // A visible sign in the client's own format, at once and then every PROXY_KEEPALIVE_MS.
+      t.keepAlive();
+      const keepAlive = setInterval(() => t.keepAlive(), svc.keepAliveMs);
       let result: InterceptResult;
       try {
         result = await svc.intercept({
@@ -252,21 +265,25 @@ async function streamRounds(
       const clientCalls = new Set(calls.filter((c) => !owned.has(c.callId)).map((c) => c.index));
       if (owned.size === 0 || clientCalls.size > 0) {
         if (owned.size > 0) {
-          const split = splitMixedTurn(req.format, result.response, owned, result.messages);
+          const split = splitMixedTurn(
+            req.format,
+            result.response,
+            owned,
+            result.messages,
+            clientHistoryLength(req),
+          );
           if (split)
-            await rememberMixedTurn(
-              svc.cache,
-              req.apiKeyId,
-              req.format,
-              split.firstClientId,
-              split.entry,
-            );
+            await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
         }
+        await chain();
         trailer();
         t.finish(clientCalls);
         return;
       }
-      request = appendTurn(req.format, request, adapter.replayTurn(response), result.messages);
+      // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
+      request = adapter.relaxToolChoice(
+        appendTurn(req.format, request, adapter.replayTurn(response), result.messages),
+      );
       try {
         res = await call(request);
       } catch (err) {

@@ -47,7 +47,7 @@ export interface ProxySettings {
   limits: UpstreamLimits;
   /** Most owned calls run from one model turn (`PROXY_MAX_CALLS_PER_TURN`). */
   maxCallsPerTurn: number;
-  /** Interval of SSE keep-alive comments while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
+  /** Interval of the keep-alive events of a stream while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
   keepAliveMs: number;
 }
 
