@@ -67,10 +67,19 @@ function concretePath(pattern: string): string {
     .replace(/:[A-Za-z]+/g, "probe-id");
 }
 
-/** The code and message of an error body in the Skillgate envelope or a provider's shape. */
+/**
+ * The code and message of an error body in the Skillgate envelope, a provider's shape, or
+ * JSON-RPC's (`/mcp`: the registry code is in `error.data.code`).
+ */
 function refusal(body: unknown): { code?: unknown; message?: unknown } {
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  return { code: error?.code, message: error?.message };
+  const error = (
+    body as {
+      jsonrpc?: string;
+      error?: { code?: unknown; message?: unknown; data?: { code?: unknown } };
+    } | null
+  )?.error;
+  const rpc = (body as { jsonrpc?: string } | null)?.jsonrpc === "2.0";
+  return { code: rpc ? error?.data?.code : error?.code, message: error?.message };
 }
 
 /** Sends `bytes` bytes (`{"a":"aaa…"}`) with `Transfer-Encoding: chunked` and no length. */

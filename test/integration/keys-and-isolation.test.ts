@@ -207,6 +207,7 @@ describe("API keys, ownership and isolation", () => {
       approvalWebhookUrl: null,
       approvalWebhookSecretSet: false,
       customSkillExecution: true,
+      ranker: "bm25",
     });
     expect(JSON.stringify((await t.api.get("/api/settings")).body)).not.toContain(
       "sk-secret-value",

@@ -20,7 +20,7 @@ import { AppError, type ErrorCode } from "./errors.js";
 import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
-import { mcpRoutes } from "./mcp/route.js";
+import { mcpErrorBody, mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
 import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
@@ -186,6 +186,9 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       // The proxy's paths answer in their provider's error shape (docs/proxy.md#errors).
       const proxied = proxyErrorBody(c.req.method, c.req.path, err.status, err.message, err.code);
       if (proxied) return c.json(proxied, err.status as 400);
+      // `POST /mcp` answers in JSON-RPC's error shape (docs/mcp.md).
+      const rpc = mcpErrorBody(c.req.method, c.req.path, err.status, err.message, err.code);
+      if (rpc) return c.json(rpc, err.status as 400);
       return c.json(envelope(err.code, err.message, err.details), err.status as 400);
     }
     if (err instanceof HTTPException) {

@@ -86,6 +86,27 @@ function rpcError(
   return Response.json({ jsonrpc: "2.0", error, id }, { status });
 }
 
+/**
+ * The JSON-RPC error body of an error raised before the MCP handler ran (the request limits in
+ * front of every route, docs/limits.md#request-bodies), for `POST /mcp`; undefined for other
+ * requests. Body not JSON or nested too deep → -32700 Parse error; any other refusal → -32600
+ * Invalid Request (5xx → -32603); `data.code` keeps the error registry's code.
+ */
+export function mcpErrorBody(
+  method: string,
+  path: string,
+  status: number,
+  message: string,
+  code: string,
+):
+  | { jsonrpc: "2.0"; id: null; error: { code: number; message: string; data: { code: string } } }
+  | undefined {
+  if (method.toUpperCase() !== "POST" || path !== "/mcp") return undefined;
+  const rpc =
+    code === "json_too_deep" || code === "invalid_json" ? -32700 : status >= 500 ? -32603 : -32600;
+  return { jsonrpc: "2.0", id: null, error: { code: rpc, message, data: { code } } };
+}
+
 /** Sends a JSON answer as it is, or as one SSE `message` event for an SSE-only client. */
 async function render(res: Response, format: AnswerFormat): Promise<Response> {
   if (format === "json" || res.status !== 200) return res;
