@@ -32,7 +32,11 @@ import { serve } from "@hono/node-server";
 import {
   browseRequestSchema,
   RUN_ID_PATTERN,
+  RUN_STREAM_CONTENT_TYPE,
   type SandboxHealth,
+  type SandboxRunEvent,
+  type SandboxRunRequest,
+  type SandboxRunResult,
   sandboxRunRequestSchema,
 } from "@skillgate/sandbox-protocol";
 import { type Context, Hono } from "hono";
@@ -49,7 +53,7 @@ import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics } from "./metrics.js";
 import { WarmPool } from "./pool.js";
-import { Runner } from "./runner.js";
+import { Runner, type RunStart } from "./runner.js";
 
 /** Optional collaborators, for tests and embedding. */
 export interface SandboxHostOptions {
@@ -108,6 +112,77 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest();
 function bearerMatches(header: string | undefined, token: string): boolean {
   const presented = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
   return presented !== undefined && timingSafeEqual(sha256(presented), sha256(token));
+}
+
+/** One line of a streamed run answer. */
+const line = (event: SandboxRunEvent) => new TextEncoder().encode(`${JSON.stringify(event)}\n`);
+
+/**
+ * `POST /v1/run` for a caller that accepts `application/x-ndjson` (docs/sandbox.md#at-most-once):
+ * every failure before the program is handed over is an ordinary error answer (thrown); once it
+ * is about to be handed over, 200 with the `started` line, and the program is handed over only
+ * after the body stream has passed that line on to the connection (its next read). Then the
+ * `result` line, or an `error` line for a failure after the start.
+ * @throws HostError as {@link Runner.run}, for failures before the start.
+ */
+async function streamedRun(
+  runner: Runner,
+  req: SandboxRunRequest,
+  signal: AbortSignal,
+  instance: string,
+): Promise<Response> {
+  let announce!: (start: RunStart) => void;
+  const announced = new Promise<RunStart>((resolve) => (announce = resolve));
+  let delivered!: () => void;
+  const ackDelivered = new Promise<void>((resolve) => (delivered = resolve));
+  const running = runner.run(req, signal, (start) => {
+    announce(start);
+    return ackDelivered;
+  });
+  const first = await Promise.race([
+    announced.then((start) => ({ start })),
+    running.then((result) => ({ result })),
+  ]);
+  // Without an announcement the run failed before its start (thrown above) or never needed one.
+  if (!("start" in first)) return Response.json(first.result satisfies SandboxRunResult);
+  const { start } = first;
+  let sentAck = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!sentAck) {
+          sentAck = true;
+          controller.enqueue(
+            line({
+              event: "started",
+              runId: start.runId,
+              instance,
+              queueWaitMs: start.queueWaitMs,
+            }),
+          );
+          return;
+        }
+        // The connection took the acknowledgement: the program may be handed over now.
+        delivered();
+        try {
+          controller.enqueue(line({ event: "result", result: await running }));
+        } catch (err) {
+          const e =
+            err instanceof HostError ? err : new HostError(500, "internal_error", undefined);
+          controller.enqueue(line({ event: "error", error: { code: e.code, message: e.message } }));
+        }
+        controller.close();
+      },
+      cancel() {
+        runner.kill(start.runId);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": RUN_STREAM_CONTENT_TYPE, "cache-control": "no-store" },
+  });
 }
 
 /** Builds the Hono app over a runner (no listening, no timers). */
@@ -173,8 +248,10 @@ export function createHostApp(
       );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
-    const result = await runner.run(parsed.data, c.req.raw.signal);
-    return c.json(result);
+    const accept = c.req.header("accept") ?? "";
+    if (!accept.includes(RUN_STREAM_CONTENT_TYPE))
+      return c.json(await runner.run(parsed.data, c.req.raw.signal));
+    return streamedRun(runner, parsed.data, c.req.raw.signal, config.instance);
   });
   app.post("/v1/browse", async (c) => {
     let json: unknown;
@@ -195,7 +272,8 @@ export function createHostApp(
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");
     if (!RUN_ID_PATTERN.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
-    return c.json({ killed: runner.kill(runId) });
+    const { known, started } = runner.kill(runId);
+    return c.json(known ? { killed: true, started } : { killed: false });
   });
   app.get("/v1/health", async (c) => c.json(await health()));
   const answer = (c: Context, err: HostError) => {

@@ -72,6 +72,12 @@ export const configSchema = z.object({
   SKILLS_MAX_HTTP_RESPONSE_BYTES: int(256_000, 1),
   SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1),
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, 60_000),
+  /**
+   * Longest wait of a sandbox run for a slot on its host, ms, apart from the program's own time
+   * limit (docs/sandbox.md#queue-wait-and-program-time); the host's `SANDBOX_QUEUE_TIMEOUT_MS`
+   * caps it.
+   */
+  SANDBOX_QUEUE_WAIT_MS: int(10_000, 100, 120_000),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
   SKILLS_ALLOWED_SANDBOX_IMAGES: list,
   /** SkillsMP marketplace base URL (docs/catalogs.md). */
