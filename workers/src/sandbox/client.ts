@@ -125,10 +125,15 @@ const NOT_CONNECTED = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
-/** True when a fetch error says the connection was never made (so nothing was sent). */
+/**
+ * True when a fetch error says the connection was never made (so nothing was sent): a refused or
+ * unroutable connection, or a port the fetch standard blocks ("bad port", refused before any
+ * connection; WHATWG Fetch "port blocking").
+ */
 function neverConnected(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === "string" && NOT_CONNECTED.has(cause.code);
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === "string") return NOT_CONNECTED.has(cause.code);
+  return cause?.message === "bad port";
 }
 
 /**
