@@ -133,6 +133,11 @@ export const configSchema = z.object({
    * timer (docs/execution.md#retention); 0 keeps everything.
    */
   EXECUTION_RETENTION_DAYS: int(30, 0, 36_500),
+  /**
+   * Below this many free bytes on the embedded database's disk, health reports the database not
+   * writable (docs/execution.md#a-full-disk). Node with an embedded file only.
+   */
+  DATABASE_MIN_FREE_BYTES: int(8_388_608, 0),
   /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
   MAX_BODY_BYTES: int(1_048_576, 1024),
   /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */
