@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { startHealthProbe } from "../support/health-probe.js";
 
 const MOUNT = join(tmpdir(), `skillgate-full-disk-${process.pid}`);
 const FILLER = join(MOUNT, "filler");
@@ -74,6 +75,7 @@ describe("a full data disk", () => {
     const historyBefore = (await app.api.get("/api/skills/executions?limit=200")).body.total;
 
     fillDisk(FILLER);
+    const probe = startHealthProbe(app.url);
     try {
       // Many rows' worth of writes: whatever free pages the database still had are used up.
       const big = "x".repeat(200_000);
@@ -117,7 +119,14 @@ describe("a full data disk", () => {
         expect(["success", "error", "timeout"]).toContain(row.status);
       const succeeded = answers.filter((a) => a.status === 200).length;
       expect(rows.total).toBe(historyBefore + succeeded);
+      // Health kept answering all along (200 degraded), without a freeze; the bound is generous
+      // for a slow shared machine but catches a multi-second stall.
+      const seen = await probe.stop();
+      expect(seen.answers).toBeGreaterThan(0);
+      expect(seen.failures).toEqual([]);
+      expect(seen.slowestMs).toBeLessThan(1_500);
     } finally {
+      await probe.stop();
       rmSync(FILLER, { force: true });
     }
 
