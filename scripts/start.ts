@@ -5,19 +5,27 @@
  * in the environment are created on first start in the data folder (mode 0600): the management
  * token (`.data/mgmt-token`, printed once) and the sandbox secret (`.data/sandbox-secret`, handed
  * to both processes). Stopping either process stops the other.
+ *
+ * The host is tied to this process: it is spawned with an IPC channel and stops when the channel
+ * closes, which happens even when this process is killed with SIGKILL (sandbox-host/src/main.ts).
+ * Its pid is kept in `.data/sandbox-host.pid`; a start that finds a recorded host still running
+ * (one that is still shutting down after such a crash) stops it before starting its own
+ * (stale-host.ts), so a restart after a crash comes up without manual steps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadOrCreateSecret, startApiServer } from "../workers/src/node.js";
-import { nodeSettings } from "../workers/src/node-deps.js";
+import { ensurePrivateDir, nodeSettings } from "../workers/src/node-deps.js";
+import { forgetHostPid, HOST_ENTRY, recordHostPid, stopStaleHost } from "./stale-host.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 function startSandboxHost(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "sandbox-host/src/main.ts"], {
+  // The "ipc" channel is the host's lifeline: it closes when this process dies, however it dies.
+  return spawn(process.execPath, ["--import", "tsx", HOST_ENTRY], {
     cwd: root,
     env,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
 }
 
@@ -46,7 +54,14 @@ async function main(): Promise<void> {
   env.SANDBOX_PORT = sandboxPort;
   env.SANDBOX_URL ||= `http://127.0.0.1:${sandboxPort}`;
 
+  ensurePrivateDir(settings.dataDir);
+  await stopStaleHost(settings.dataDir);
   const child = startSandboxHost(env);
+  const childPid = child.pid;
+  if (childPid !== undefined) recordHostPid(settings.dataDir, childPid);
+  child.once("exit", () => {
+    if (childPid !== undefined) forgetHostPid(settings.dataDir, childPid);
+  });
   let stopping = false;
   let api: Awaited<ReturnType<typeof startApiServer>> | undefined;
   const stop = (code: number) => {

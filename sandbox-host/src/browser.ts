@@ -98,6 +98,7 @@ export function browserRunPlan(
     cpuLimit: config.browser.cpuLimit,
     memoryMb: config.browser.memoryMb,
     timeoutMs,
+    queueTimeoutMs: Math.min(config.queueTimeoutMs, timeoutMs),
     input: Buffer.from(`${DRIVER}\nmodule.exports.main(${JSON.stringify(program)});\n`, "utf8"),
     poolable: false,
     readOnlyBinds: mount.readOnlyBinds,

@@ -1,6 +1,7 @@
 /**
- * Bounded concurrency with a bounded FIFO queue: past the queue, or past a caller's longest wait,
- * 429 `busy` with Retry-After (the API's executor treats it as retryable; the run never started).
+ * Bounded concurrency with a bounded FIFO queue: past the queue 429 `busy`, past a caller's
+ * longest wait 429 `queue_timeout`, both with Retry-After (the API's executor treats them as
+ * retryable; the run never started).
  */
 import { HostError } from "./errors.js";
 
@@ -39,7 +40,8 @@ export class Limiter {
    * Takes a slot, waiting in the queue if needed. Output: a release function (idempotent).
    * @param signal aborts the wait.
    * @param maxWaitMs longest wait for this caller in ms (the queue timeout caps it).
-   * @throws HostError 429 `busy` (with Retry-After) when the queue is full or the wait times out;
+   * @throws HostError 429 `busy` (with Retry-After) when the queue is full, 429 `queue_timeout`
+   *   (with Retry-After) when the wait times out;
    *   HostError 409 `killed` when `signal` aborts while waiting.
    */
   async acquire(signal?: AbortSignal, maxWaitMs?: number): Promise<() => void> {
@@ -72,12 +74,18 @@ export class Limiter {
       };
       const onAbort = () =>
         waiter.fail(new HostError(409, "killed", "Run was killed before it started"));
+      const waitMs = Math.min(this.queueTimeoutMs, maxWaitMs ?? this.queueTimeoutMs);
       const timer = setTimeout(
         () =>
           waiter.fail(
-            new HostError(429, "busy", "Timed out waiting for a sandbox slot", this.retryAfterS()),
+            new HostError(
+              429,
+              "queue_timeout",
+              `No sandbox slot came free within the queue wait of ${waitMs} ms; the program never started`,
+              this.retryAfterS(),
+            ),
           ),
-        Math.min(this.queueTimeoutMs, maxWaitMs ?? this.queueTimeoutMs),
+        waitMs,
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(waiter);

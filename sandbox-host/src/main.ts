@@ -3,7 +3,9 @@
  * (config.ts; refuses to start without `SANDBOX_SECRET`), then {@link startSandboxHost} with
  * Prometheus metrics (served at `/metrics` when `METRICS_TOKEN` is set).
  * SIGTERM, SIGINT, SIGHUP and a crash (uncaught exception or rejection) kill every run and remove
- * every container, warm pool included, before the process exits.
+ * every container, warm pool included, before the process exits. Started with an IPC channel (as
+ * `npm start` starts it), the host does the same when the channel closes: its parent is gone,
+ * even when it was killed with SIGKILL, and the host must not outlive it holding its port.
  */
 import { HostConfigError, parseHostConfig } from "./config.js";
 import { createPrometheusHostMetrics } from "./prometheus.js";
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGHUP", () => stop("SIGHUP"));
+  if (process.channel) process.once("disconnect", () => stop("parent process gone"));
   // A crash still removes this host's containers (runs and warm pool) before exiting.
   const crash = (err: unknown) => {
     process.stderr.write(`[sandbox-host] fatal: ${(err as Error)?.message ?? String(err)}\n`);

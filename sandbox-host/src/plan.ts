@@ -36,7 +36,10 @@ export interface RunPlan {
   network: "none" | "bridge";
   cpuLimit: number;
   memoryMb: number;
+  /** The program's time limit, counted from the handover of the program. */
   timeoutMs: number;
+  /** Longest wait for a slot (the request's, capped by `SANDBOX_QUEUE_TIMEOUT_MS`). */
+  queueTimeoutMs: number;
   /** Program text for stdin (node/python); undefined for shell. */
   input: Buffer | undefined;
   /** Whether a pre-started pooled container is equivalent to a fresh one for this run. */
@@ -108,6 +111,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     cpuLimit,
     memoryMb,
     timeoutMs,
+    queueTimeoutMs: Math.min(req.queueTimeoutMs ?? config.queueTimeoutMs, config.queueTimeoutMs),
     input: req.language === "shell" ? undefined : Buffer.from(req.code ?? "", "utf8"),
     poolable,
   };

@@ -27,6 +27,8 @@ const DRAIN_MS = 2_000;
 
 interface ActiveRun {
   killed: boolean;
+  /** The program has been handed over (or is about to be: the start was acknowledged). */
+  started: boolean;
   /** Aborts the queue wait when the run is killed before it starts. */
   abort: AbortController;
   container?: SandboxContainer;
@@ -45,12 +47,53 @@ export interface RunnerDeps {
   metrics?: HostMetrics;
 }
 
+/** What a run's caller learns when its program is about to be handed over. */
+export interface RunStart {
+  runId: string;
+  /** Time from the run's arrival to the handover: slot wait and container start, in ms. */
+  queueWaitMs: number;
+}
+
+/**
+ * Called once per run just before its program is handed over (docs/sandbox.md#at-most-once). The
+ * runner waits for the returned promise (the acknowledgement reaching the caller's connection)
+ * and hands the program over only when the run was not killed meanwhile.
+ */
+export type OnRunStart = (start: RunStart) => Promise<void> | void;
+
+/** What {@link Runner.kill} found. */
+export interface KillOutcome {
+  /** The run was queued or running. */
+  known: boolean;
+  /** Its program had been handed over (or its start acknowledged) before the kill. */
+  started: boolean;
+}
+
 /** The outcome label of a finished run (see {@link RunOutcome}). */
 export function outcomeOf(result: SandboxRunResult, killed: boolean): RunOutcome {
   if (result.timedOut) return "timeout";
   if (result.oomKilled) return "oom";
   if (killed) return "killed";
   return result.exitCode === 0 ? "success" : "failure";
+}
+
+/** Waits for `work`, or until `signal` aborts (then rejects). */
+function abortable(work: Promise<void> | void, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new Error("aborted"));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(work).then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Executes runs and tracks them by run id. */
@@ -70,15 +113,20 @@ export class Runner {
 
   /**
    * Runs one request to completion. `signal` (the HTTP request's) kills the run when it aborts.
-   * The run's limit counts from when it is queued: time spent waiting for a slot is taken from
-   * it, and a run that gets no slot within its limit is refused with 429 `busy` (it never starts).
-   * Output: the result (README "Sandbox skills").
-   * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy`,
-   *   503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
+   * Queue wait and program time are separate (docs/sandbox.md#queue-wait-and-program-time): the
+   * run waits at most its `queueTimeoutMs` for a slot (429 `queue_timeout` past it: it never
+   * starts), and its program then gets its whole `timeoutMs`. `onStart` is told just before the
+   * program is handed over ({@link OnRunStart}). Output: the result, with `queueWaitMs`.
+   * @throws HostError 400/422 from the policy, 409 `run_exists` / `killed`, 429 `busy` /
+   *   `queue_timeout`, 503 `image_unavailable` / `docker_unavailable` / `shutting_down`.
    */
-  async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+  async run(
+    req: SandboxRunRequest,
+    signal?: AbortSignal,
+    onStart?: OnRunStart,
+  ): Promise<SandboxRunResult> {
     try {
-      return await this.runOnce(planRun(req, this.deps.config), signal);
+      return await this.runOnce(planRun(req, this.deps.config), signal, onStart);
     } catch (err) {
       this.metrics.countRefusedRun(err instanceof HostError ? err.code : "internal_error");
       throw err;
@@ -98,11 +146,16 @@ export class Runner {
     }
   }
 
-  private async runOnce(plan: RunPlan, signal?: AbortSignal): Promise<SandboxRunResult> {
+  private async runOnce(
+    plan: RunPlan,
+    signal?: AbortSignal,
+    onStart?: OnRunStart,
+  ): Promise<SandboxRunResult> {
     if (this.closed) throw new HostError(503, "shutting_down", "Sandbox host is shutting down");
     if (this.runs.has(plan.runId))
       throw new HostError(409, "run_exists", `Run ${plan.runId} is already active`);
-    const active: ActiveRun = { killed: false, abort: new AbortController() };
+    const arrived = performance.now();
+    const active: ActiveRun = { killed: false, started: false, abort: new AbortController() };
     this.runs.set(plan.runId, active);
     const onAbort = () => this.kill(plan.runId);
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -110,15 +163,13 @@ export class Runner {
       if (signal?.aborted)
         throw new HostError(409, "killed", "Run was cancelled before it started");
       await this.deps.images.ensure(plan.image);
-      // The limit counts from here: a wait for a slot is taken from it, and a run that gets no
-      // slot within its limit is refused (429 busy) without starting.
+      // The wait for a slot has its own bound; a run that gets no slot within it is refused
+      // (429 queue_timeout) without starting, and the program's limit is not touched by it.
       const queuedAt = performance.now();
-      const release = await this.deps.limiter.acquire(active.abort.signal, plan.timeoutMs);
-      const waited = performance.now() - queuedAt;
-      this.metrics.observeQueueWait(waited);
+      const release = await this.deps.limiter.acquire(active.abort.signal, plan.queueTimeoutMs);
+      this.metrics.observeQueueWait(performance.now() - queuedAt);
       try {
-        const timeoutMs = Math.max(1, Math.round(plan.timeoutMs - waited));
-        const result = await this.execute({ ...plan, timeoutMs }, active);
+        const result = await this.execute(plan, active, arrived, onStart);
         this.metrics.observeRun({
           kind: plan.kind,
           outcome: outcomeOf(result, active.killed),
@@ -135,14 +186,17 @@ export class Runner {
     }
   }
 
-  /** Kills a queued or running run with SIGKILL. Output: whether the run was known. */
-  kill(runId: string): boolean {
+  /**
+   * Kills a queued or running run with SIGKILL. Output: whether the run was known, and whether
+   * its program had been handed over ({@link KillOutcome}).
+   */
+  kill(runId: string): KillOutcome {
     const active = this.runs.get(runId);
-    if (!active) return false;
+    if (!active) return { known: false, started: false };
     active.killed = true;
     active.abort.abort();
     void active.container?.kill("SIGKILL").catch(() => {});
-    return true;
+    return { known: true, started: active.started };
   }
 
   /**
@@ -173,8 +227,10 @@ export class Runner {
     return stale.length;
   }
 
+  /** A container for `plan`: a pooled one, or a new one; `beforeStart` runs before its start. */
   private async acquireContainer(
     plan: RunPlan,
+    beforeStart?: () => Promise<void>,
   ): Promise<{ container: SandboxContainer; pooled: boolean }> {
     const { docker, config, pool, owned, images } = this.deps;
     if (plan.poolable) {
@@ -212,6 +268,12 @@ export class Runner {
       );
     }
     try {
+      await beforeStart?.();
+    } catch (err) {
+      await this.dispose(container);
+      throw err;
+    }
+    try {
       await timed(this.metrics, "start", () => container.start());
     } catch (err) {
       await this.dispose(container);
@@ -226,10 +288,43 @@ export class Runner {
     return { container, pooled: false };
   }
 
-  private async execute(plan: RunPlan, active: ActiveRun): Promise<SandboxRunResult> {
+  private async execute(
+    plan: RunPlan,
+    active: ActiveRun,
+    arrived: number,
+    onStart?: OnRunStart,
+  ): Promise<SandboxRunResult> {
     if (active.killed) throw new HostError(409, "killed", "Run was killed before it started");
-    const { container, pooled } = await this.acquireContainer(plan);
+    let queueWaitMs = 0;
+    // From the announcement on the run counts as started: a kill reports it so, and a caller that
+    // was told (onStart) never sends it again. What the program is reaches the container only
+    // after it: its stdin for node/python, the container's start for a shell command (argv).
+    const announce = async () => {
+      queueWaitMs = Math.round(performance.now() - arrived);
+      if (active.killed) throw new HostError(409, "killed", "Run was killed before it started");
+      active.started = true;
+      if (onStart) {
+        // Killed (or the caller went away) before the acknowledgement was out: nothing is sent.
+        await abortable(onStart({ runId: plan.runId, queueWaitMs }), active.abort.signal).catch(
+          () => {},
+        );
+      }
+      if (active.killed) throw new HostError(409, "killed", "Run was killed before it started");
+    };
+    const stdinProgram = plan.input !== undefined;
+    const { container, pooled } = await this.acquireContainer(
+      plan,
+      stdinProgram ? undefined : announce,
+    );
     active.container = container;
+    if (stdinProgram) {
+      try {
+        await announce();
+      } catch (err) {
+        await this.dispose(container);
+        throw err;
+      }
+    }
     const grace = this.deps.config.killGraceMs;
     let timedOut = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -275,6 +370,7 @@ export class Runner {
         timedOut,
         oomKilled: state.oomKilled,
         durationMs,
+        queueWaitMs,
         image: plan.image,
         pooled,
         limits: {

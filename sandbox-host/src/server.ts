@@ -32,6 +32,7 @@ import { serve } from "@hono/node-server";
 import {
   browseRequestSchema,
   RUN_ID_PATTERN,
+  RUN_STREAM_CONTENT_TYPE,
   type SandboxHealth,
   sandboxRunRequestSchema,
 } from "@skillgate/sandbox-protocol";
@@ -49,6 +50,7 @@ import { ImageStore } from "./images.js";
 import { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics } from "./metrics.js";
 import { WarmPool } from "./pool.js";
+import { streamedRun } from "./run-stream.js";
 import { Runner } from "./runner.js";
 
 /** Optional collaborators, for tests and embedding. */
@@ -173,8 +175,10 @@ export function createHostApp(
       );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
-    const result = await runner.run(parsed.data, c.req.raw.signal);
-    return c.json(result);
+    const accept = c.req.header("accept") ?? "";
+    if (!accept.includes(RUN_STREAM_CONTENT_TYPE))
+      return c.json(await runner.run(parsed.data, c.req.raw.signal));
+    return streamedRun(runner, parsed.data, c.req.raw.signal, config.instance);
   });
   app.post("/v1/browse", async (c) => {
     let json: unknown;
@@ -195,7 +199,8 @@ export function createHostApp(
   app.post("/v1/kill/:runId", (c) => {
     const runId = c.req.param("runId");
     if (!RUN_ID_PATTERN.test(runId)) throw new HostError(400, "invalid_input", "Invalid run id");
-    return c.json({ killed: runner.kill(runId) });
+    const { known, started } = runner.kill(runId);
+    return c.json(known ? { killed: true, started } : { killed: false });
   });
   app.get("/v1/health", async (c) => c.json(await health()));
   const answer = (c: Context, err: HostError) => {

@@ -283,7 +283,7 @@ describe("skills REST API", () => {
     expect(anon.status).toBe(200);
     expect(anon.body).toEqual({ status: "ok" });
     const mgmt = await api.get("/api/health");
-    expect(mgmt.body.details.database).toEqual({ ok: true });
+    expect(mgmt.body.details.database).toMatchObject({ ok: true, writable: true });
     expect(mgmt.body.details.handlers).toContain("echo-handler");
   });
 

@@ -1,12 +1,15 @@
 /**
  * The execute API against a real sandbox host with one slot: when the host has no room, the
  * program does not run, the API answers 429 `sandbox_busy` with Retry-After and the row says the
- * program did not run (never a 200 with an error row); a queued run waits at most its limit. And
+ * program did not run (never a 200 with an error row); a queued run waits at most its queue wait
+ * and then ends `queue_timeout` (never a timeout), and the wait is not taken from the program's
+ * limit. And
  * the timeout of a run that did start names the limit the call asked for (the runaway-loop case through the
  * API, no container left).
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { createSandboxClient } from "../../workers/src/sandbox/client.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "./helpers.js";
 
@@ -88,26 +91,48 @@ describe.skipIf(SKIP_DOCKER)("a saturated sandbox host through the execute API",
     );
   });
 
-  it("a queued run waits at most its own limit, then 429 busy (not a timeout)", async () => {
-    await withHostAndApp(
-      "queue-api",
-      { SANDBOX_MAX_CONCURRENCY: "1", SANDBOX_MAX_QUEUE: "1", SANDBOX_QUEUE_TIMEOUT_MS: "60000" },
-      async (host, app) => {
-        const hog = await occupySlot(host);
-        try {
-          const res = await evalCode(app, "print('never')", 1_500);
-          expect(res.status).toBe(429);
-          expect(res.body.error.details.execution).toMatchObject({
-            status: "error",
-            errorCode: "sandbox_busy",
-            output: null,
-          });
-          expect((await host.client.health()).queued).toBe(0);
-        } finally {
-          await hog.stop();
-        }
-      },
-    );
+  it("a queued run that gets no slot within its queue wait ends 429 queue_timeout, never a timeout", async () => {
+    await requireDocker();
+    const host = await startTestHost("queue-api", {
+      SANDBOX_MAX_CONCURRENCY: "1",
+      SANDBOX_MAX_QUEUE: "1",
+      SANDBOX_QUEUE_TIMEOUT_MS: "60000",
+    });
+    // The API waits 1.5 s for a slot (SANDBOX_QUEUE_WAIT_MS), apart from the program's 10 s.
+    const client = createSandboxClient({
+      baseUrl: host.host.url,
+      secret: host.secret,
+      queueWaitMs: 1_500,
+    });
+    const app = await startTestApp({
+      deps: { sandbox: client },
+      env: { SANDBOX_QUEUE_WAIT_MS: "1500" },
+    });
+    try {
+      const hog = await occupySlot(host);
+      try {
+        const res = await evalCode(app, "print('never')", 10_000);
+        expect(res.status).toBe(429);
+        expect(res.body.error.code).toBe("queue_timeout");
+        const row = res.body.error.details.execution;
+        expect(row).toMatchObject({ status: "error", errorCode: "queue_timeout", output: null });
+        expect(row.errorMessage).toMatch(/never started/);
+        expect(row.errorMessage).not.toMatch(/timed out/);
+        const stored = (await app.api.get(`/api/skills/executions/${row.id}`)).body.execution;
+        expect(stored.sandbox).toEqual({
+          host: new URL(host.host.url).origin,
+          queueWaitMs: 1_500,
+          programMs: null,
+        });
+        expect((await host.client.health()).queued).toBe(0);
+      } finally {
+        await hog.stop();
+      }
+    } finally {
+      await app.close();
+      await host.close();
+    }
+    expect(await host.containers()).toEqual([]);
   });
 
   it("a burst on one slot: a 200 only for runs that started, a 429 busy row for the others", async () => {
@@ -167,7 +192,7 @@ describe.skipIf(SKIP_DOCKER)("timeouts through the execute API", () => {
 });
 
 describe.skipIf(SKIP_DOCKER)("the host's queue and the run's limit", () => {
-  it("a wait for a slot is taken from the run's limit", async () => {
+  it("a wait for a slot is not taken from the program's limit; both times are reported", async () => {
     await requireDocker();
     const host = await startTestHost("queue-limit", {
       SANDBOX_MAX_CONCURRENCY: "1",
@@ -190,8 +215,10 @@ describe.skipIf(SKIP_DOCKER)("the host's queue and the run's limit", () => {
       });
       expect((await first).exitCode).toBe(0);
       expect(second.timedOut).toBe(true);
-      // The program itself ran for what was left of its 3 s after waiting about 1.5 s for the slot.
-      expect(second.durationMs).toBeLessThan(3_000);
+      // It waited for the slot, then its program had the whole 3 s of its limit.
+      expect(second.queueWaitMs).toBeGreaterThanOrEqual(500);
+      expect(second.durationMs).toBeGreaterThanOrEqual(3_000);
+      expect(second.limits?.timeoutMs).toBe(3_000);
     } finally {
       await host.close();
     }

@@ -87,7 +87,8 @@ describe("sandbox builtin declarations", () => {
     expect(timing).toMatchObject({
       defaultLimitMs: 10_000,
       maxLimitMs: 60_000,
-      graceMs: SANDBOX_REPORT_GRACE_MS,
+      // The wait for a slot comes on top of the program's limit (SANDBOX_QUEUE_WAIT_MS, 10 s).
+      graceMs: SANDBOX_REPORT_GRACE_MS + 10_000,
     });
     expect(exec.timing!(parseConfig({ SKILLS_SANDBOX_TIMEOUT_MS: "3000" })).defaultLimitMs).toBe(
       3000,
@@ -227,12 +228,15 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
         secret: t.secret,
         runOverheadMs: 500,
         controlTimeoutMs: 500,
+        queueWaitMs: 500,
       });
       const started = Date.now();
       const f = await expectFailure(
         client.run({ language: "python", code: "print(1)", timeoutMs: 500 }),
       );
-      expect(f).toMatchObject({ code: "sandbox_unavailable", retryable: true });
+      // It never acknowledged the start, but a silent host may still start it: the run's outcome
+      // is unknown and it is not retried (docs/sandbox.md#at-most-once).
+      expect(f).toMatchObject({ code: "sandbox_outcome_unknown", retryable: false });
       expect(Date.now() - started).toBeLessThan(3000);
       await expect(client.health()).rejects.toMatchObject({ code: "sandbox_unavailable" });
     } finally {
@@ -262,7 +266,14 @@ describe.skipIf(SKIP_DOCKER)("sandbox client and builtins against a real host", 
     expect(raw.status).toBe(429);
     expect(Number(raw.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     await busy.client.kill("hog");
-    expect((await long).exitCode).toBe(137);
+    // Killed: SIGKILL (137) once its program was handed over, 409 killed while its container was
+    // still being made ready.
+    expect(
+      await long.then(
+        (r) => r.exitCode,
+        (e: { code?: string }) => e.code,
+      ),
+    ).toSatisfy((v: unknown) => v === 137 || v === "killed");
   });
 
   it("reports the host's health through the client", async () => {

@@ -12,6 +12,7 @@ import { parseConfig } from "../../workers/src/config.js";
 import { createDb } from "../../workers/src/db/client.js";
 import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import { fileStorageProbe } from "../../workers/src/db/storage-node.js";
 import type { AppDeps } from "../../workers/src/deps.js";
 import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
 import { createNodeUpstreamFetch } from "../../workers/src/outbound/node-upstream-fetch.js";
@@ -72,6 +73,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     runtime: "node",
     outbound: createNodeOutbound(),
     upstreamFetch: createNodeUpstreamFetch(),
+    storage: fileStorageProbe(url),
     ...opts.deps,
   };
   const { app, services, a2aSkills } = createApp(deps, { retryBackoffMs: 20, ...opts.services });

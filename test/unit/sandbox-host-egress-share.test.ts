@@ -97,6 +97,7 @@ describe("browser container mounts", () => {
           cpuLimit: 100,
           memoryMb: 256,
           timeoutMs: 1000,
+          queueTimeoutMs: 1000,
           input: undefined,
           poolable: true,
         },

@@ -58,11 +58,12 @@ describe("Limiter", () => {
     (await waiting)();
   });
 
-  it("answers 429 busy when the wait in the queue passes its limit", async () => {
+  it("answers 429 queue_timeout when the wait in the queue passes its limit", async () => {
     const limiter = new Limiter(1, 4, 10);
     const release = await limiter.acquire();
     const err = await refusal(limiter.acquire());
-    expect([err.status, err.code]).toEqual([429, "busy"]);
+    expect([err.status, err.code]).toEqual([429, "queue_timeout"]);
+    expect(err.message).toContain("never started");
     expect(err.retryAfterS).toBeGreaterThanOrEqual(1);
     expect(limiter.queued).toBe(0);
     release();

@@ -169,10 +169,16 @@ describe("Runner against a stand-in engine", () => {
       started();
       return new Promise(() => {});
     };
-    const pending = runner.run(python({ runId: "to-kill", timeoutMs: 60_000 }));
-    await running;
-    expect(runner.kill("to-kill")).toBe(true);
-    expect(runner.kill("unknown")).toBe(false);
+    let announced!: () => void;
+    const handedOver = new Promise<void>((r) => (announced = r));
+    const pending = runner.run(python({ runId: "to-kill", timeoutMs: 60_000 }), undefined, () =>
+      announced(),
+    );
+    await Promise.all([running, handedOver]);
+    // The program is handed over in the microtasks after the acknowledgement.
+    await new Promise((r) => setTimeout(r, 0));
+    expect(runner.kill("to-kill")).toEqual({ known: true, started: true });
+    expect(runner.kill("unknown")).toEqual({ known: false, started: false });
     const result = await pending;
     expect(result).toMatchObject({ exitCode: 137, signal: "SIGKILL", timedOut: false });
   });

@@ -60,7 +60,7 @@ async function fakeHost(
           instance: "fake",
         });
       }
-      host.runs += 1;
+      if (req.url === "/v1/run") host.runs += 1;
       if (host.mode === "busy")
         return json(429, { error: { code: "busy", message: "full" } }, { "retry-after": "1" });
       if (host.mode === "drop") return req.socket.destroy();
@@ -143,7 +143,8 @@ describe("multi-host sandbox client", () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ExecutionFailure);
-    expect((err as ExecutionFailure).code).toBe("sandbox_unavailable");
+    expect((err as ExecutionFailure).code).toBe("sandbox_outcome_unknown");
+    expect((err as ExecutionFailure).retryable).toBe(false);
     expect((err as ExecutionFailure).notStarted).toBe(false);
     expect(dropping.runs).toBe(1);
     expect(other.runs).toBe(0);

@@ -72,6 +72,12 @@ export const configSchema = z.object({
   SKILLS_MAX_HTTP_RESPONSE_BYTES: int(256_000, 1),
   SKILLS_MAX_SANDBOX_OUTPUT_CHARS: int(100_000, 1),
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, 60_000),
+  /**
+   * Longest wait of a sandbox run for a slot on its host, ms, apart from the program's own time
+   * limit (docs/sandbox.md#queue-wait-and-program-time); the host's `SANDBOX_QUEUE_TIMEOUT_MS`
+   * caps it.
+   */
+  SANDBOX_QUEUE_WAIT_MS: int(10_000, 100, 120_000),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
   SKILLS_ALLOWED_SANDBOX_IMAGES: list,
   /** SkillsMP marketplace base URL (docs/catalogs.md). */
@@ -143,6 +149,11 @@ export const configSchema = z.object({
    * timer (docs/execution.md#retention); 0 keeps everything.
    */
   EXECUTION_RETENTION_DAYS: int(30, 0, 36_500),
+  /**
+   * Below this many free bytes on the embedded database's disk, health reports the database not
+   * writable (docs/execution.md#a-full-disk). Node with an embedded file only.
+   */
+  DATABASE_MIN_FREE_BYTES: int(8_388_608, 0),
   /** Largest request body of routes without a limit of their own, in bytes (1 MiB). */
   MAX_BODY_BYTES: int(1_048_576, 1024),
   /** Largest body of `POST /api/skills/executions`, in bytes (2 MiB: a 1 MiB `file_write` fits). */

@@ -8,6 +8,7 @@ import type { Db } from "./db/client.js";
 import type { Metrics } from "./metrics/types.js";
 import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/client.js";
+import type { StorageProbe } from "./services/health.js";
 import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
 
 /** Resolves a host name to IP addresses (for the outbound guard of http_request). */
@@ -54,4 +55,10 @@ export interface AppDeps {
   executionRateLimiter?: PlatformRateLimiter;
   /** Runtime name for health output. */
   runtime?: "node" | "workerd";
+  /**
+   * Free space of the database's disk, for health (docs/execution.md#a-full-disk). Node with an
+   * embedded file: `fileStorageProbe(url)`; absent elsewhere (health then judges from writes
+   * refused for a full disk).
+   */
+  storage?: StorageProbe;
 }

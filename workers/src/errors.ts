@@ -170,3 +170,28 @@ export class RetryableError extends ExecutionFailure {
     this.name = "RetryableError";
   }
 }
+
+/** Driver and system codes that mean the database's disk is full (SQLite result codes, errno). */
+const STORAGE_FULL_CODES = new Set(["SQLITE_FULL", "ENOSPC", "SQLITE_IOERR_WRITE"]);
+
+/**
+ * True when `err` (or an error in its `cause` chain) says the database could not write for lack
+ * of space: SQLite's `SQLITE_FULL` ("database or disk is full", SQLite docs "Result and Error
+ * Codes"), or `ENOSPC` from the system. Reads only codes and messages, so it knows no driver.
+ */
+export function isStorageFull(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && e !== null && typeof e === "object"; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === "string" && STORAGE_FULL_CODES.has(code)) {
+      if (code !== "SQLITE_IOERR_WRITE" || /ENOSPC|no space/i.test(String(message))) return true;
+    }
+    if (
+      typeof message === "string" &&
+      /database or disk is full|ENOSPC|no space left/i.test(message)
+    )
+      return true;
+    e = cause;
+  }
+  return false;
+}

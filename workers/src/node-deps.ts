@@ -11,6 +11,7 @@ import { type Config, parseConfig } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
 import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./db/embedded-node.js";
 import { applyMigrations } from "./db/migrate-node.js";
+import { fileStorageProbe } from "./db/storage-node.js";
 import type { AppDeps } from "./deps.js";
 import { createNodeOutbound } from "./outbound/node-outbound.js";
 import { createNodeUpstreamFetch } from "./outbound/node-upstream-fetch.js";
@@ -89,6 +90,7 @@ export async function createNodeDeps(
     upstreamFetch: createNodeUpstreamFetch(),
     outbound: createNodeOutbound(),
     runtime: "node",
+    storage: fileStorageProbe(settings.libsqlUrl),
     ...overrides,
   };
   return { deps, client, db, config };

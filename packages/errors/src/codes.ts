@@ -232,6 +232,13 @@ export const ERROR_CODES = {
     message: "SkillsMP needs an API key",
   },
 
+  // --- Storage ---
+  storage_full: {
+    status: 503,
+    retryable: true,
+    message: "The database has no space left; the request changed nothing",
+  },
+
   // --- The gateway proxy (docs/proxy.md#errors), in each provider's own error shape ---
   upstream_error: {
     status: 502,
@@ -286,6 +293,12 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The sandbox host could not be reached",
   },
+  sandbox_outcome_unknown: {
+    status: 502,
+    retryable: false,
+    message:
+      "The sandbox host was lost after the program started; whether it ran to the end is unknown, and it was not run again",
+  },
 
   // --- The sandbox host's own ---
   run_exists: { status: 409, retryable: false, message: "A run with this id is already active" },
@@ -297,6 +310,11 @@ export const ERROR_CODES = {
     message: "Image is invalid or not on the sandbox allowlist",
   },
   busy: { status: 429, retryable: true, message: "Sandbox host is at capacity; retry later" },
+  queue_timeout: {
+    status: 429,
+    retryable: true,
+    message: "No sandbox slot came free within the queue wait; the program never started",
+  },
   image_unavailable: {
     status: 503,
     retryable: false,

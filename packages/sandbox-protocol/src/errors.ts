@@ -21,6 +21,7 @@ const HOST_CODES = [
   "body_too_large",
   "image_not_allowed",
   "busy",
+  "queue_timeout",
   "internal_error",
   "image_unavailable",
   "docker_unavailable",

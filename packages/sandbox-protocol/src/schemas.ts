@@ -8,6 +8,7 @@ import type {
   SandboxErrorBody,
   SandboxHealth,
   SandboxKillResult,
+  SandboxRunEvent,
   SandboxRunRequest,
   SandboxRunResult,
 } from "./types.js";
@@ -31,6 +32,7 @@ export const sandboxRunRequestSchema = z
     command: z.string().min(1).max(4096).optional(),
     args: z.array(z.string().max(131_072)).max(1024).optional(),
     timeoutMs: z.number().int().min(1).optional(),
+    queueTimeoutMs: z.number().int().min(1).optional(),
     networkEnabled: z.boolean().optional(),
     cpuLimit: z.number().int().min(1).optional(),
     memoryLimit: z.number().int().min(1).optional(),
@@ -79,6 +81,7 @@ export const sandboxRunResultSchema = z.object({
   timedOut: z.boolean(),
   oomKilled: z.boolean(),
   durationMs: z.number().nonnegative(),
+  queueWaitMs: z.number().nonnegative().optional(),
   image: z.string(),
   pooled: z.boolean(),
   limits: z
@@ -121,7 +124,23 @@ export const sandboxHealthSchema = z.object({
 /** Schema of `POST /v1/kill/{runId}`'s answer. */
 export const sandboxKillResultSchema = z.object({
   killed: z.boolean(),
+  started: z.boolean().optional(),
 }) satisfies z.ZodType<SandboxKillResult>;
+
+/** Schema of one line of a streamed run answer ({@link SandboxRunEvent}). */
+export const sandboxRunEventSchema = z.discriminatedUnion("event", [
+  z.object({
+    event: z.literal("started"),
+    runId: z.string(),
+    instance: z.string(),
+    queueWaitMs: z.number().nonnegative(),
+  }),
+  z.object({ event: z.literal("result"), result: sandboxRunResultSchema }),
+  z.object({
+    event: z.literal("error"),
+    error: z.object({ code: z.string(), message: z.string() }),
+  }),
+]) satisfies z.ZodType<SandboxRunEvent>;
 
 /** Schema of an error answer: `{ error: { code, message } }`. */
 export const sandboxErrorBodySchema = z.object({

@@ -31,10 +31,16 @@ export interface SandboxRunRequest {
   /** Arguments for `shell`, passed as argv. */
   args?: string[];
   /**
-   * Time limit in ms, counted from the host's receipt of the request (a wait for a slot is taken
-   * from it); default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at {@link MAX_SANDBOX_TIMEOUT_MS}.
+   * The program's time limit in ms, counted from the moment its program is handed over (a wait for
+   * a slot is not taken from it); default the host's `SKILLS_SANDBOX_TIMEOUT_MS`; capped at
+   * {@link MAX_SANDBOX_TIMEOUT_MS}.
    */
   timeoutMs?: number;
+  /**
+   * Longest wait for a slot in ms; past it the run is refused with 429 `queue_timeout` and never
+   * starts. Capped by the host's `SANDBOX_QUEUE_TIMEOUT_MS`, which is also the default.
+   */
+  queueTimeoutMs?: number;
   /** Asks for bridge networking; honoured only when the host's master gate is on. */
   networkEnabled?: boolean;
   /** CPU in thousandths of a CPU (100 = 0.1 CPU, the default). */
@@ -68,8 +74,14 @@ export interface SandboxRunResult {
   timedOut: boolean;
   /** The kernel OOM killer fired in the container (reported apart from the exit code). */
   oomKilled: boolean;
-  /** Wall time from handing over the program to the exit, in ms. */
+  /** Wall time from handing over the program to the exit, in ms (the program's time). */
   durationMs: number;
+  /**
+   * Time the run waited on the host before its program was handed over, in ms: the wait for a
+   * slot and the container's start (docs/sandbox.md#queue-wait-and-program-time). Absent from
+   * hosts of older versions.
+   */
+  queueWaitMs?: number;
   /** The normalised image that ran (`name:tag`). */
   image: string;
   /** Whether a pre-started pooled container served the run. */
@@ -125,7 +137,36 @@ export type SandboxHealth = {
 /** Answer of `POST /v1/kill/{runId}`: false when the run is unknown or already finished. */
 export interface SandboxKillResult {
   killed: boolean;
+  /**
+   * For a known run: whether its program had been handed over before the kill (`false`: it was
+   * still waiting, and now never starts). Absent for an unknown run and from older hosts.
+   */
+  started?: boolean;
 }
+
+/**
+ * Media type of a streamed run answer (docs/sandbox.md#at-most-once): a client that sends
+ * `Accept: application/x-ndjson` to `POST /v1/run` gets, once the program is about to be handed
+ * over, 200 with one {@link SandboxRunEvent} per line: first `started`, then `result` or `error`.
+ * Every failure before that point is an ordinary error answer.
+ */
+export const RUN_STREAM_CONTENT_TYPE = "application/x-ndjson";
+
+/**
+ * One line of a streamed run answer: `started` (the acknowledgement: the program is handed over
+ * right after it was written), then the `result`, or an `error` that happened after the start.
+ */
+export type SandboxRunEvent =
+  | {
+      event: "started";
+      runId: string;
+      /** The host's container label (`SANDBOX_INSTANCE`). */
+      instance: string;
+      /** Time the run waited for a slot and a container, in ms. */
+      queueWaitMs: number;
+    }
+  | { event: "result"; result: SandboxRunResult }
+  | { event: "error"; error: { code: string; message: string } };
 
 /** Error body of every failed host request: `{ error: { code, message } }` (codes: errors.ts). */
 export interface SandboxErrorBody {

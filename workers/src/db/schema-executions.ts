@@ -48,6 +48,12 @@ export const skillExecutions = sqliteTable(
     attemptLog: text("attempt_log"),
     /** JSON array of approval-notification deliveries (docs/approval-notifications.md). */
     notificationLog: text("notification_log"),
+    /** Origin of the sandbox host of the last sandbox attempt (docs/execution.md#sandbox-runs). */
+    sandboxHost: text("sandbox_host"),
+    /** That attempt's wait on the host for a slot and a container (ms). */
+    sandboxQueueMs: integer("sandbox_queue_ms"),
+    /** That attempt's program time, handover to exit (ms). */
+    sandboxProgramMs: integer("sandbox_program_ms"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     startedAt: integer("started_at"),

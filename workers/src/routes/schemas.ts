@@ -106,6 +106,9 @@ export const AttemptRecordSchema = z
     errorCode: z.string().nullable(),
     durationMs: z.number().int(),
     upgradeReason: z.enum(["timeout", "out_of_memory"]).nullable(),
+    host: z.string().optional().openapi({
+      description: "origin of the sandbox host that started (or refused) a sandbox attempt",
+    }),
   })
   .openapi("ExecutionAttempt");
 
@@ -158,6 +161,18 @@ export const ExecutionSchema = z
     codeSha256: z.string().nullable().openapi({
       description: "SHA-256 (hex) of the program a code skill ran; null for other handlers",
     }),
+    sandbox: z
+      .object({
+        host: z.string().nullable(),
+        queueWaitMs: z.number().int().nullable(),
+        programMs: z.number().int().nullable(),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "the sandbox host of the last sandbox attempt (origin), its wait for a slot and its program time, ms (docs/execution.md#sandbox-runs); null when no host was reached",
+      }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -8,18 +8,22 @@ import {
   type BrowseRequest,
   type BrowseResult,
   browseResultSchema,
-  isSandboxErrorCode,
   MAX_SANDBOX_TIMEOUT_MS,
-  SANDBOX_ERROR_CODES,
+  RUN_STREAM_CONTENT_TYPE,
   type SandboxHealth,
   type SandboxRunRequest,
   type SandboxRunResult,
+  sandboxKillResultSchema,
+  sandboxRunEventSchema,
   sandboxRunResultSchema,
   signRequest,
 } from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
+import { hostFailure, neverConnected, unavailable } from "./host-failure.js";
 import { createMultiHostClient } from "./multi-host.js";
+
+export { retryAfterSeconds } from "./host-failure.js";
 
 /**
  * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
@@ -28,8 +32,14 @@ import { createMultiHostClient } from "./multi-host.js";
  * retryable flag of the error registry).
  */
 export interface SandboxClient {
-  /** Runs one program; `signal` aborts the HTTP call (the caller also calls `kill(runId)`). */
-  run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult>;
+  /**
+   * Runs one program at most once (docs/sandbox.md#at-most-once); `signal` aborts the HTTP call
+   * (the caller also calls `kill(runId)`); `hooks.onStarted` is told which host started it.
+   * Besides the failures above: `sandbox_outcome_unknown` (not retryable) when the host was lost
+   * after it acknowledged the start. `sandbox_unavailable` is `notStarted` only when the program
+   * provably never started (then, and only then, it may be sent again, to any host).
+   */
+  run(req: SandboxRunRequest, signal?: AbortSignal, hooks?: RunHooks): Promise<SandboxRunResult>;
   /**
    * Runs one browse of the `browser` builtin (docs/sandbox.md#the-browser-builtin); `signal`
    * aborts the HTTP call (the caller also calls `kill(runId)`).
@@ -38,6 +48,27 @@ export interface SandboxClient {
   /** Stops a queued or running run (best effort; an unknown or finished run is not an error). */
   kill(runId: string): Promise<void>;
   health(): Promise<SandboxHealth>;
+}
+
+/** Where and when a run started, as its host acknowledged it. */
+export interface SandboxRunStart {
+  /** Origin of the host's base URL (`http://10.0.0.5:20129`). */
+  host: string;
+  /** The host's container label (`SANDBOX_INSTANCE`). */
+  instance: string;
+  /** Time the run waited on the host for a slot and a container, in ms. */
+  queueWaitMs: number;
+}
+
+/** Callbacks of one run. */
+export interface RunHooks {
+  /** Called once when the host acknowledges the start, before the program is handed over. */
+  onStarted?: (start: SandboxRunStart) => void;
+  /**
+   * Called when the host refused the run with `queue_timeout`: it waited `queueWaitMs` (the wait
+   * asked for) for a slot and never started.
+   */
+  onQueueTimeout?: (refusal: { host: string; queueWaitMs: number }) => void;
 }
 
 /** Options of {@link createSandboxClient}. */
@@ -60,6 +91,11 @@ export interface SandboxClientOptions {
   controlTimeoutMs?: number;
   /** Limit assumed for a run without `timeoutMs` (the host's default), in ms. Default 10 000. */
   defaultRunTimeoutMs?: number;
+  /**
+   * Longest wait for a slot on the host, in ms, sent as the run's `queueTimeoutMs` (the host caps
+   * it). Default 10 000 (`SANDBOX_QUEUE_WAIT_MS`).
+   */
+  queueWaitMs?: number;
 }
 
 /** Failure codes the client produces besides the host's own error codes. */
@@ -68,86 +104,8 @@ export type SandboxFailureCode =
   | "sandbox_busy"
   | "sandbox_auth_failed"
   | "sandbox_error"
+  | "sandbox_outcome_unknown"
   | "aborted";
-
-function unavailable(message: string, notStarted = false, cause?: unknown): ExecutionFailure {
-  return new ExecutionFailure(message, {
-    code: "sandbox_unavailable",
-    retryable: true,
-    notStarted,
-    cause,
-  });
-}
-
-/** Connection errors (Node's fetch) raised before a request reached the host. */
-const NOT_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-/** True when a fetch error says the connection was never made (so nothing was sent). */
-function neverConnected(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === "string" && NOT_CONNECTED.has(cause.code);
-}
-
-/**
- * Seconds of a `Retry-After` header (delay-seconds or an HTTP-date, RFC 9110 §10.2.3), at least
- * 1; undefined when absent or unreadable.
- */
-export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === "") return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Math.max(1, Number(text));
-  if (!/^[A-Za-z]{3}, /.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(1, Math.ceil((at - now) / 1000));
-}
-
-/**
- * Maps a non-2xx answer of the host to an ExecutionFailure: 429 → `sandbox_busy` (retryable, with
- * the host's Retry-After), 401 → `sandbox_auth_failed` (the API's signature was refused), a code
- * of the host's registry → that code as is, with the registry's retryable flag (e.g. 503
- * `docker_unavailable`, `shutting_down`, `image_unavailable`); without one, 502/503/504 →
- * `sandbox_unavailable` (retryable) and anything else → `sandbox_error`.
- */
-function hostFailure(status: number, body: unknown, retryAfter: string | null): ExecutionFailure {
-  const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  const code = typeof err?.code === "string" ? err.code : "";
-  const detail = typeof err?.message === "string" ? err.message : `HTTP ${status}`;
-  if (status === 429) {
-    const after = retryAfterSeconds(retryAfter);
-    const hint = after === undefined ? "" : ` (retry after ${after} s)`;
-    return new ExecutionFailure(
-      `Sandbox host is busy: no slot was free and the program did not run${hint}`,
-      { code: "sandbox_busy", retryable: true, retryAfterS: after, notStarted: true },
-    );
-  }
-  if (status === 401) {
-    return new ExecutionFailure(
-      `Sandbox host rejected the request signature (${detail}); check SANDBOX_SECRET and SANDBOX_KEY_ID`,
-      { code: "sandbox_auth_failed" },
-    );
-  }
-  if (isSandboxErrorCode(code)) {
-    const { retryable } = SANDBOX_ERROR_CODES[code];
-    const message =
-      status === 503 ? `Sandbox host unavailable: ${detail}` : `Sandbox host error: ${detail}`;
-    return new ExecutionFailure(code === "image_unavailable" ? detail : message, {
-      code,
-      retryable,
-    });
-  }
-  if (status === 502 || status === 503 || status === 504) {
-    return unavailable(`Sandbox host unavailable: ${detail}`);
-  }
-  return new ExecutionFailure(`Sandbox host error: ${detail}`, { code: code || "sandbox_error" });
-}
 
 function isRunResult(v: unknown): v is SandboxRunResult {
   return sandboxRunResultSchema.safeParse(v).success;
@@ -171,16 +129,17 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
   const runOverheadMs = opts.runOverheadMs ?? 45_000;
   const controlTimeoutMs = opts.controlTimeoutMs ?? 5_000;
   const defaultRunTimeoutMs = opts.defaultRunTimeoutMs ?? 10_000;
+  const queueWaitMs = opts.queueWaitMs ?? 10_000;
+  const origin = new URL(base).origin;
 
-  async function call(
+  /** Signs and sends one request; the caller reads the answer. @throws what fetch throws. */
+  async function send(
     method: "GET" | "POST",
     path: string,
     body: unknown,
-    boundMs: number,
-    callerSignal?: AbortSignal,
-  ): Promise<unknown> {
-    if (callerSignal?.aborted)
-      throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
+    signal: AbortSignal,
+    accept?: string,
+  ): Promise<Response> {
     const text = body === undefined ? "" : JSON.stringify(body);
     const url = `${base}${path}`;
     const headers: Record<string, string> = await signRequest({
@@ -191,30 +150,42 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
       body: text,
     });
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (accept) headers.accept = accept;
+    return doFetch(url, { method, headers, body: body === undefined ? undefined : text, signal });
+  }
+
+  async function readJson(res: Response): Promise<unknown> {
+    const raw = await res.text();
+    try {
+      return raw === "" ? null : JSON.parse(raw);
+    } catch {
+      return null;
+    }
+  }
+
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    boundMs: number,
+    callerSignal?: AbortSignal,
+  ): Promise<unknown> {
+    if (callerSignal?.aborted)
+      throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
     const timeout = AbortSignal.timeout(boundMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     let res: Response;
     let parsed: unknown;
     try {
-      res = await doFetch(url, {
-        method,
-        headers,
-        body: body === undefined ? undefined : text,
-        signal,
-      });
-      const raw = await res.text();
-      try {
-        parsed = raw === "" ? null : JSON.parse(raw);
-      } catch {
-        parsed = null;
-      }
+      res = await send(method, path, body, signal);
+      parsed = await readJson(res);
     } catch (err) {
       if (callerSignal?.aborted)
         throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
       if (timeout.aborted) throw unavailable(`Sandbox host did not answer within ${boundMs} ms`);
       const reason = err instanceof Error ? err.message : String(err);
       throw unavailable(
-        `Sandbox host unreachable at ${new URL(base).origin}: ${reason}`,
+        `Sandbox host unreachable at ${origin}: ${reason}`,
         neverConnected(err),
         err,
       );
@@ -223,10 +194,172 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
     return parsed;
   }
 
+  /**
+   * After a run's connection failed before the host acknowledged the start: true when the program
+   * provably never started, i.e. the host answers the kill saying it was still waiting (it now
+   * never starts), or nothing listens at the host any more (its process is gone, and a host hands
+   * a program over only after its acknowledgement is out).
+   */
+  async function neverStarted(runId: string): Promise<boolean> {
+    try {
+      const out = sandboxKillResultSchema.safeParse(
+        await call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs),
+      );
+      return out.success && out.data.killed && out.data.started === false;
+    } catch (err) {
+      return err instanceof ExecutionFailure && err.notStarted;
+    }
+  }
+
+  /** The failure of a run whose connection failed before the acknowledgement. */
+  async function beforeAck(runId: string, reason: string, cause?: unknown) {
+    if (await neverStarted(runId))
+      return unavailable(`Sandbox host unreachable at ${origin}: ${reason}`, true, cause);
+    return outcomeUnknown(reason, cause);
+  }
+
+  function outcomeUnknown(reason: string, cause?: unknown): ExecutionFailure {
+    return new ExecutionFailure(
+      `Sandbox host ${origin} was lost after the program started (${reason}); whether it ran to the end is unknown, and it was not run again`,
+      { code: "sandbox_outcome_unknown", retryable: false, cause },
+    );
+  }
+
+  /**
+   * Reads a streamed run answer: the `started` line (reported to `hooks`), then the result.
+   * Lines are found by scanning each chunk once; the answer is at most two lines.
+   */
+  async function readStream(
+    res: Response,
+    runId: string,
+    hooks: RunHooks | undefined,
+    callerSignal: AbortSignal | undefined,
+    timeout: AbortSignal,
+  ): Promise<SandboxRunResult> {
+    const reader = res.body?.getReader();
+    const decoder = new TextDecoder();
+    let acked = false;
+    let head = "";
+    const rest: string[] = [];
+    const malformed = () =>
+      new ExecutionFailure("Sandbox host sent a malformed run answer", { code: "sandbox_error" });
+    const onStart = (text: string) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw malformed();
+      }
+      const event = sandboxRunEventSchema.safeParse(json);
+      if (!event.success || event.data.event !== "started") throw malformed();
+      acked = true;
+      hooks?.onStarted?.({
+        host: origin,
+        instance: event.data.instance,
+        queueWaitMs: event.data.queueWaitMs,
+      });
+    };
+    try {
+      if (!reader) throw malformed();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const chunk = decoder.decode(value, { stream: true });
+        if (acked) {
+          rest.push(chunk);
+          continue;
+        }
+        const nl = chunk.indexOf("\n");
+        if (nl < 0) {
+          head += chunk;
+          continue;
+        }
+        onStart(head + chunk.slice(0, nl));
+        rest.push(chunk.slice(nl + 1));
+      }
+    } catch (err) {
+      if (err instanceof ExecutionFailure) throw err;
+      if (callerSignal?.aborted)
+        throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
+      const reason = timeout.aborted
+        ? "no answer within its bound"
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      if (!acked) throw await beforeAck(runId, reason, err);
+      void call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs).catch(
+        () => {},
+      );
+      throw outcomeUnknown(reason, err);
+    }
+    if (!acked) throw await beforeAck(runId, "the answer ended before the start");
+    const text = (rest.join("") + decoder.decode()).trim();
+    if (text === "") throw outcomeUnknown("the answer ended after the start");
+    let event: ReturnType<typeof sandboxRunEventSchema.safeParse>;
+    try {
+      event = sandboxRunEventSchema.safeParse(JSON.parse(text));
+    } catch {
+      throw outcomeUnknown("the answer was cut after the start");
+    }
+    if (!event.success) throw malformed();
+    if (event.data.event === "result") return event.data.result;
+    if (event.data.event === "error") {
+      // A failure after the start: the program may have run, so it is never retried.
+      const failure = hostFailure(500, { error: event.data.error }, null);
+      throw new ExecutionFailure(failure.message, { code: failure.code, retryable: false });
+    }
+    throw malformed();
+  }
+
   return {
-    async run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
+    async run(
+      req: SandboxRunRequest,
+      signal?: AbortSignal,
+      hooks?: RunHooks,
+    ): Promise<SandboxRunResult> {
+      if (signal?.aborted)
+        throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
       const limit = Math.min(req.timeoutMs ?? defaultRunTimeoutMs, MAX_SANDBOX_TIMEOUT_MS);
-      const out = await call("POST", "/v1/run", req, limit + runOverheadMs, signal);
+      const wait = req.queueTimeoutMs ?? queueWaitMs;
+      const body: SandboxRunRequest = {
+        ...req,
+        runId: req.runId ?? crypto.randomUUID(),
+        queueTimeoutMs: wait,
+      };
+      const runId = body.runId!;
+      const timeout = AbortSignal.timeout(limit + wait + runOverheadMs);
+      const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      let res: Response;
+      try {
+        res = await send("POST", "/v1/run", body, both, RUN_STREAM_CONTENT_TYPE);
+      } catch (err) {
+        if (signal?.aborted)
+          throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
+        const reason = timeout.aborted
+          ? "no answer within its bound"
+          : err instanceof Error
+            ? err.message
+            : String(err);
+        if (neverConnected(err))
+          throw unavailable(`Sandbox host unreachable at ${origin}: ${reason}`, true, err);
+        throw await beforeAck(runId, reason, err);
+      }
+      if (!res.ok) {
+        const parsed = await readJson(res).catch(() => null);
+        const code = (parsed as { error?: { code?: unknown } } | null)?.error?.code;
+        // A gateway between the API and the host may answer for a run the host still holds.
+        if ((res.status === 502 || res.status === 504) && typeof code !== "string")
+          throw await beforeAck(runId, `HTTP ${res.status} from a gateway`);
+        const failure = hostFailure(res.status, parsed, res.headers.get("retry-after"));
+        if (failure.code === "queue_timeout")
+          hooks?.onQueueTimeout?.({ host: origin, queueWaitMs: wait });
+        throw failure;
+      }
+      const type = res.headers.get("content-type") ?? "";
+      if (type.includes(RUN_STREAM_CONTENT_TYPE))
+        return readStream(res, runId, hooks, signal, timeout);
+      // A host of an older version answers the result in one JSON body (no acknowledgement).
+      const out = await readJson(res).catch(() => null);
       if (!isRunResult(out)) {
         throw new ExecutionFailure("Sandbox host sent a malformed run result", {
           code: "sandbox_error",
@@ -257,7 +390,8 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
 
 /**
  * Builds the client from the API configuration (`SANDBOX_URLS` or `SANDBOX_URL`, `SANDBOX_SECRETS`
- * or `SANDBOX_SECRET`, `SANDBOX_KEY_ID`, `SKILLS_SANDBOX_TIMEOUT_MS`; docs/configuration.md).
+ * or `SANDBOX_SECRET`, `SANDBOX_KEY_ID`, `SKILLS_SANDBOX_TIMEOUT_MS`, `SANDBOX_QUEUE_WAIT_MS`;
+ * docs/configuration.md).
  * Several URLs give a client that spreads runs over the hosts (multi-host.ts).
  * Output: undefined when no URL or no secret is configured (the sandbox builtins then fail with
  * `sandbox_unavailable`: fail closed).
@@ -290,6 +424,7 @@ export function sandboxClientFromConfig(
       keyId: config.SANDBOX_KEY_ID,
       fetch: fetchImpl,
       defaultRunTimeoutMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
+      queueWaitMs: config.SANDBOX_QUEUE_WAIT_MS,
     }),
   }));
   if (clients.length === 1 && config.SANDBOX_URLS.length === 0) return clients[0]!.client;

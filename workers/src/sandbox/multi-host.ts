@@ -3,8 +3,10 @@
  * goes to the least-loaded healthy host, judged from the hosts' signed `GET /v1/health` (running,
  * queued, maxConcurrency) plus the runs this client has in flight on each. A host that fails or
  * times out is marked down with an exponential back-off and probed again through its health
- * endpoint when the back-off ends. A run moves to another host only when it certainly did not
- * start on the first (connection refused, or 429 busy): the same code never runs twice. Uses
+ * endpoint when the back-off ends. A run moves to another host only when it provably did not
+ * start on the first (connection refused, 429 busy or queue timeout, or a connection lost before
+ * the host acknowledged the start and then confirmed by the host or by its absence): the same code
+ * never runs twice (docs/sandbox.md#at-most-once). Uses
  * timers of the platform only through `Date.now`-style clocks, so it works in workerd and Node.
  */
 import type {
@@ -16,7 +18,7 @@ import type {
   SandboxRunResult,
 } from "@skillgate/sandbox-protocol";
 import { ExecutionFailure } from "../errors.js";
-import type { SandboxClient } from "./client.js";
+import type { RunHooks, SandboxClient } from "./client.js";
 
 /** One configured host. */
 export interface HostEntry {
@@ -177,7 +179,8 @@ export function createMultiHostClient(
       } catch (err) {
         last = err;
         const failure = err instanceof ExecutionFailure ? err : undefined;
-        if (failure?.code === "sandbox_unavailable") markDown(next, err);
+        if (failure?.code === "sandbox_unavailable" || failure?.code === "sandbox_outcome_unknown")
+          markDown(next, err);
         if (!failure?.notStarted || signal?.aborted) throw err;
       } finally {
         next.inflight -= 1;
@@ -194,8 +197,8 @@ export function createMultiHostClient(
   }
 
   return {
-    run(req: SandboxRunRequest, signal?: AbortSignal): Promise<SandboxRunResult> {
-      return onHost(req.runId, signal, (client) => client.run(req, signal));
+    run(req: SandboxRunRequest, signal?: AbortSignal, hooks?: RunHooks): Promise<SandboxRunResult> {
+      return onHost(req.runId, signal, (client) => client.run(req, signal, hooks));
     },
     browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult> {
       return onHost(req.runId, signal, (client) => client.browse(req, signal));

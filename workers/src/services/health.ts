@@ -14,6 +14,15 @@ export interface DatabaseProbe {
   ping(): Promise<void>;
 }
 
+/**
+ * Free space of the disk that holds the database (the embedded file on Node; absent for a
+ * database served over HTTP, whose disk the API cannot see).
+ */
+export interface StorageProbe {
+  /** @returns free bytes available to the process. @throws when the disk cannot be asked. */
+  freeBytes(): Promise<number>;
+}
+
 /** A health report: `down` only when the database is unreachable (answered with 503). */
 export type HealthReport =
   | { status: "down" }
@@ -27,16 +36,60 @@ export interface HealthServiceOptions {
   /** Absent when no sandbox host is configured. */
   sandbox?: SandboxClient;
   runtime?: "node" | "workerd";
+  /** The database's disk (docs/execution.md#a-full-disk); absent: judged from write failures. */
+  storage?: StorageProbe;
+  /** Below this many free bytes the database counts as not writable (`DATABASE_MIN_FREE_BYTES`). */
+  minFreeBytes?: number;
+  clock?: () => number;
 }
+
+/** How long a write refused for a full disk marks the database not writable, without a probe. */
+const FULL_MEMORY_MS = 30_000;
 
 /** Reports the API's health. */
 export class HealthService {
+  private fullAt: number | null = null;
+
   constructor(private readonly opts: HealthServiceOptions) {}
 
   /**
-   * @param detailed true for management: every check, with errors; false: only `ok` or `down`.
+   * Records that a write was refused because the database's disk is full (the app's error
+   * handler calls it); without a storage probe, health reports the database not writable for 30 s
+   * after it.
+   */
+  noteStorageFull(): void {
+    this.fullAt = (this.opts.clock ?? Date.now)();
+  }
+
+  /** Whether writes can land: from the disk's free space, else from a recent refused write. */
+  private async writable(): Promise<{ writable: boolean; freeBytes?: number; error?: string }> {
+    const { storage } = this.opts;
+    const min = this.opts.minFreeBytes ?? 0;
+    if (storage) {
+      try {
+        const freeBytes = await storage.freeBytes();
+        if (freeBytes < min) {
+          return {
+            writable: false,
+            freeBytes,
+            error: `the database's disk is full: ${freeBytes} bytes free, under the ${min} bytes writes need (DATABASE_MIN_FREE_BYTES)`,
+          };
+        }
+        return { writable: true, freeBytes };
+      } catch {
+        // The disk cannot be asked: fall back to what writes have shown.
+      }
+    }
+    const now = (this.opts.clock ?? Date.now)();
+    if (this.fullAt !== null && now - this.fullAt < FULL_MEMORY_MS)
+      return { writable: false, error: "a write was refused: the database's disk is full" };
+    return { writable: true };
+  }
+
+  /**
+   * @param detailed true for management: every check, with errors; false: only the status.
    * @returns `down` (database unreachable, anonymous view only), `ok`, or `degraded` (a check
-   *   failed) with details.
+   *   failed, e.g. the database's disk is full: docs/execution.md#a-full-disk) with details.
    */
   async check(detailed: boolean): Promise<HealthReport> {
     let dbError: string | undefined;
@@ -45,10 +98,17 @@ export class HealthService {
     } catch (err) {
       dbError = (err as Error).message;
     }
-    if (!detailed) return dbError === undefined ? { status: "ok" } : { status: "down" };
+    const disk = dbError === undefined ? await this.writable() : { writable: false };
+    if (!detailed) {
+      if (dbError !== undefined) return { status: "down" };
+      return { status: disk.writable ? "ok" : "degraded" };
+    }
     const details: Record<string, unknown> = {
       runtime: this.opts.runtime ?? "unknown",
-      database: dbError === undefined ? { ok: true } : { ok: false, error: dbError },
+      database:
+        dbError !== undefined
+          ? { ok: false, writable: false, error: dbError }
+          : { ok: disk.writable, ...disk },
       registry: await this.opts.registry.snapshot().then(
         (snap) => ({ skills: snap.skills.length }),
         (err: Error) => ({ error: err.message }),
@@ -72,7 +132,7 @@ export class HealthService {
     } else {
       details.sandbox = { ok: false, configured: false };
     }
-    const status = dbError === undefined && sandboxOk ? "ok" : "degraded";
+    const status = dbError === undefined && disk.writable && sandboxOk ? "ok" : "degraded";
     return { status, details };
   }
 }

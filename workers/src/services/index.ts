@@ -297,6 +297,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       executor,
       sandbox: deps.sandbox,
       runtime: deps.runtime,
+      storage: deps.storage,
+      minFreeBytes: deps.config.DATABASE_MIN_FREE_BYTES,
+      clock,
     }),
   };
 }

@@ -145,6 +145,8 @@ export interface AttemptRecord {
   durationMs: number;
   /** Set on an attempt that ran with doubled limits: what the attempt before it ran out of. */
   upgradeReason: UpgradeReason | null;
+  /** The sandbox host that started (or refused) a sandbox attempt; absent otherwise. */
+  host?: string;
 }
 
 /**
@@ -205,6 +207,11 @@ export interface Execution {
   notifications: NotificationDelivery[];
   /** SHA-256 (hex) of the program a code skill ran; null for other handlers. */
   codeSha256: string | null;
+  /**
+   * The sandbox host of the last sandbox attempt, with its queue wait and program time in ms
+   * (docs/execution.md#sandbox-runs); null for an execution that never reached a host.
+   */
+  sandbox?: { host: string | null; queueWaitMs: number | null; programMs: number | null } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -236,6 +243,24 @@ export interface HandlerContext extends CallerContext {
    * docs/execution.md#auto-upgrade); undefined = the handler's own choice.
    */
   memoryMb?: number;
+  /**
+   * Tells the executor where a sandbox attempt ran and how its time split (recorded on the row:
+   * docs/execution.md#sandbox-runs). Sandbox handlers call it when the host acknowledges the
+   * start and again with the result; fields given replace earlier ones.
+   */
+  reportSandbox?: (report: SandboxReport) => void;
+}
+
+/**
+ * Where a sandbox attempt ran and how its time split (docs/execution.md#sandbox-runs). Units: ms.
+ */
+export interface SandboxReport {
+  /** Origin of the sandbox host that started (or refused) the run. */
+  host?: string;
+  /** Time the run waited on the host for a slot and a container. */
+  queueWaitMs?: number;
+  /** Time the program itself ran (handover to exit). */
+  programMs?: number;
 }
 
 /**

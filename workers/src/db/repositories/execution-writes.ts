@@ -28,6 +28,10 @@ export interface EndPatch {
   finishedAt: number;
   updatedAt: number;
   approval: ExecutionRow["approval"] | null;
+  /** The last sandbox attempt's host and times (ms); null keeps the stored values. */
+  sandboxHost: string | null;
+  sandboxQueueMs: number | null;
+  sandboxProgramMs: number | null;
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -63,6 +67,9 @@ export class ExecutionWrites {
         finishedAt: p("finishedAt"),
         updatedAt: p("updatedAt"),
         approval: sql`coalesce(${p("approval")}, ${skillExecutions.approval})`,
+        sandboxHost: sql`coalesce(${p("sandboxHost")}, ${skillExecutions.sandboxHost})`,
+        sandboxQueueMs: sql`coalesce(${p("sandboxQueueMs")}, ${skillExecutions.sandboxQueueMs})`,
+        sandboxProgramMs: sql`coalesce(${p("sandboxProgramMs")}, ${skillExecutions.sandboxProgramMs})`,
       } as unknown as Partial<ExecutionRow>)
       .where(eq(skillExecutions.id, p("id")));
     this.endTpl = compileTemplate(end);

@@ -125,6 +125,9 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       notificationLog: null,
       timeoutMs: opts.timeoutMs,
       codeSha256: skill.handler?.type === "code" ? skill.handler.sha256 : null,
+      sandboxHost: null,
+      sandboxQueueMs: null,
+      sandboxProgramMs: null,
       createdAt: now,
       updatedAt: now,
       startedAt: opts.running ? now : null,
@@ -203,6 +206,9 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       finishedAt: now,
       updatedAt: now,
       approval: end.approval ?? null,
+      sandboxHost: end.sandbox?.host ?? null,
+      sandboxQueueMs: end.sandbox?.queueWaitMs ?? null,
+      sandboxProgramMs: end.sandbox?.programMs ?? null,
     };
     const base = this.live.get(id);
     this.live.delete(id);
@@ -213,6 +219,9 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
           ...patch,
           approval: patch.approval ?? base.approval,
           attemptLog: patch.attemptLog ?? base.attemptLog,
+          sandboxHost: patch.sandboxHost ?? base.sandboxHost,
+          sandboxQueueMs: patch.sandboxQueueMs ?? base.sandboxQueueMs,
+          sandboxProgramMs: patch.sandboxProgramMs ?? base.sandboxProgramMs,
         }
       : written;
     if (!row) throw new NotFoundError(`Execution ${id} not found`, "execution_not_found");

@@ -75,6 +75,14 @@ export function executionFromRow(row: ExecutionRow): Execution {
     attemptLog: parseJson<AttemptRecord[]>(row.attemptLog, []),
     notifications: parseJson<NotificationDelivery[]>(row.notificationLog, []),
     codeSha256: row.codeSha256,
+    sandbox:
+      row.sandboxHost === null && row.sandboxQueueMs === null && row.sandboxProgramMs === null
+        ? null
+        : {
+            host: row.sandboxHost,
+            queueWaitMs: row.sandboxQueueMs,
+            programMs: row.sandboxProgramMs,
+          },
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

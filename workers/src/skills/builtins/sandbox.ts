@@ -63,7 +63,8 @@ export function asksForLimits(input: unknown): boolean {
 /**
  * How the executor times sandbox runs (README "Time limits"): the call's `timeoutMs`, else
  * `SKILLS_SANDBOX_TIMEOUT_MS`, never above 60 000 ms, with {@link SANDBOX_REPORT_GRACE_MS} for
- * the host to report. Runs are placed in the sandbox; `autoUpgrade` is the default of the
+ * the host to report plus `SANDBOX_QUEUE_WAIT_MS` for the wait for a slot, which is not taken
+ * from the program's limit (docs/sandbox.md#queue-wait-and-program-time). Runs are placed in the sandbox; `autoUpgrade` is the default of the
  * handler's skills (docs/execution.md#auto-upgrade), off for calls that ask for their own limits.
  */
 export function sandboxTiming(config: Config, autoUpgrade = false): HandlerTiming {
@@ -75,7 +76,7 @@ export function sandboxTiming(config: Config, autoUpgrade = false): HandlerTimin
     },
     defaultLimitMs: config.SKILLS_SANDBOX_TIMEOUT_MS,
     maxLimitMs: MAX_SANDBOX_TIMEOUT_MS,
-    graceMs: SANDBOX_REPORT_GRACE_MS,
+    graceMs: SANDBOX_REPORT_GRACE_MS + config.SANDBOX_QUEUE_WAIT_MS,
   };
 }
 
@@ -209,9 +210,13 @@ export function outcomeOf(result: SandboxRunResult, timeoutMs: number): SandboxR
 }
 
 /**
- * Runs a request on the host, killing the run through the host when the execution aborts.
+ * Runs a request on the host, killing the run through the host when the execution aborts, and
+ * reports the host, the queue wait and the program time to the executor (`ctx.reportSandbox`;
+ * docs/execution.md#sandbox-runs). The run is sent at most once: the client retries only a run
+ * that provably never started (docs/sandbox.md#at-most-once).
  * @throws ExecutionFailure `sandbox_unavailable` (retryable) when no host is configured, `aborted`
- *   when the execution already ended; the client's failures otherwise.
+ *   when the execution already ended; the client's failures otherwise (`queue_timeout`,
+ *   `sandbox_outcome_unknown`, ...).
  */
 export async function runOnHost(
   deps: BuiltinEnv,
@@ -231,7 +236,16 @@ export async function runOnHost(
     throw new ExecutionFailure("Execution was cancelled", { code: "aborted" });
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await sandbox.run({ ...req, runId }, ctx.signal);
+    const result = await sandbox.run({ ...req, runId }, ctx.signal, {
+      onStarted: (start) =>
+        ctx.reportSandbox?.({ host: start.host, queueWaitMs: start.queueWaitMs }),
+      onQueueTimeout: (refusal) => ctx.reportSandbox?.(refusal),
+    });
+    ctx.reportSandbox?.({
+      programMs: result.durationMs,
+      ...(result.queueWaitMs !== undefined ? { queueWaitMs: result.queueWaitMs } : {}),
+    });
+    return result;
   } finally {
     ctx.signal.removeEventListener("abort", onAbort);
   }

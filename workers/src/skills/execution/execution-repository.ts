@@ -41,6 +41,8 @@ export interface ExecutionEnd {
   /** Each attempt's record (docs/execution.md#auto-upgrade); omitted = left as it is. */
   attemptLog?: AttemptRecord[];
   approval?: ApprovalState;
+  /** The last sandbox attempt's host, queue wait and program time (ms); omitted = none. */
+  sandbox?: { host: string | null; queueWaitMs: number | null; programMs: number | null };
 }
 
 /** Caps of what a history row keeps, in UTF-8 bytes of JSON text. */

@@ -10,6 +10,7 @@ import type {
   AttemptRecord,
   CallerContext,
   Placement,
+  SandboxReport,
   Skill,
   SkillHandler,
   UpgradeReason,
@@ -33,6 +34,8 @@ export interface PhaseDeps {
   setAttempts: (attempts: number, log: AttemptRecord[]) => Promise<void>;
   /** Fires when the caller went away (a client that disconnected): the phase ends `cancelled`. */
   cancel?: AbortSignal;
+  /** Receives the sandbox reports of the attempts (HandlerContext `reportSandbox`). */
+  reportSandbox?: (report: SandboxReport) => void;
 }
 
 /** Error message of an execution whose caller went away (error code `cancelled`). */
@@ -91,6 +94,7 @@ export async function runPhase(
     errorCode: string | null,
     output: unknown,
     upgradeReason: UpgradeReason | null,
+    host?: string,
   ): void => {
     log.push({
       attempt: log.length + 1,
@@ -101,6 +105,7 @@ export async function runPhase(
       errorCode,
       durationMs: deps.clock() - started,
       upgradeReason,
+      ...(host !== undefined ? { host } : {}),
     });
   };
   let first = true;
@@ -110,6 +115,7 @@ export async function runPhase(
       const attempt = log.length + 1;
       if (attempt > 1) await deps.setAttempts(attempt, log);
       const started = deps.clock();
+      let host: string | undefined;
       const outcome = await runAttempt(deps.handler, input, {
         ...ctx,
         executionId: id,
@@ -118,20 +124,24 @@ export async function runPhase(
         attempt,
         timeoutMs: Math.max(1, deadline - deps.clock()),
         ...(limits.memoryMb !== null ? { memoryMb: limits.memoryMb } : {}),
+        reportSandbox: (report) => {
+          if (report.host !== undefined) host = report.host;
+          deps.reportSandbox?.(report);
+        },
       });
       const upgradeMark = first ? reason : null;
       first = false;
       if (outcome.ok) {
-        record(started, "success", null, outcome.output, upgradeMark);
+        record(started, "success", null, outcome.output, upgradeMark, host);
         return { end: { status: "success", output: outcome.output }, aborted: false };
       }
       const failure = outcome.failure;
       if (controller.signal.reason === cancelled) {
-        record(started, "error", "cancelled", failure.output, upgradeMark);
+        record(started, "error", "cancelled", failure.output, upgradeMark, host);
         return cancelledOutcome;
       }
       if (controller.signal.aborted || failure.status === "timeout") {
-        record(started, "timeout", "timeout", failure.output, upgradeMark);
+        record(started, "timeout", "timeout", failure.output, upgradeMark, host);
         return {
           end: {
             status: "timeout",
@@ -143,7 +153,7 @@ export async function runPhase(
           aborted: controller.signal.aborted,
         };
       }
-      record(started, "error", failure.code, failure.output, upgradeMark);
+      record(started, "error", failure.code, failure.output, upgradeMark, host);
       const backoff = Math.max(deps.retryBackoffMs * attempt, (failure.retryAfterS ?? 0) * 1000);
       if (failure.retryable && attempt < deps.maxAttempts && deps.clock() + backoff < deadline) {
         await sleepUnlessAborted(backoff, controller.signal);

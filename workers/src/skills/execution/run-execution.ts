@@ -10,6 +10,7 @@ import type {
   AttemptRecord,
   CallerContext,
   Execution,
+  SandboxReport,
   Skill,
   SkillHandler,
 } from "../types.js";
@@ -19,7 +20,7 @@ import {
   upgradedLimits,
   upgradeEnabled,
 } from "./auto-upgrade.js";
-import type { ExecutionRepository } from "./execution-repository.js";
+import type { ExecutionEnd, ExecutionRepository } from "./execution-repository.js";
 import { type PhaseDeps, runPhase } from "./phase.js";
 import type { HandlerTiming } from "./timing.js";
 
@@ -75,6 +76,19 @@ export async function runExecution(
 ): Promise<RunOutcome> {
   const { store, timing, clock } = deps;
   const log: AttemptRecord[] = [];
+  // The last sandbox attempt's host and times (a new attempt's host starts a new record).
+  let sandbox: ExecutionEnd["sandbox"];
+  const reportSandbox = (report: SandboxReport) => {
+    const base =
+      report.host !== undefined && report.host !== sandbox?.host
+        ? { host: report.host, queueWaitMs: null, programMs: null }
+        : (sandbox ?? { host: null, queueWaitMs: null, programMs: null });
+    sandbox = {
+      host: base.host,
+      queueWaitMs: report.queueWaitMs ?? base.queueWaitMs,
+      programMs: report.programMs ?? base.programMs,
+    };
+  };
   const phaseDeps: PhaseDeps = {
     handler: deps.handler,
     graceMs: timing?.graceMs ?? 0,
@@ -84,6 +98,7 @@ export async function runExecution(
     retryBackoffMs: deps.retryBackoffMs,
     setAttempts: (attempts, attemptLog) => store.setAttempts(id, attempts, { attemptLog }),
     cancel,
+    reportSandbox,
   };
   const started = clock();
   try {
@@ -118,6 +133,7 @@ export async function runExecution(
       durationMs: clock() - started,
       attempts: log.length,
       attemptLog: log,
+      sandbox,
     });
     return { execution, retryAfterS: phase.retryAfterS };
   } catch (err) {
@@ -130,6 +146,7 @@ export async function runExecution(
         durationMs: clock() - started,
         attempts: log.length,
         attemptLog: log,
+        sandbox,
       })
       .catch(() => undefined);
     throw err;

@@ -1,0 +1,145 @@
+/**
+ * A full data disk is told truthfully (docs/execution.md#a-full-disk): the database lives on a
+ * small tmpfs that the test fills; writes then answer 503 `storage_full` (never 500) and leave
+ * nothing half-written, `/api/health` reports the disk state, and once space is freed everything
+ * works again. Needs root (mount).
+ */
+import { execFileSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, rmdirSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { startHealthProbe } from "../support/health-probe.js";
+
+const MOUNT = join(tmpdir(), `skillgate-full-disk-${process.pid}`);
+const FILLER = join(MOUNT, "filler");
+
+/** Writes zeros into `path` until the filesystem refuses (ENOSPC). */
+function fillDisk(path: string): void {
+  const fd = openSync(path, "a");
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+  } finally {
+    closeSync(fd);
+  }
+  // The last partial chunks.
+  const small = openSync(path, "a");
+  try {
+    for (;;) writeSync(small, Buffer.alloc(512));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+  } finally {
+    closeSync(small);
+  }
+}
+
+const skill = (name: string) => ({
+  name,
+  version: "1.0.0",
+  description: `echoes its input (${name})`,
+  schema: { input: { type: "object" } },
+  handlerCode: "echo-handler",
+  mode: "on",
+});
+
+describe("a full data disk", () => {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    mkdirSync(MOUNT, { recursive: true });
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", MOUNT]);
+    t = await startTestApp({ libsqlUrl: `file:${join(MOUNT, "test.db")}` });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    try {
+      // Lazy: the embedded driver may still hold the file for a moment after close.
+      execFileSync("umount", ["-l", MOUNT]);
+      rmdirSync(MOUNT);
+    } catch {
+      // left for the next run's mount
+    }
+  });
+
+  it("writes answer 503 storage_full with nothing half-written; health says so; freeing space recovers", async () => {
+    const app = t!;
+    expect((await app.api.post("/api/skills/install", skill("before-full"))).status).toBe(201);
+    const before = await app.api.post("/api/skills/executions", {
+      skillName: "before-full",
+      input: { n: 1 },
+    });
+    expect(before.status).toBe(200);
+    const historyBefore = (await app.api.get("/api/skills/executions?limit=200")).body.total;
+
+    fillDisk(FILLER);
+    const probe = startHealthProbe(app.url);
+    try {
+      // Many rows' worth of writes: whatever free pages the database still had are used up.
+      const big = "x".repeat(200_000);
+      const answers = [];
+      for (let i = 0; i < 20; i++) {
+        answers.push(
+          await app.api.post("/api/skills/executions", {
+            skillName: "before-full",
+            input: { n: i, big },
+          }),
+        );
+      }
+      const statuses = answers.map((a) => a.status);
+      expect(statuses).not.toContain(500);
+      const refused = answers.filter((a) => a.status === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expect(r.body.error.code).toBe("storage_full");
+        expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
+      }
+      // An install is refused the same way and leaves no skill behind.
+      const install = await app.api.post("/api/skills/install", skill("during-full"));
+      expect(install.status).toBe(503);
+      expect(install.body.error.code).toBe("storage_full");
+      const skills = await app.api.get("/api/skills?limit=200");
+      expect(skills.body.data.map((s: { name: string }) => s.name).includes("during-full")).toBe(
+        false,
+      );
+
+      // Health tells: anonymous callers see it is not ok, management sees why.
+      const anon = await fetch(`${app.url}/api/health`);
+      expect(((await anon.json()) as { status: string }).status).toBe("degraded");
+      const health = await app.api.get("/api/health");
+      expect(health.body.status).toBe("degraded");
+      expect(health.body.details.database).toMatchObject({ ok: false, writable: false });
+      expect(health.body.details.database.error).toMatch(/full|space/i);
+
+      // Every execution that was recorded is terminal, and those refused left no row behind.
+      const rows = (await app.api.get("/api/skills/executions?limit=200")).body;
+      for (const row of rows.data as { status: string }[])
+        expect(["success", "error", "timeout"]).toContain(row.status);
+      const succeeded = answers.filter((a) => a.status === 200).length;
+      expect(rows.total).toBe(historyBefore + succeeded);
+      // Health kept answering all along (200 degraded), without a freeze; the bound is generous
+      // for a slow shared machine but catches a multi-second stall.
+      const seen = await probe.stop();
+      expect(seen.answers).toBeGreaterThan(0);
+      expect(seen.failures).toEqual([]);
+      expect(seen.slowestMs).toBeLessThan(1_500);
+    } finally {
+      await probe.stop();
+      rmSync(FILLER, { force: true });
+    }
+
+    // Space again: writes work and health is ok once more.
+    const after = await app.api.post("/api/skills/install", skill("after-full"));
+    expect(after.status).toBe(201);
+    const run = await app.api.post("/api/skills/executions", {
+      skillName: "after-full",
+      input: { n: 2 },
+    });
+    expect(run.status).toBe(200);
+    expect(run.body.execution.output).toEqual({ n: 2 });
+    const healthy = await app.api.get("/api/health");
+    expect(healthy.body.details.database).toMatchObject({ ok: true, writable: true });
+  }, 120_000);
+});
