@@ -9,8 +9,9 @@ import { closeSync, mkdirSync, openSync, rmdirSync, rmSync, writeSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { startHealthProbe } from "../support/health-probe.js";
+import { callTool, connectMcp } from "../support/mcp.js";
 
 const MOUNT = join(tmpdir(), `skillgate-full-disk-${process.pid}`);
 const FILLER = join(MOUNT, "filler");
@@ -95,6 +96,16 @@ describe("a full data disk", () => {
       for (const r of refused) {
         expect(r.body.error.code).toBe("storage_full");
         expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
+      }
+      // A model's call over MCP is told the same, as a tool error (never an internal error).
+      const mcp = await connectMcp(app.url, MGMT_TOKEN);
+      try {
+        const viaMcp = await callTool(mcp, "before-full_v1_0_0", { n: 99, big });
+        expect(viaMcp.isError).toBe(true);
+        expect(viaMcp.structuredContent).toMatchObject({ status: "error", executionId: null });
+        expect(viaMcp.structuredContent.error).toMatch(/^storage_full: /);
+      } finally {
+        await mcp.close();
       }
       // An install is refused the same way and leaves no skill behind.
       const install = await app.api.post("/api/skills/install", skill("during-full"));

@@ -16,7 +16,7 @@ import { agentSkillsRoutes } from "./agent-skills/route.js";
 import { requireAuth, requireRouteScope } from "./auth/middleware.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import type { AppDeps } from "./deps.js";
-import { AppError, type ErrorCode, isStorageFull } from "./errors.js";
+import { AppError, type ErrorCode, isStorageFull, STORAGE_FULL_MESSAGE } from "./errors.js";
 import { agentSkillsTools } from "./mcp/agent-skills-tools.js";
 import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
@@ -176,13 +176,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
         `[skillgate] storage_full on ${c.req.method} ${c.req.path}: the database's disk is full`,
       );
       c.header("Retry-After", "30");
-      return c.json(
-        envelope(
-          "storage_full",
-          "The database has no space left; the request changed nothing (free space on the data disk)",
-        ),
-        503,
-      );
+      return c.json(envelope("storage_full", STORAGE_FULL_MESSAGE), 503);
     }
     if (err instanceof AppError) {
       // The cause is for the operator's log; the client gets the code, message and details only.

@@ -179,6 +179,10 @@ const STORAGE_FULL_CODES = new Set(["SQLITE_FULL", "ENOSPC", "SQLITE_IOERR_WRITE
  * of space: SQLite's `SQLITE_FULL` ("database or disk is full", SQLite docs "Result and Error
  * Codes"), or `ENOSPC` from the system. Reads only codes and messages, so it knows no driver.
  */
+/** The message of a `storage_full` answer (docs/execution.md#a-full-disk). */
+export const STORAGE_FULL_MESSAGE =
+  "The database has no space left; the request changed nothing (free space on the data disk)";
+
 export function isStorageFull(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && e !== null && typeof e === "object"; depth++) {

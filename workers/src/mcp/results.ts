@@ -5,7 +5,7 @@
  * correct its call (MCP specification, "Tools" → "Error Handling").
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../errors.js";
+import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../errors.js";
 import { mcpContentOf } from "../formats/tool-content.js";
 import type { ModelCallOutcome } from "../services/tools.js";
 
@@ -26,8 +26,9 @@ export function okResult(data: Record<string, unknown>): CallToolResult {
 
 /**
  * An error result `{ error: { code, message, details? } }` (the REST error envelope's shape).
- * @param err an AppError keeps its code and details; anything else is `internal_error` with a
- *   generic message (the cause is not shown to the caller).
+ * @param err an AppError keeps its code and details; a full disk is `storage_full`
+ *   (docs/execution.md#a-full-disk); anything else is `internal_error` with a generic message
+ *   (the cause is not shown to the caller).
  */
 export function errorResult(err: unknown): CallToolResult {
   const error =
@@ -37,7 +38,9 @@ export function errorResult(err: unknown): CallToolResult {
           message: err.message,
           ...(err.details === undefined ? {} : { details: err.details }),
         }
-      : { code: "internal_error", message: "Internal server error" };
+      : isStorageFull(err)
+        ? { code: "storage_full", message: STORAGE_FULL_MESSAGE }
+        : { code: "internal_error", message: "Internal server error" };
   return {
     isError: true,
     content: [{ type: "text", text: `${error.code}: ${error.message}` }],

@@ -21,7 +21,7 @@
  * The executor's own checks (master switch, handler, input validation) still apply; any
  * {@link AppError} they throw becomes an error result. Never throws.
  */
-import { AppError } from "../../errors.js";
+import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import type { OutcomeStatus } from "../../formats/types.js";
 import { restoreCallArguments } from "../injection/schema-prepare.js";
 import { isActive, isBuiltin } from "../registry/tool-resolver.js";
@@ -185,6 +185,8 @@ export async function runModelCall(
     return outcomeOf(exec);
   } catch (err) {
     if (err instanceof AppError) return fail(err.message);
+    // A full disk refused the execution's row as a whole: nothing ran (docs/execution.md#a-full-disk).
+    if (isStorageFull(err)) return fail(`storage_full: ${STORAGE_FULL_MESSAGE}`);
     return fail(`Skill execution failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
