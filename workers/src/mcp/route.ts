@@ -87,10 +87,11 @@ function rpcError(
 }
 
 /**
- * The JSON-RPC error body of an error raised before the MCP handler ran (the request limits in
- * front of every route, docs/limits.md#request-bodies), for `POST /mcp`; undefined for other
- * requests. Body not JSON or nested too deep → -32700 Parse error; any other refusal → -32600
- * Invalid Request (5xx → -32603); `data.code` keeps the error registry's code.
+ * The JSON-RPC error body of a refusal by the request limits in front of every route
+ * (docs/limits.md#request-bodies: `payload_too_large`, `json_too_deep`), raised before the MCP
+ * handler ran, for `POST /mcp`; undefined for anything else (the MCP handler answers its own
+ * errors). Nested too deep → -32700 Parse error; too large → -32600 Invalid Request; `data.code`
+ * keeps the error registry's code.
  */
 export function mcpErrorBody(
   method: string,
@@ -102,8 +103,8 @@ export function mcpErrorBody(
   | { jsonrpc: "2.0"; id: null; error: { code: number; message: string; data: { code: string } } }
   | undefined {
   if (method.toUpperCase() !== "POST" || path !== "/mcp") return undefined;
-  const rpc =
-    code === "json_too_deep" || code === "invalid_json" ? -32700 : status >= 500 ? -32603 : -32600;
+  if (code !== "payload_too_large" && code !== "json_too_deep") return undefined;
+  const rpc = code === "json_too_deep" ? -32700 : status >= 500 ? -32603 : -32600;
   return { jsonrpc: "2.0", id: null, error: { code: rpc, message, data: { code } } };
 }
 
