@@ -116,6 +116,7 @@ describe("the Worker under wrangler dev (deployed form)", () => {
       toolName,
       mode: "on",
       score: null,
+      ranker: null,
     });
     const tool = injected.body.request.tools.find(
       (t: { function: { name: string } }) => t.function.name === toolName,
