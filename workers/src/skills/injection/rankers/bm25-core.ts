@@ -145,6 +145,11 @@ export class Bm25Core {
   private readonly acc: Float64Array;
   private readonly touched: Int32Array;
   private readonly qmark: Uint32Array;
+  /**
+   * Each term's contribution to each slot of its posting list, idf · tf̃ / (k1 + tf̃), computed
+   * the first time a request holds the term (at most one number per posting).
+   */
+  private readonly contrib: (Float64Array | undefined)[];
   private stamp = 0;
   /** Whether a core was derived from this one (only the newest version may be derived from). */
   private derivedFrom = false;
@@ -172,6 +177,7 @@ export class Bm25Core {
     this.acc = new Float64Array(slots);
     this.touched = new Int32Array(slots);
     this.qmark = new Uint32Array(state.post.length);
+    this.contrib = new Array(state.post.length);
   }
 
   /** Candidates in the core. */
@@ -372,17 +378,30 @@ export class Bm25Core {
 
   /** Adds the postings of term `id` to the scratch scores. @returns the new touched count. */
   private addPostings(id: number, nt: number): number {
-    const { acc, touched, norm, idf } = this;
+    const { acc, touched } = this;
+    const { slots } = this.state.post[id]!;
+    const c = this.contrib[id] ?? this.contributions(id);
+    for (let j = 0; j < slots.length; j++) {
+      const s = slots[j]!;
+      if (acc[s] === 0) touched[nt++] = s;
+      acc[s]! += c[j]!;
+    }
+    return nt;
+  }
+
+  /** Computes and keeps term `id`'s contribution to each slot of its posting list. */
+  private contributions(id: number): Float64Array {
+    const { norm, idf } = this;
     const k1 = this.params.k1;
     const { slots, tfs } = this.state.post[id]!;
     const w = idf[id]!;
+    const c = new Float64Array(slots.length);
     for (let j = 0; j < slots.length; j++) {
-      const s = slots[j]!;
-      const tf = this.tfOf(tfs[j]!, s * FIELD_COUNT, norm);
-      if (acc[s] === 0) touched[nt++] = s;
-      acc[s]! += (w * tf) / (k1 + tf);
+      const tf = this.tfOf(tfs[j]!, slots[j]! * FIELD_COUNT, norm);
+      c[j] = (w * tf) / (k1 + tf);
     }
-    return nt;
+    this.contrib[id] = c;
+    return c;
   }
 
   /** tf̃ of a packed count at slot offset `o`. */

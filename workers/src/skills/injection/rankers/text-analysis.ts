@@ -50,6 +50,8 @@ const CJK_RUN =
  * @param text any text: a skill name, description, property name, or a request's context.
  */
 export function forEachTerm(text: string, emit: (term: string) => void): void {
+  // Most texts hold no Han or kana at all: then no word needs the per-word test.
+  const cjk = CJK.test(text);
   for (const m of text.matchAll(WORD)) {
     const raw = m[0];
     const word = raw.toLowerCase();
@@ -57,7 +59,7 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
       wordTerm(word, emit);
       const split = raw.replace(CAMEL_LOWER_UPPER, "$1 $2").replace(CAMEL_ACRONYM, "$1 $2");
       for (const part of split.toLowerCase().split(" ")) wordTerm(part, emit);
-    } else if (CJK.test(word)) {
+    } else if (cjk && CJK.test(word)) {
       for (const part of word.match(CJK_RUN) ?? []) {
         if (!CJK.test(part)) wordTerm(part, emit);
         else if (part.length === 1) emit(part);
