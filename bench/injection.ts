@@ -15,7 +15,7 @@ import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/r
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import { runIndexBench } from "./index-updates.js";
 import { contextRequest, syntheticSkills, type TextModel } from "./injection-data.js";
-import { fmt, median, percentile, row } from "./stats.js";
+import { fmt, median, percentile, row, sweepCaches } from "./stats.js";
 
 interface InjectionFigures {
   model: TextModel;
@@ -36,20 +36,6 @@ interface Setup {
   run: (i: number) => number;
   warm: number[];
   cold: number[];
-}
-
-/** A buffer larger than the last-level cache of the machines this runs on (64 MiB). */
-const sweepBuffer = new Uint8Array(64 * 1024 * 1024);
-let sweepSink = 0;
-
-/** Touches every cache line of the sweep buffer, evicting what the CPU caches held. */
-function sweepCaches(): void {
-  let acc = sweepSink;
-  for (let i = 0; i < sweepBuffer.length; i += 64) {
-    sweepBuffer[i] = (sweepBuffer[i]! + 1) & 0xff;
-    acc ^= sweepBuffer[i]!;
-  }
-  sweepSink = acc;
 }
 
 function prepare(model: TextModel, n: number, ranker: RankerName): Setup {

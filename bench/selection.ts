@@ -26,7 +26,7 @@ import { getInjectionIndex } from "../workers/src/skills/injection/injection-ind
 import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/rankers/index.js";
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import type { JsonSchema, Skill } from "../workers/src/skills/types.js";
-import { fmt, median, row } from "./stats.js";
+import { fmt, median, row, sweepCaches } from "./stats.js";
 
 /** One function of a selection set. */
 interface SetFunction {
@@ -78,17 +78,6 @@ export interface SelectionFigures {
   offTopicTools: number;
   warmMs: number;
   coldMs: number;
-}
-
-const sweepBuffer = new Uint8Array(64 * 1024 * 1024);
-let sweepSink = 0;
-function sweepCaches(): void {
-  let acc = sweepSink;
-  for (let i = 0; i < sweepBuffer.length; i += 64) {
-    sweepBuffer[i] = (sweepBuffer[i]! + 1) & 0xff;
-    acc ^= sweepBuffer[i]!;
-  }
-  sweepSink = acc;
 }
 
 /** The skills of a set: one global auto skill per function. */

@@ -52,3 +52,17 @@ export function fmt(ms: number): string {
 export function row(label: string, ...cols: string[]): void {
   console.log(`  ${label.padEnd(44)} ${cols.map((c) => c.padStart(14)).join(" ")}`);
 }
+
+/** A buffer larger than the last-level cache of the machines the benches run on (64 MiB). */
+const sweepBuffer = new Uint8Array(64 * 1024 * 1024);
+let sweepSink = 0;
+
+/** Touches every cache line of the sweep buffer, evicting what the CPU caches held. */
+export function sweepCaches(): void {
+  let acc = sweepSink;
+  for (let i = 0; i < sweepBuffer.length; i += 64) {
+    sweepBuffer[i] = (sweepBuffer[i]! + 1) & 0xff;
+    acc ^= sweepBuffer[i]!;
+  }
+  sweepSink = acc;
+}

@@ -13,11 +13,14 @@ export interface Fingerprint {
   count: number;
 }
 
-/** The two 32-bit hashes (FNV-1a, two offsets) of what scoring reads from a candidate. */
-export function candidateHash(c: ScorableCandidate): [number, number] {
+/**
+ * Two 32-bit hashes (FNV-1a with two offsets) of a sequence of texts, each text followed by a
+ * separator so that `["ab", "c"]` and `["a", "bc"]` differ.
+ */
+export function hashTexts(texts: Iterable<string>): [number, number] {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
-  const mix = (text: string) => {
+  for (const text of texts) {
     for (let i = 0; i < text.length; i++) {
       const ch = text.charCodeAt(i);
       a = Math.imul(a ^ ch, 0x01000193);
@@ -25,13 +28,13 @@ export function candidateHash(c: ScorableCandidate): [number, number] {
     }
     a = Math.imul(a ^ 0x1f, 0x01000193);
     b = Math.imul(b ^ 0x1f, 0x0100019b);
-  };
-  mix(c.id);
-  mix(c.name);
-  mix(c.description);
-  for (const t of c.tags) mix(t);
-  mix(String(c.installCount));
+  }
   return [a >>> 0, b >>> 0];
+}
+
+/** The two 32-bit hashes (FNV-1a, two offsets) of what scoring reads from a candidate. */
+export function candidateHash(c: ScorableCandidate): [number, number] {
+  return hashTexts([c.id, c.name, c.description, ...c.tags, String(c.installCount)]);
 }
 
 /** The fingerprint of a candidate set. */

@@ -5,30 +5,21 @@
  * key, and a cold instance matches a serialised core to its candidates. Memoised per skill object.
  */
 import type { Skill } from "../../types.js";
+import { hashTexts } from "../injection-fingerprint.js";
 
 const memo = new WeakMap<Skill, [number, number]>();
 
 function skillHash(s: Skill): [number, number] {
   let h = memo.get(s);
   if (h) return h;
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      a = Math.imul(a ^ ch, 0x01000193);
-      b = Math.imul(b ^ ch, 0x0100019b);
-    }
-    a = Math.imul(a ^ 0x1f, 0x01000193);
-    b = Math.imul(b ^ 0x1f, 0x0100019b);
-  };
-  mix(s.id);
-  mix(s.name);
-  mix(s.description ?? "");
-  for (const t of s.tags) mix(t);
-  mix(String(s.installCount));
-  mix(JSON.stringify(s.schema?.input ?? null));
-  h = [a >>> 0, b >>> 0];
+  h = hashTexts([
+    s.id,
+    s.name,
+    s.description ?? "",
+    ...s.tags,
+    String(s.installCount),
+    JSON.stringify(s.schema?.input ?? null),
+  ]);
   memo.set(s, h);
   return h;
 }
