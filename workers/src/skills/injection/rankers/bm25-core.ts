@@ -141,6 +141,7 @@ export class Bm25Core {
   readonly state: Bm25State;
   readonly params: Bm25Params;
   private readonly norm: Float64Array;
+  /** Each term's idf, computed on first use by {@link idfOf} (NaN = not yet). */
   private readonly idf: Float64Array;
   private readonly acc: Float64Array;
   private readonly touched: Int32Array;
@@ -169,11 +170,8 @@ export class Bm25Core {
           params.weights[f]! / (1 - b + (b * lens[s * FIELD_COUNT + f]!) / avg);
       }
     }
-    this.idf = new Float64Array(state.post.length);
-    for (let t = 0; t < state.post.length; t++) {
-      const df = state.post[t]?.slots.length ?? 0;
-      if (df > 0) this.idf[t] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    }
+    // Filled on first use (NaN = not yet): a write then costs no pass over every term.
+    this.idf = new Float64Array(state.post.length).fill(Number.NaN);
     this.acc = new Float64Array(slots);
     this.touched = new Int32Array(slots);
     this.qmark = new Uint32Array(state.post.length);
@@ -389,12 +387,24 @@ export class Bm25Core {
     return nt;
   }
 
+  /** The idf of term `t` (a term of this core's candidates), computed once per core. */
+  private idfOf(t: number): number {
+    let w = this.idf[t]!;
+    if (Number.isNaN(w)) {
+      const df = this.state.post[t]?.slots.length ?? 0;
+      const n = this.state.n;
+      w = df > 0 ? Math.log(1 + (n - df + 0.5) / (df + 0.5)) : 0;
+      this.idf[t] = w;
+    }
+    return w;
+  }
+
   /** Computes and keeps term `id`'s contribution to each slot of its posting list. */
   private contributions(id: number): Float64Array {
-    const { norm, idf } = this;
+    const { norm } = this;
     const k1 = this.params.k1;
     const { slots, tfs } = this.state.post[id]!;
-    const w = idf[id]!;
+    const w = this.idfOf(id);
     const c = new Float64Array(slots.length);
     for (let j = 0; j < slots.length; j++) {
       const tf = this.tfOf(tfs[j]!, slots[j]! * FIELD_COUNT, norm);
@@ -417,7 +427,7 @@ export class Bm25Core {
 
   /** The exact score of `slot` for the query marked with `stamp`, from its forward list. */
   private exact(slot: number, stamp: number): number {
-    const { state, params, idf, qmark, norm } = this;
+    const { state, params, qmark, norm } = this;
     const terms = state.fwdTerms[slot]!;
     const tfs = state.fwdTfs[slot]!;
     const o = slot * FIELD_COUNT;
@@ -426,7 +436,7 @@ export class Bm25Core {
       const t = terms[j]!;
       if (qmark[t] !== stamp) continue;
       const tf = this.tfOf(tfs[j]!, o, norm);
-      score += (idf[t]! * tf) / (params.k1 + tf);
+      score += (this.idfOf(t) * tf) / (params.k1 + tf);
     }
     const names = state.nameTerms[slot];
     if (names?.length && params.coverage > 0) {
@@ -434,8 +444,9 @@ export class Bm25Core {
       let got = 0;
       for (let j = 0; j < names.length; j++) {
         const t = names[j]!;
-        total += idf[t]!;
-        if (qmark[t] === stamp) got += idf[t]!;
+        const w = this.idfOf(t);
+        total += w;
+        if (qmark[t] === stamp) got += w;
       }
       if (total > 0) score += (params.coverage * got) / total;
     }
