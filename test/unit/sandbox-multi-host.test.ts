@@ -60,7 +60,7 @@ async function fakeHost(
           instance: "fake",
         });
       }
-      if (req.url === "/v1/run") host.runs += 1;
+      if (req.url === "/v1/run" || req.url === "/v1/browse") host.runs += 1;
       if (host.mode === "busy")
         return json(429, { error: { code: "busy", message: "full" } }, { "retry-after": "1" });
       if (host.mode === "drop") return req.socket.destroy();
@@ -132,6 +132,32 @@ describe("multi-host sandbox client", () => {
     const hosts = await client.hosts();
     expect(hosts[0]).toMatchObject({ url: dead, state: "down" });
     expect(hosts[1]).toMatchObject({ url: alive.url, state: "up" });
+  });
+
+  it("never sends a browse again after its answer was lost, nor lets it be retried", async () => {
+    const dropping = await fakeHost("drop");
+    const other = await fakeHost("ok", 3);
+    const client = createMultiHostClient([entry(dropping.url), entry(other.url)]);
+    const err = await client.browse({ url: "https://example.org/", runId: "browse-1" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExecutionFailure);
+    expect((err as ExecutionFailure).code).toBe("sandbox_outcome_unknown");
+    expect((err as ExecutionFailure).retryable).toBe(false);
+    expect(dropping.runs).toBe(1);
+    expect(other.runs).toBe(0);
+  });
+
+  it("moves a browse whose host refuses the connection to the other host", async () => {
+    const other = await fakeHost("busy");
+    const client = createMultiHostClient([entry(await deadUrl()), entry(other.url)]);
+    const err = await client.browse({ url: "https://example.org/", runId: "browse-2" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(other.runs).toBe(1);
+    expect((err as ExecutionFailure).code).toBe("sandbox_busy");
   });
 
   it("never sends a run again after its answer was lost (it may have started)", async () => {

@@ -369,9 +369,22 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
     },
     async browse(req: BrowseRequest, signal?: AbortSignal): Promise<BrowseResult> {
       const limit = Math.min(req.timeoutMs ?? BROWSE_DEFAULT_TIMEOUT_MS, MAX_SANDBOX_TIMEOUT_MS);
-      const out = browseResultSchema.safeParse(
-        await call("POST", "/v1/browse", req, limit + runOverheadMs, signal),
-      );
+      let answer: unknown;
+      try {
+        answer = await call("POST", "/v1/browse", req, limit + runOverheadMs, signal);
+      } catch (err) {
+        // A browse has no start acknowledgement: unless it provably never reached the host (a
+        // refused connection) or the host answered, it may have run, so it is not sent again
+        // (docs/sandbox.md#at-most-once).
+        if (
+          err instanceof ExecutionFailure &&
+          err.code === "sandbox_unavailable" &&
+          !err.notStarted
+        )
+          throw outcomeUnknown(err.message, err);
+        throw err;
+      }
+      const out = browseResultSchema.safeParse(answer);
       if (!out.success) {
         throw new ExecutionFailure("Sandbox host sent a malformed browse result", {
           code: "sandbox_error",
