@@ -55,21 +55,40 @@ const KeyRankerBody = z
   .strict()
   .openapi("ApiKeyRanker");
 
-const putKeyRankerRoute = createRoute({
-  method: "put",
-  path: "/api/keys/{id}/ranker",
-  operationId: "setApiKeyRanker",
-  tags: [TAGS.keys],
-  security: MANAGEMENT_ONLY,
-  summary: "Set or clear the ranker of this key's AUTO selection",
-  description:
-    "A request's own choice (`ranker` of an inject call, the proxy's `x-skillgate-ranker` header) wins over the key's, which wins over the `ranker` setting (docs/scoring.md#choosing-a-ranker). A revoked key answers 409 `api_key_revoked`.",
-  request: { params: IdParam, body: jsonBody(KeyRankerBody) },
-  responses: {
-    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
-    ...errorResponses(400, 401, 403, 404, 409),
-  },
-});
+/**
+ * A management route `PUT /api/keys/{id}/<setting>` that changes one setting of a key and answers
+ * the key (`{ apiKey }`); 404 for an unknown key, 409 for a revoked one.
+ */
+function putKeySettingRoute<B extends z.ZodType>(
+  setting: string,
+  operationId: string,
+  body: B,
+  summary: string,
+  description: string,
+) {
+  return createRoute({
+    method: "put",
+    path: `/api/keys/{id}/${setting}`,
+    operationId,
+    tags: [TAGS.keys],
+    security: MANAGEMENT_ONLY,
+    summary,
+    description,
+    request: { params: IdParam, body: jsonBody(body) },
+    responses: {
+      200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  });
+}
+
+const putKeyRankerRoute = putKeySettingRoute(
+  "ranker",
+  "setApiKeyRanker",
+  KeyRankerBody,
+  "Set or clear the ranker of this key's AUTO selection",
+  "A request's own choice (`ranker` of an inject call, the proxy's `x-skillgate-ranker` header) wins over the key's, which wins over the `ranker` setting (docs/scoring.md#choosing-a-ranker). A revoked key answers 409 `api_key_revoked`.",
+);
 
 const limitValue = (what: string) =>
   z
@@ -133,21 +152,13 @@ const ApprovalWebhookBody = z
   .strict()
   .openapi("ApprovalWebhook");
 
-const putKeyWebhookRoute = createRoute({
-  method: "put",
-  path: "/api/keys/{id}/approval-webhook",
-  operationId: "setApiKeyApprovalWebhook",
-  tags: [TAGS.keys],
-  security: MANAGEMENT_ONLY,
-  summary: "Set or clear where approval notifications of this key's executions go",
-  description:
-    "Notifications are signed per Standard Webhooks with `secret` (docs/approval-notifications.md). A URL needs a secret: the one given, else the one stored; `url: null` clears both. The URL must pass the outbound guard's literal rules (http/https, no credentials, no special names, public IP literals only), else 400 `invalid_webhook_url`; a revoked key answers 409 `api_key_revoked`.",
-  request: { params: IdParam, body: jsonBody(ApprovalWebhookBody) },
-  responses: {
-    200: jsonResponse(z.object({ apiKey: ApiKeySchema }), "Key"),
-    ...errorResponses(400, 401, 403, 404, 409),
-  },
-});
+const putKeyWebhookRoute = putKeySettingRoute(
+  "approval-webhook",
+  "setApiKeyApprovalWebhook",
+  ApprovalWebhookBody,
+  "Set or clear where approval notifications of this key's executions go",
+  "Notifications are signed per Standard Webhooks with `secret` (docs/approval-notifications.md). A URL needs a secret: the one given, else the one stored; `url: null` clears both. The URL must pass the outbound guard's literal rules (http/https, no credentials, no special names, public IP literals only), else 400 `invalid_webhook_url`; a revoked key answers 409 `api_key_revoked`.",
+);
 
 const CreateKeyBody = z
   .object({
