@@ -7,9 +7,10 @@
  * dashboard pages with 1,000 skills and 100,000 executions, retention (a 100,000-row delete
  * beside running executions), MCP
  * `tools/list` and `tools/call` beside the REST execute endpoint, and selection quality per
- * ranker. Pick some with arguments: `npm run bench -- registry sandbox`; selection sets are
+ * ranker, and `/api/health` while hostile inputs are in flight (availability). Pick some with arguments: `npm run bench -- registry sandbox`; selection sets are
  * given by path: `npm run bench -- selection path/to/set.json`.
  */
+import { runAvailabilityBench } from "./availability.js";
 import { runBuiltinsBench } from "./builtins.js";
 import { runCustomBench } from "./custom.js";
 import { runDashboardBench } from "./dashboard.js";
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   retention: () => runRetentionBench(),
   mcp: () => runMcpBench(),
   selection: () => runSelectionBench(setPaths),
+  availability: () => runAvailabilityBench(),
 };
 
 /** Selection sets given by path (arguments ending in `.json`), for the selection benchmark. */

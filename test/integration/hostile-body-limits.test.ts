@@ -15,7 +15,7 @@ import { createApp } from "../../workers/src/app.js";
 import type { RequestSample } from "../../workers/src/metrics/types.js";
 import { BODY_LIMIT_ROUTES, bodyLimitFor } from "../../workers/src/request-limits.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
-import { startHealthProbe } from "../support/health-probe.js";
+import { expectApiAvailable, startHealthProbe } from "../support/health-probe.js";
 import type { OversizeJob, OversizeResult } from "../support/oversize-client.js";
 import { sendRaw } from "../support/raw-http.js";
 
@@ -523,14 +523,8 @@ describe("availability while 150 MB bodies are sent to the doors", () => {
         413,
         expect.stringContaining(`(${door.variable})`),
       ]);
-      expect([door.name, report.failures]).toEqual([door.name, []]);
-      expect(report.answers).toBeGreaterThan(0);
-      // The documented bound is 100 ms; a shared 2-core machine gets room, a freeze of seconds none.
-      expect([door.name, report.slowestMs < 1000]).toEqual([door.name, true]);
       // A body read whole would add 150 MB of string to the heap; the limit keeps it near idle.
-      const growth = report.heapPeak - report.heapAtStart;
-      expect([door.name, growth < 64 * MiB]).toEqual([door.name, true]);
-      expect(report.heapPeak).toBeLessThan(2 * report.heapAtStart + 32 * MiB);
+      expectApiAvailable(report, { label: door.name });
       expect([door.name, await tableCounts(t)]).toEqual([door.name, before]);
     }
   });

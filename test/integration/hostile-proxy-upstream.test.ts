@@ -11,7 +11,7 @@ import type { ServerResponse } from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHealthProbe } from "../support/health-probe.js";
+import { expectApiAvailable, startHealthProbe } from "../support/health-probe.js";
 import { ask, askStream } from "../support/proxy-clients.js";
 import {
   FORMATS,
@@ -132,10 +132,7 @@ describe.each(FORMATS)("%s", (format: Format) => {
     expect(err.message).toContain("longer than 4194304 characters");
     // The proxy stopped reading soon after the limit (4 Mi characters), not at 20 MB.
     expect(written).toBeLessThan(12 * 1024 * 1024);
-    expect(report.failures).toEqual([]);
-    expect(report.answers).toBeGreaterThan(0);
-    // Generous for a shared machine, yet far below the multi-second freeze of a quadratic reader.
-    expect(report.slowestMs).toBeLessThan(1000);
+    expectApiAvailable(report);
   });
 
   it("tool-call arguments past the limit end the stream with an error, and nothing runs", async () => {
@@ -197,8 +194,7 @@ describe.each(FORMATS)("%s", (format: Format) => {
     const report = await probe.stop();
     expect(err.message).toContain(`The upstream sent nothing for ${IDLE_MS} ms`);
     await expect.poll(() => s.llm.aborted(), { timeout: 5000 }).toBeGreaterThan(aborted);
-    expect(report.failures).toEqual([]);
-    expect(report.slowestMs).toBeLessThan(1000);
+    expectApiAvailable(report);
   });
 
   it("a JSON body that stalls after its headers is a provider-shaped 504", async () => {

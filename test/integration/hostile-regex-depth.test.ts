@@ -20,17 +20,11 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireDocker, SKIP_DOCKER, startTestHost, type TestHost } from "../sandbox/helpers.js";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { startHealthProbe } from "../support/health-probe.js";
+import { expectApiAvailable, startHealthProbe } from "../support/health-probe.js";
 import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 import { ask, askStream } from "../support/proxy-clients.js";
 import { FORMATS, type Format } from "../support/proxy-fixtures.js";
 import { type ProxyStand, startProxyStand } from "../support/proxy-stand.js";
-
-/**
- * Slowest `/api/health` answer accepted while a hostile input is in flight. The documented bound
- * is 100 ms; the shared 2-core machine gets head room, and a freeze of seconds still fails.
- */
-const HEALTH_BOUND_MS = 500;
 
 /** Thirty `a` and a `!`: exponential for a backtracking engine under `^(a+)+$`. */
 const EVIL_STRING = `${"a".repeat(30)}!`;
@@ -124,9 +118,8 @@ describe("hostile regular expressions", () => {
         { field: "input.s", message: "String does not match pattern." },
       ]);
     }
-    expect(report.failures).toEqual([]);
     expect(report.answers).toBeGreaterThan(1);
-    expect(report.slowestMs).toBeLessThan(HEALTH_BOUND_MS);
+    expectApiAvailable(report);
 
     // The pattern keeps its meaning for a matching input.
     const ok = await t.api.post("/api/skills/executions", {
@@ -201,8 +194,7 @@ describe("hostile regular expressions", () => {
     const report = await probe.stop();
     expect(run.status).toBe(400);
     expect(run.body.error.code).toBe("invalid_skill_input");
-    expect(report.failures).toEqual([]);
-    expect(report.slowestMs).toBeLessThan(HEALTH_BOUND_MS);
+    expectApiAvailable(report);
   });
 });
 
@@ -266,7 +258,7 @@ describe("deeply nested skill outputs", () => {
     const stored = await t.api.get(`/api/skills/executions/${id}`);
     expect(stored.status).toBe(200);
     expectTooDeep(stored.body.execution);
-    expect(report.failures).toEqual([]);
+    expectApiAvailable(report);
   });
 
   it("interception: the call is answered with a tool error carrying the real execution id", async () => {
@@ -371,7 +363,7 @@ describe.skipIf(SKIP_DOCKER)(
       });
       const stored = await t.api.get(`/api/skills/executions/${run.body.execution.id}`);
       expect(stored.body.execution.errorCode).toBe("output_too_deep");
-      expect(report.failures).toEqual([]);
+      expectApiAvailable(report);
     });
   },
 );

@@ -18,7 +18,7 @@ import {
 import { createMultiHostClient } from "../../workers/src/sandbox/multi-host.js";
 import type { Execution } from "../../workers/src/skills/types.js";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { startHealthProbe } from "../support/health-probe.js";
+import { expectApiAvailable, startHealthProbe } from "../support/health-probe.js";
 import {
   docker,
   LOCAL_IMAGE_ENV,
@@ -157,9 +157,7 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
       const answers = await Promise.all(runs);
       // The API's health kept answering while its host died (generous bound, catches a freeze).
       const seen = await probe.stop();
-      expect(seen.answers).toBeGreaterThan(0);
-      expect(seen.failures).toEqual([]);
-      expect(seen.slowestMs).toBeLessThan(1_500);
+      expectApiAvailable(seen);
       const executions = answers.map((r) => r.body.execution as Execution);
       const lost = executions.filter((e) => e.errorCode === "sandbox_outcome_unknown");
       const moved = executions.filter((e) => e.status === "success");

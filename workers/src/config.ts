@@ -145,6 +145,13 @@ export const configSchema = z.object({
    */
   SKILLS_MCP_MAX_RESULT_BYTES: int(1_048_576, 1),
   /**
+   * Largest answer of one `tools/list` page of an imported MCP server, in bytes as read (4 MiB,
+   * docs/limits.md): reading stops there and the import or refresh fails `mcp_list_too_large`.
+   */
+  SKILLS_MCP_MAX_LIST_BYTES: int(4_194_304, 1),
+  /** Most tools one imported MCP server may list (256); more fails `mcp_list_too_large`. */
+  SKILLS_MCP_MAX_TOOLS: int(256, 1),
+  /**
    * Finished executions older than this many days are deleted by the Worker's cron and the Node
    * timer (docs/execution.md#retention); 0 keeps everything.
    */

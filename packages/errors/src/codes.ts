@@ -150,6 +150,12 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The MCP server could not be reached or did not list its tools",
   },
+  mcp_list_too_large: {
+    status: 502,
+    retryable: false,
+    message:
+      "The MCP server's tool list went past a bound (answer bytes, pages or tools); nothing was imported",
+  },
 
   // --- Executions ---
   execution_not_found: { status: 404, retryable: false, message: "No such execution" },

@@ -229,6 +229,10 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     guard: async (url, signal) =>
       (await guardOutboundUrl(url, { resolve: deps.outbound?.resolve, signal })).addresses,
     connect: deps.outbound?.connect,
+    listBounds: {
+      maxPageBytes: deps.config.SKILLS_MCP_MAX_LIST_BYTES,
+      maxTools: deps.config.SKILLS_MCP_MAX_TOOLS,
+    },
     clock,
   });
   executor.registerHandler(

@@ -14,6 +14,8 @@ import {
   MCP_HANDLER_NAME,
   MCP_SERVER_NAME_PATTERN,
   type McpConnection,
+  type McpListBounds,
+  McpListTooLarge,
   type RemoteTool,
   toolSkillName,
 } from "../skills/handlers/mcp-import.js";
@@ -61,6 +63,8 @@ export interface McpServerServiceOptions {
    * through a fetch pinned to the addresses the guard approved. Absent: the plain fetch.
    */
   connect?: OutboundConnector;
+  /** Bounds of one listing of a server's tools (docs/limits.md). */
+  listBounds: McpListBounds;
   clock?: () => number;
 }
 
@@ -123,8 +127,18 @@ export class McpServerService {
       );
     }
     try {
-      return await listRemoteTools(conn, { fetch: this.opts.fetch, timeoutMs: 30_000 });
+      return await listRemoteTools(
+        conn,
+        { fetch: this.opts.fetch, timeoutMs: 30_000 },
+        this.opts.listBounds,
+      );
     } catch (err) {
+      if (err instanceof McpListTooLarge) {
+        throw new UpstreamError(
+          `The MCP server's tool list is too large: ${err.message}`,
+          "mcp_list_too_large",
+        );
+      }
       throw new UpstreamError(
         `Could not list the tools of the MCP server: ${(err as Error).message}`,
         "mcp_unreachable",

@@ -93,33 +93,82 @@ async function withClient<T>(
   }
 }
 
+/** Bounds of one listing of a server's tools (docs/limits.md). */
+export interface McpListBounds {
+  /** Largest answer of one `tools/list` page, bytes as read (`SKILLS_MCP_MAX_LIST_BYTES`). */
+  maxPageBytes: number;
+  /** Most tools one server may list (`SKILLS_MCP_MAX_TOOLS`). */
+  maxTools: number;
+}
+
+/** Most `tools/list` pages followed in one listing; a server paging past it is refused. */
+export const MCP_MAX_LIST_PAGES = 100;
+
+/** Why a listing was refused by its bounds ({@link listRemoteTools}). */
+export class McpListTooLarge extends Error {}
+
 /**
- * Lists every tool of a server (following pagination).
- * @throws the SDK's errors when the server cannot be reached or answers badly.
+ * Lists every tool of a server (following pagination), within `bounds`: each page's answer is
+ * read at most `maxPageBytes` bytes (the body is cancelled past it), at most
+ * {@link MCP_MAX_LIST_PAGES} pages are followed and at most `maxTools` tools are kept.
+ * @throws McpListTooLarge when the server goes past a bound; the SDK's errors when it cannot be
+ *   reached or answers badly.
  */
 export async function listRemoteTools(
   conn: McpConnection,
   opts: McpClientOptions,
+  bounds: McpListBounds,
 ): Promise<RemoteTool[]> {
-  return withClient(conn, opts, async (client) => {
-    const tools: RemoteTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, {
-        signal: opts.signal,
-        timeout: opts.timeoutMs,
-      });
-      for (const t of page.tools) {
-        tools.push({
-          name: t.name,
-          description: t.description ?? t.title ?? "",
-          inputSchema: t.inputSchema as JsonSchema,
-        });
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
+  let over = false;
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  const capped = cappedFetch(conn.fetch ?? opts.fetch, bounds.maxPageBytes, () => {
+    over = true;
+    stop.abort();
   });
+  try {
+    return await withClient(
+      { ...conn, fetch: capped },
+      { ...opts, fetch: capped, signal },
+      async (client) => {
+        const tools: RemoteTool[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          if (++pages > MCP_MAX_LIST_PAGES) {
+            throw new McpListTooLarge(
+              `the server listed more than ${MCP_MAX_LIST_PAGES} pages of tools`,
+            );
+          }
+          const page = await client.listTools(cursor ? { cursor } : undefined, {
+            signal,
+            timeout: opts.timeoutMs,
+          });
+          if (tools.length + page.tools.length > bounds.maxTools) {
+            throw new McpListTooLarge(
+              `the server lists more than ${bounds.maxTools} tools (SKILLS_MCP_MAX_TOOLS)`,
+            );
+          }
+          for (const t of page.tools) {
+            tools.push({
+              name: t.name,
+              description: t.description ?? t.title ?? "",
+              inputSchema: t.inputSchema as JsonSchema,
+            });
+          }
+          cursor = page.nextCursor;
+        } while (cursor);
+        return tools;
+      },
+    );
+  } catch (err) {
+    if (over) {
+      throw new McpListTooLarge(
+        `an answer of the server was longer than ${bounds.maxPageBytes} bytes (SKILLS_MCP_MAX_LIST_BYTES)`,
+      );
+    }
+    throw err;
+  }
 }
 
 /** Resolves how to reach the server of an imported tool; throws when it is gone or refused. */
