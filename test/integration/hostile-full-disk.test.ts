@@ -151,4 +151,68 @@ describe("a full data disk", () => {
     const healthy = await app.api.get("/api/health");
     expect(healthy.body.details.database).toMatchObject({ ok: true, writable: true });
   }, 120_000);
+
+  it("a run whose terminal write the full disk refused is written with its real outcome once there is space", async () => {
+    const app = t!;
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    app.services.executor.registerHandler("held-echo", async (input) => {
+      started();
+      await released;
+      return input;
+    });
+    const name = `held-${process.pid}`;
+    const installed = await app.api.post("/api/skills/install", {
+      ...skill(name),
+      handlerCode: "held-echo",
+    });
+    expect(installed.status).toBe(201);
+    const filler = `filler-${process.pid}`;
+    expect((await app.api.post("/api/skills/install", skill(filler))).status).toBe(201);
+    const big = "y".repeat(200_000);
+    const answer = app.api.post("/api/skills/executions", { skillName: name, input: { big } });
+    await running;
+    fillDisk(FILLER);
+    try {
+      // Use up whatever free pages the database still had, until a write is refused.
+      let refused = false;
+      for (let i = 0; i < 40 && !refused; i++) {
+        const r = await app.api.post("/api/skills/executions", {
+          skillName: filler,
+          input: { i, big },
+        });
+        refused = r.status === 503;
+      }
+      expect(refused).toBe(true);
+      release();
+      const res = await answer;
+      expect([res.status, res.body.error?.code]).toEqual([503, "storage_full"]);
+      const row = async () =>
+        (
+          await app.client.execute({
+            sql: "select status, output from skill_executions where skill_name = ?",
+            args: [name],
+          })
+        ).rows[0];
+      // The program ran; its outcome waits in memory, the row still says running.
+      expect((await row())!.status).toBe("running");
+    } finally {
+      release();
+      rmSync(FILLER, { force: true });
+    }
+    expect(await app.services.executions.flushDeferredFinishes()).toBe(1);
+    const ended = await app.api.get(
+      `/api/skills/executions?skill=${encodeURIComponent(name)}&limit=5`,
+    );
+    expect(ended.body.data).toHaveLength(1);
+    expect(ended.body.data[0]).toMatchObject({ status: "success" });
+    // Written once: a second flush has nothing left.
+    expect(await app.services.executions.flushDeferredFinishes()).toBe(0);
+  }, 120_000);
 });

@@ -72,6 +72,9 @@ export async function startApiServer(
     services.executions.pruneRollups(Date.now()).catch((err) => {
       console.error("[skillgate] chart rollup pruning failed:", (err as Error).message);
     });
+    services.executions.flushDeferredFinishes().catch((err) => {
+      console.error("[skillgate] writing deferred outcomes failed:", (err as Error).message);
+    });
   }, 60_000);
   sweep.unref();
   const retention = startRetentionTimer(

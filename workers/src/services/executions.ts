@@ -215,6 +215,14 @@ export class ExecutionsService {
   }
 
   /**
+   * Writes the outcomes whose terminal write a full disk refused, now that there may be space
+   * (docs/execution.md#a-full-disk). @returns how many were written.
+   */
+  flushDeferredFinishes(): Promise<number> {
+    return this.executor.flushDeferred();
+  }
+
+  /**
    * The answer for a terminal execution (docs/execution.md#outcomes): the execution itself,
    * unless the program never ran because a service it needs failed — an execution whose error
    * code is registered as retryable with status 503 (`sandbox_unavailable`, `docker_unavailable`,

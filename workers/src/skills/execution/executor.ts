@@ -21,6 +21,7 @@
 import type { Metrics } from "../../metrics/types.js";
 import type { CallerContext, Execution, Skill, SkillHandler } from "../types.js";
 import { type ApprovalHost, approve, reject, requestApproval } from "./approval.js";
+import { DeferredFinishes } from "./deferred-finishes.js";
 import type { ExecutionRepository } from "./execution-repository.js";
 import { ADMIT_ALL, type AdmissionTicket, type ExecutionAdmission } from "./limits.js";
 import { type PreflightGates, preflight } from "./preflight.js";
@@ -67,6 +68,8 @@ export class Executor {
   private readonly timings = new Map<string, HandlerTiming>();
   /** Retry-After hints of executions that ended because a service was saturated (not stored). */
   private readonly retryHints = new WeakMap<Execution, number>();
+  /** Outcomes whose terminal write a full disk refused, written again by {@link flushDeferred}. */
+  private readonly deferred = new DeferredFinishes();
   private readonly timeoutMs = DEFAULT_TIMEOUT_MS;
   private readonly maxRetries = DEFAULT_MAX_RETRIES;
   private readonly retryBackoffMs: number;
@@ -222,6 +225,15 @@ export class Executor {
    * Runs a row already marked `running` to its terminal status (see `runExecution`), keeps its
    * retry hint and reports it to the metrics.
    */
+  /**
+   * Writes the outcomes whose terminal write a full disk refused (docs/execution.md#a-full-disk),
+   * to rows still `running`; called by the periodic sweeps. @returns the outcomes written (0 while
+   * the disk is still full).
+   */
+  flushDeferred(): Promise<number> {
+    return this.deferred.flush(this.store);
+  }
+
   private async run(
     id: string,
     skill: Skill,
@@ -239,8 +251,11 @@ export class Executor {
       maxAttempts: this.maxRetries,
       retryBackoffMs: this.retryBackoffMs,
       reserveUpgrade: (ms) => ticket.reserveMore(ms),
+      deferred: this.deferred,
     };
     const outcome = await runExecution(deps, id, skill, input, ctx, limit, signal);
+    // A terminal write went through: there is space again for any outcome still waiting.
+    if (this.deferred.size > 0) void this.deferred.flush(this.store).catch(() => undefined);
     const end = outcome.execution;
     if (outcome.retryAfterS !== undefined) this.retryHints.set(end, outcome.retryAfterS);
     return countTerminal(this.metrics, end);

@@ -4,6 +4,7 @@
  * sandbox skill whose run ran out of time or memory one upgraded phase with doubled limits; then
  * the single terminal write. Also the metrics report of a terminal execution.
  */
+import { isStorageFull } from "../../errors.js";
 import type { Metrics } from "../../metrics/types.js";
 import type {
   AttemptLimits,
@@ -20,6 +21,7 @@ import {
   upgradedLimits,
   upgradeEnabled,
 } from "./auto-upgrade.js";
+import type { DeferredFinishes } from "./deferred-finishes.js";
 import type { ExecutionEnd, ExecutionRepository } from "./execution-repository.js";
 import { type PhaseDeps, runPhase } from "./phase.js";
 import type { HandlerTiming } from "./timing.js";
@@ -43,6 +45,11 @@ export interface RunDeps {
    * upgraded. Absent: always covered.
    */
   reserveUpgrade?: (ms: number) => Promise<boolean>;
+  /**
+   * Where an outcome goes when the database refuses its terminal write because the disk is full
+   * (written again once there is space). Absent: such a row is left to the interrupted-run sweep.
+   */
+  deferred?: DeferredFinishes;
 }
 
 /** What the row's error message gains when the daily sandbox budget refused an upgrade. */
@@ -101,6 +108,8 @@ export async function runExecution(
     reportSandbox,
   };
   const started = clock();
+  /** The outcome went to `deps.deferred`: the fallback below must not replace it. */
+  let deferred = false;
   try {
     let limits: AttemptLimits = { timeoutMs: limit, memoryMb: null };
     let phase = await runPhase(phaseDeps, id, skill, input, ctx, limits, null, log);
@@ -128,27 +137,33 @@ export async function runExecution(
         phase = await runPhase(phaseDeps, id, skill, input, ctx, limits, reason, log);
       }
     }
-    const execution = await store.finish(id, {
+    const end: ExecutionEnd = {
       ...phase.end,
       durationMs: clock() - started,
       attempts: log.length,
       attemptLog: log,
       sandbox,
+    };
+    const execution = await store.finish(id, end).catch((err: unknown) => {
+      deferred = isStorageFull(err) && deps.deferred?.defer(id, end) === true;
+      throw err;
     });
     return { execution, retryAfterS: phase.retryAfterS };
   } catch (err) {
+    if (deferred) throw err;
     // A storage failure mid-run: still try to leave a terminal row behind.
-    await store
-      .finish(id, {
-        status: "error",
-        errorMessage: `internal error: ${(err as Error).message}`,
-        errorCode: "internal_error",
-        durationMs: clock() - started,
-        attempts: log.length,
-        attemptLog: log,
-        sandbox,
-      })
-      .catch(() => undefined);
+    const fallback: ExecutionEnd = {
+      status: "error",
+      errorMessage: `internal error: ${(err as Error).message}`,
+      errorCode: "internal_error",
+      durationMs: clock() - started,
+      attempts: log.length,
+      attemptLog: log,
+      sandbox,
+    };
+    await store.finish(id, fallback).catch((again: unknown) => {
+      if (isStorageFull(again)) deps.deferred?.defer(id, fallback);
+    });
     throw err;
   }
 }
