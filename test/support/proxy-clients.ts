@@ -26,6 +26,11 @@ export interface AskOptions {
   headers?: Record<string, string>;
   /** Tools the client declares itself (name only, no parameters). */
   clientTools?: string[];
+  /**
+   * Gemini only: the API version segment of the path (the SDK's default `v1beta`), e.g. `v1` for
+   * a gateway that routes `/v1/...` only.
+   */
+  geminiApiVersion?: string;
   signal?: AbortSignal;
 }
 
@@ -140,7 +145,10 @@ export async function ask(
     model: "gemini-test",
     contents: question,
     config: {
-      httpOptions: { headers: opts.headers },
+      httpOptions: {
+        headers: opts.headers,
+        ...(opts.geminiApiVersion ? { apiVersion: opts.geminiApiVersion } : {}),
+      },
       abortSignal: opts.signal,
       ...(tools.length
         ? { tools: [{ functionDeclarations: tools.map((name) => ({ name })) }] }
@@ -266,7 +274,10 @@ export async function askStream(
     model: "gemini-test",
     contents: question,
     config: {
-      httpOptions: { headers: opts.headers },
+      httpOptions: {
+        headers: opts.headers,
+        ...(opts.geminiApiVersion ? { apiVersion: opts.geminiApiVersion } : {}),
+      },
       abortSignal: opts.signal,
       ...(tools.length
         ? { tools: [{ functionDeclarations: tools.map((name) => ({ name })) }] }

@@ -193,6 +193,13 @@ export const configSchema = z.object({
   UPSTREAM_OPENAI_API_KEY: optionalString,
   UPSTREAM_ANTHROPIC_API_KEY: optionalString,
   UPSTREAM_GEMINI_API_KEY: optionalString,
+  /**
+   * Client request headers the proxy forwards to its upstream besides the provider's own
+   * (comma-separated, lower case; a trailing `*` makes a prefix, e.g. `x-portkey-*`): for an
+   * upstream that is another gateway reading its own headers (docs/proxy.md#chains-with-other-gateways).
+   * Credentials of the client (`authorization`, `x-api-key`, …) are never forwarded. Empty: none.
+   */
+  PROXY_FORWARD_HEADERS: list,
   /** Most upstream calls of one proxy request (the first answer included). */
   PROXY_MAX_ROUNDS: int(5, 1, 50),
   /**

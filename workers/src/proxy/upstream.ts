@@ -82,8 +82,21 @@ const NEVER = new Set([
   "cookie",
 ]);
 
-/** The client's headers worth forwarding to the upstream of `family`. */
-export function forwardedHeaders(client: Headers, family: UpstreamFamily): Headers {
+/** Whether `name` (lower case) matches one of `rules`: a name, or a prefix ending in `*`. */
+function matchesRule(name: string, rules: readonly string[]): boolean {
+  return rules.some((r) => (r.endsWith("*") ? name.startsWith(r.slice(0, -1)) : name === r));
+}
+
+/**
+ * The client's headers worth forwarding to the upstream of `family`: the provider's own family,
+ * a few general ones, and those matching `extra` (`PROXY_FORWARD_HEADERS`: names, or prefixes
+ * ending in `*`); never the client's credentials (docs/proxy.md#chains-with-other-gateways).
+ */
+export function forwardedHeaders(
+  client: Headers,
+  family: UpstreamFamily,
+  extra: readonly string[] = [],
+): Headers {
   const out = new Headers();
   client.forEach((value, name) => {
     const n = name.toLowerCase();
@@ -91,7 +104,7 @@ export function forwardedHeaders(client: Headers, family: UpstreamFamily): Heade
     const provider =
       (family === "anthropic" && n.startsWith("anthropic-")) ||
       (family === "openai" && n.startsWith("openai-"));
-    if (provider || FORWARDED.has(n)) out.set(n, value);
+    if (provider || FORWARDED.has(n) || matchesRule(n, extra)) out.set(n, value);
   });
   if (family === "anthropic" && !out.has("anthropic-version"))
     out.set("anthropic-version", "2023-06-01");
@@ -145,7 +158,7 @@ export async function callUpstream(
   req: UpstreamRequest,
 ): Promise<Response> {
   const fmt = proxyFormat(req.format);
-  const headers = forwardedHeaders(req.clientHeaders, fmt.family);
+  const headers = forwardedHeaders(req.clientHeaders, fmt.family, config.forwardHeaders);
   headers.set("content-type", "application/json");
   headers.set("accept", req.stream ? "text/event-stream" : "application/json");
   const key = req.clientHeaders.get("x-upstream-api-key")?.trim() || config.apiKeys[fmt.family];

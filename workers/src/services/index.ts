@@ -138,6 +138,7 @@ function proxySettings(deps: AppDeps): ProxySettings {
         anthropic: c.UPSTREAM_ANTHROPIC_API_KEY,
         gemini: c.UPSTREAM_GEMINI_API_KEY,
       },
+      forwardHeaders: c.PROXY_FORWARD_HEADERS.map((h) => h.toLowerCase()),
     },
     maxRounds: c.PROXY_MAX_ROUNDS,
     timeBudgetMs: c.PROXY_TIME_BUDGET_MS,

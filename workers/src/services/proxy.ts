@@ -15,6 +15,11 @@ export interface UpstreamConfig {
   baseUrls: Record<UpstreamFamily, string>;
   /** Configured credentials (Worker secrets); absent ones are simply not sent. */
   apiKeys: Partial<Record<UpstreamFamily, string>>;
+  /**
+   * Further client headers forwarded (`PROXY_FORWARD_HEADERS`): lower-case names, or prefixes
+   * ending in `*`. Absent: none.
+   */
+  forwardHeaders?: readonly string[];
 }
 
 /** Size limits of what an upstream answers (docs/proxy.md#limits). */
