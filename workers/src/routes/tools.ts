@@ -203,13 +203,14 @@ export function toolsRoutes() {
   app.openapi(injectRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    return c.json(await c.get("services").tools.inject(body, apiKeyId), 200);
+    const tools = c.get("services").tools;
+    return c.json(await tools.inject({ ...body, offerSearch: true }, apiKeyId), 200);
   });
 
   app.openapi(interceptRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    const result = await c.get("services").tools.intercept(body, apiKeyId);
+    const result = await c.get("services").tools.intercept({ ...body, answerSearch: true }, apiKeyId);
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
   });
 

@@ -34,6 +34,7 @@ import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
+import { FoundSkillsStore } from "./found-skills.js";
 import { ToolsService } from "./tools.js";
 
 /** The services every front door calls. */
@@ -286,6 +287,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       ),
       policyFloors,
       keyRanker: (id) => keys.rankerOf(id),
+      searchMode: deps.config.SKILLS_SEARCH_TOOL,
+      foundSkills: new FoundSkillsStore(deps.cache),
     }),
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
