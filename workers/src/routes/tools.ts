@@ -210,7 +210,9 @@ export function toolsRoutes() {
   app.openapi(interceptRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    const result = await c.get("services").tools.intercept({ ...body, answerSearch: true }, apiKeyId);
+    const result = await c
+      .get("services")
+      .tools.intercept({ ...body, answerSearch: true }, apiKeyId);
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
   });
 

@@ -24,6 +24,7 @@ import { SkillRegistry } from "../skills/registry/registry.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
+import { FoundSkillsStore } from "./found-skills.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
 import { LimitsService } from "./limits.js";
@@ -34,7 +35,6 @@ import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
-import { FoundSkillsStore } from "./found-skills.js";
 import { ToolsService } from "./tools.js";
 
 /** The services every front door calls. */

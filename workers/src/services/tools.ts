@@ -38,7 +38,7 @@ import {
   withSkillSearchTool,
 } from "../skills/search/skill-search.js";
 import type { CallerContext, Skill } from "../skills/types.js";
-import { type FoundEntry, FoundSkillsStore } from "./found-skills.js";
+import type { FoundEntry, FoundSkillsStore } from "./found-skills.js";
 import type { SettingsService } from "./settings.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
@@ -295,7 +295,8 @@ export class ToolsService {
       signal: req.signal,
       maxOwnedCalls: req.maxOwnedCalls,
     });
-    if (sessionId !== null) this.reportSearchedCalls(result, await found, snapshot, apiKeyId, sessionId);
+    if (sessionId !== null)
+      this.reportSearchedCalls(result, await found, snapshot, apiKeyId, sessionId);
     return result;
   }
 
@@ -314,7 +315,8 @@ export class ToolsService {
       const terms = byRef.get(r.skill);
       if (!terms || r.executionId === null) continue;
       const skill = snapshot.skills.find(
-        (s) => `${s.name}@${s.version}` === r.skill && (s.apiKeyId === null || s.apiKeyId === apiKeyId),
+        (s) =>
+          `${s.name}@${s.version}` === r.skill && (s.apiKeyId === null || s.apiKeyId === apiKeyId),
       );
       if (skill) report({ apiKeyId, sessionId, skill, terms });
     }

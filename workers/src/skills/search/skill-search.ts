@@ -9,12 +9,12 @@
  */
 import { getFormatAdapter } from "../../formats/index.js";
 import type { JsonObject, WireFormat } from "../../formats/types.js";
-import { adaptSchema } from "../injection/schema-adapt.js";
-import { prepareInputSchema } from "../injection/schema-prepare.js";
-import { toolDescription } from "../injection/injection.js";
 import type { InjectedTool } from "../injection/injection.js";
+import { toolDescription } from "../injection/injection.js";
 import { getInjectionIndex } from "../injection/injection-index.js";
 import { bm25Query } from "../injection/rankers/bm25-query.js";
+import { adaptSchema } from "../injection/schema-adapt.js";
+import { prepareInputSchema } from "../injection/schema-prepare.js";
 import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
 import { BUILTIN_VERSION } from "../registry/registry.js";
 import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver.js";
@@ -107,7 +107,9 @@ export function parseSkillSearchArgs(input: unknown): SkillSearchArgs | { error:
     return { error: "skill_search needs a non-empty string argument query" };
   }
   if (query.length > SKILL_SEARCH_MAX_QUERY_CHARS) {
-    return { error: `skill_search query is longer than ${SKILL_SEARCH_MAX_QUERY_CHARS} characters` };
+    return {
+      error: `skill_search query is longer than ${SKILL_SEARCH_MAX_QUERY_CHARS} characters`,
+    };
   }
   if (
     limit !== undefined &&
@@ -119,7 +121,10 @@ export function parseSkillSearchArgs(input: unknown): SkillSearchArgs | { error:
   ) {
     return { error: `skill_search limit must be an integer from 1 to ${SKILL_SEARCH_MAX_LIMIT}` };
   }
-  return { query: query.trim(), limit: typeof limit === "number" ? limit : SKILL_SEARCH_DEFAULT_LIMIT };
+  return {
+    query: query.trim(),
+    limit: typeof limit === "number" ? limit : SKILL_SEARCH_DEFAULT_LIMIT,
+  };
 }
 
 /** Who searches, and what injection would allow them. */
@@ -151,16 +156,16 @@ export function searchSkills(
     (scope.customSkillsEnabled || isBuiltin(s)) &&
     !(isBuiltin(s) && unavailable.has(s.name)) &&
     modelPolicy(s, scope.policyFloors) !== "manual";
-  return index.topBm25(bm25Query(args.query), scope.apiKeyId, usable, args.limit).map(
-    ({ skill, score }) => ({
+  return index
+    .topBm25(bm25Query(args.query), scope.apiKeyId, usable, args.limit)
+    .map(({ skill, score }) => ({
       name: skill.name,
       version: skill.version,
       toolName: index.resolver.toolName(skill),
       description: toolDescription(skill),
       parameters: prepareInputSchema(skill.schema.input).schema,
       score,
-    }),
-  );
+    }));
 }
 
 /**
