@@ -6,7 +6,8 @@
  * 1. round 1: inject the question with a session id; when every tool the case needs is offered,
  *    the model calls them (found in one round);
  * 2. otherwise, when `skill_search` is offered, the model calls it with the user's text; intercept
- *    answers it (and remembers what it found for the session);
+ *    (given inject's `injected`, as a client passes it) answers it with skills not yet offered and
+ *    remembers them for the session;
  * 3. round 2: inject again in the same session; found when every needed tool is offered now.
  *
  * Reported per inject ranker: the share of one-tool cases found in round 1 and within two rounds,
@@ -121,23 +122,28 @@ export async function measureSearch(
     if (c.tools.length === 0) continue;
     const sessionId = `${sessionPrefix}-${ranker}-${n++}`;
     const needed = c.tools.map(toolName);
-    const round = async () => {
-      const r = await tools.inject(
+    const round = async () =>
+      tools.inject(
         { format: "openai-chat", request: chat(c.query), ranker, sessionId, offerSearch: true },
         null,
       );
-      return offered(r.request);
-    };
-    const first = await round();
+    const firstResult = await round();
+    const first = offered(firstResult.request);
     const hit1 = needed.every((t) => first.has(t));
     let hit2 = hit1;
     if (!hit1 && first.has("skill_search")) {
       searched++;
       await tools.intercept(
-        { format: "openai-chat", response: searchCall(c.query), sessionId, answerSearch: true },
+        {
+          format: "openai-chat",
+          response: searchCall(c.query),
+          sessionId,
+          answerSearch: true,
+          injected: firstResult.injected.map((t) => t.toolName),
+        },
         null,
       );
-      const second = await round();
+      const second = offered((await round()).request);
       hit2 = needed.every((t) => second.has(t));
     }
     if (c.tools.length === 1) {

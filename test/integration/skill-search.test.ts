@@ -279,6 +279,21 @@ describe("skill_search at inject and intercept", () => {
     expect(toolNames("openai-chat", next.request)).not.toContain("payrollRun_v1_0_0");
   });
 
+  it("leaves out the tools the request was already offered (`injected`)", async () => {
+    const res = await asA().post("/api/skills/intercept", {
+      format: "openai-chat",
+      response: responseCalling("openai-chat", "skill_search", { query: "return an order" }),
+      sessionId: "offered",
+      injected: ["skill_search", TARGET],
+    });
+    expect(res.status).toBe(200);
+    const output = searchOutputOf("openai-chat", res.body.messages);
+    expect(output.skills.map((s: { toolName: string }) => s.toolName)).not.toContain(TARGET);
+    const without = await interceptSearch("openai-chat", "return an order", "offered-2");
+    const found = searchOutputOf("openai-chat", without.messages);
+    expect(found.skills.map((s: { toolName: string }) => s.toolName)).toContain(TARGET);
+  });
+
   it("bad arguments get an error result, nothing is remembered", async () => {
     const res = await asA().post("/api/skills/intercept", {
       format: "openai-chat",

@@ -32,6 +32,7 @@ import { z } from "zod";
 import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
 import {
+  AUTO_MAX_SKILLS,
   SKILL_SEARCH_DESCRIPTION,
   SKILL_SEARCH_INPUT_SCHEMA,
   SKILL_SEARCH_TOOL,
@@ -150,7 +151,7 @@ const SKILL_SEARCH_LISTED: Tool = {
 };
 
 /** Skill tools above which `auto` lists `skill_search`: one request's AUTO places. */
-const SEARCH_AUTO_ABOVE = 5;
+const SEARCH_AUTO_ABOVE = AUTO_MAX_SKILLS;
 
 /**
  * True when `skill_search` is listed for a caller with `count` skill tools: setting `on`, or

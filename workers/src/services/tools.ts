@@ -11,7 +11,6 @@ import type { Executor } from "../skills/execution/executor.js";
 import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
 import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
 import { chooseRanker, type RankerName } from "../skills/injection/rankers/index.js";
-import { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 import {
   type CallerToolSet,
   callerTools,
@@ -47,6 +46,7 @@ export {
   RANKER_NAMES,
   type RankerName,
 } from "../skills/injection/rankers/index.js";
+export { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
 export type {
   InjectedRef,
@@ -191,14 +191,15 @@ export class ToolsService {
   /**
    * Answers one `skill_search` call for a caller (docs/scoring.md#skill-search): ranks the AUTO
    * skills the caller may use for the model's query and, with a `sessionId`, remembers them so
-   * that the session's next inject offers them. `skip` leaves out skills the caller already has.
+   * that the session's next inject offers them. `offered` names tools the model already has
+   * (tool names, `name@version` or names, as `injected` lists them); they are left out.
    * @returns the outcome: `success` with a {@link SkillSearchOutput}, or `error` for bad
    *   arguments; never throws, records no execution.
    */
   async search(
     input: unknown,
     ctx: CallerContext,
-    skip?: (skill: Skill) => boolean,
+    offered?: ReadonlySet<string>,
   ): Promise<ModelCallOutcome> {
     const args = parseSkillSearchArgs(input);
     if ("error" in args) return { status: "error", error: args.error, executionId: null };
@@ -218,7 +219,7 @@ export class ToolsService {
         unavailableBuiltins: this.opts.unavailableBuiltins,
       },
       args,
-      skip,
+      offered,
     );
     const remembered = ctx.sessionId !== null && this.opts.foundSkills !== undefined;
     if (remembered && skills.length > 0) {
@@ -270,7 +271,7 @@ export class ToolsService {
                       error: call.inputError,
                       executionId: null,
                     })
-                  : this.search(call.input, { apiKeyId, sessionId }),
+                  : this.search(call.input, { apiKeyId, sessionId }, offeredBy(req.injected)),
             },
           ],
         ])
@@ -363,6 +364,19 @@ export class ToolsService {
       policyFloors: this.opts.policyFloors,
     });
   }
+}
+
+/** The tool names, `name@version`s and names an `injected` list gives. */
+function offeredBy(injected: readonly InjectedRef[] | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const r of injected ?? []) {
+    if (typeof r === "string") out.add(r);
+    else {
+      if (r.toolName) out.add(r.toolName);
+      out.add(r.version ? `${r.name}@${r.version}` : r.name);
+    }
+  }
+  return out;
 }
 
 /** True when an `injected` list names `skill_search` (as a string or an item). */

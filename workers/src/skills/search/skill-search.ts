@@ -142,17 +142,24 @@ export interface SkillSearchScope {
 /**
  * Ranks the caller's AUTO skills for `args.query` with the `bm25` index of the snapshot
  * (docs/scoring.md#the-bm25-ranker: same terms, same gate), best first, at most `args.limit`.
- * `skip` leaves out skills the caller already has (e.g. the ones injected). Never throws.
+ * `offered` names the tools the model already has (emitted tool names, `name@version` or bare
+ * names, as `injected` lists them): those are left out, so a search brings what the ranker missed.
+ * Never throws.
  */
 export function searchSkills(
   scope: SkillSearchScope,
   args: SkillSearchArgs,
-  skip?: (skill: Skill) => boolean,
+  offered: ReadonlySet<string> = new Set(),
 ): FoundSkill[] {
   const index = getInjectionIndex(scope.snapshot);
   const unavailable = new Set(scope.unavailableBuiltins);
+  const has = (s: Skill) =>
+    offered.size > 0 &&
+    (offered.has(s.name) ||
+      offered.has(`${s.name}@${s.version}`) ||
+      offered.has(index.resolver.toolName(s)));
   const usable = (s: Skill) =>
-    !(skip?.(s) ?? false) &&
+    !has(s) &&
     (scope.customSkillsEnabled || isBuiltin(s)) &&
     !(isBuiltin(s) && unavailable.has(s.name)) &&
     modelPolicy(s, scope.policyFloors) !== "manual";
