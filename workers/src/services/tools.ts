@@ -178,7 +178,11 @@ export class ToolsService {
     if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return result;
     if (mode === "auto") {
       const autoInjected = result.injected.filter((t) => t.mode === "auto").length;
-      if (!session || !seesMoreAutoSkills(snapshot, apiKeyId, autoInjected)) return result;
+      if (
+        !session ||
+        !seesMoreAutoSkills(snapshot, apiKeyId, autoInjected, this.opts.unavailableBuiltins)
+      )
+        return result;
     }
     return withSkillSearchTool(req.format, result.request, result.injected);
   }

@@ -176,19 +176,21 @@ export function searchSkills(
 }
 
 /**
- * True when the caller sees more than `n` active AUTO skills (competing versions): the case
- * where the ranker left some out. Stops at the (n+1)-th, so its cost is small unless the caller
- * sees few skills among many.
+ * True when the caller sees more than `n` active AUTO skills (competing versions, builtins in
+ * `unavailable` left out): the case where the ranker left some out. Stops at the (n+1)-th, so its
+ * cost is small unless the caller sees few skills among many.
  */
 export function seesMoreAutoSkills(
   snapshot: SkillSource,
   apiKeyId: string | null,
   n: number,
+  unavailable: readonly string[] = [],
 ): boolean {
   const { resolver } = getInjectionIndex(snapshot);
   let count = 0;
   for (const s of snapshot.skills) {
     if (s.mode !== "auto" || !isActive(s)) continue;
+    if (isBuiltin(s) && unavailable.includes(s.name)) continue;
     if (s.apiKeyId !== null && s.apiKeyId !== apiKeyId) continue;
     if (!resolver.isWinner(s, apiKeyId)) continue;
     if (++count > n) return true;
