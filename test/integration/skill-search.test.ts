@@ -397,7 +397,18 @@ describe("skill_search over MCP", () => {
 });
 
 describe("the SKILLS_SEARCH_TOOL setting", () => {
-  it("off: never offered, and a skill_search call passes through", async () => {
+  it("on offers it without a sessionId; off never offers it and lets a call pass through", async () => {
+    const onApp = await startTestApp({ env: { SKILLS_SEARCH_TOOL: "on" } });
+    try {
+      const key = await onApp.api.createKey("on");
+      const inj = await onApp.api.as(key.key).post("/api/skills/inject", {
+        format: "gemini",
+        request: requestOf("gemini", QUESTION),
+      });
+      expect(toolNames("gemini", inj.body.request)).toContain("skill_search");
+    } finally {
+      await onApp.close();
+    }
     const app = await startTestApp({ env: { SKILLS_SEARCH_TOOL: "off" } });
     try {
       const key = await app.api.createKey("off");
@@ -429,20 +440,6 @@ describe("the SKILLS_SEARCH_TOOL setting", () => {
       } finally {
         await client.close();
       }
-    } finally {
-      await app.close();
-    }
-  });
-
-  it("on: offered even without a sessionId", async () => {
-    const app = await startTestApp({ env: { SKILLS_SEARCH_TOOL: "on" } });
-    try {
-      const key = await app.api.createKey("on");
-      const inj = await app.api.as(key.key).post("/api/skills/inject", {
-        format: "gemini",
-        request: requestOf("gemini", QUESTION),
-      });
-      expect(toolNames("gemini", inj.body.request)).toContain("skill_search");
     } finally {
       await app.close();
     }
