@@ -244,7 +244,10 @@ describe("skill_search at inject and intercept", () => {
   );
 
   it("the found skill, once offered, runs through interception like any skill", async () => {
-    await interceptSearch("anthropic", "refund order", "run-found");
+    const search = await interceptSearch("anthropic", "refund order", "run-found");
+    expect(searchOutputOf("anthropic", search.messages).skills[0].toolName).toBe(TARGET);
+    const offered = await inject("anthropic", QUESTION, "run-found");
+    expect(toolNames("anthropic", offered.request)).toContain(TARGET);
     const res = await asA().post("/api/skills/intercept", {
       format: "anthropic",
       response: responseCalling("anthropic", TARGET, { orderId: "A-17" }),
