@@ -13,6 +13,11 @@
  * - injection time per request at that registry size, warm and with the CPU caches disturbed by a
  *   64 MB sweep before each request (cold), medians.
  *
+ * - the `skill_search` path (selection-search.ts): a scripted model that calls the right tools
+ *   when they are offered, otherwise `skill_search` with the user's text: the share of cases
+ *   whose tools are all offered within two model rounds, through the tools service's inject and
+ *   intercept.
+ *
  * Sets are given by path: `npm run bench -- selection path/to/set.json …`; without a path the
  * product-style set that ships in `bench/selection-sets/` is measured. Run alone:
  * `npx tsx bench/selection.ts [paths…]`.
@@ -26,6 +31,7 @@ import { getInjectionIndex } from "../workers/src/skills/injection/injection-ind
 import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/rankers/index.js";
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import type { JsonSchema, Skill } from "../workers/src/skills/types.js";
+import { benchToolsService, measureSearch } from "./selection-search.js";
 import { fmt, median, row, sweepCaches } from "./stats.js";
 
 /** One function of a selection set. */
@@ -208,6 +214,35 @@ export async function runSelectionBench(paths: readonly string[] = []): Promise<
         `${f.offTopicTools.toFixed(2)} tools`,
         fmt(f.warmMs),
         fmt(f.coldMs),
+      );
+    }
+    const tools = benchToolsService(snapshot);
+    const { resolver } = getInjectionIndex(snapshot);
+    const byName = new Map(snapshot.skills.map((s) => [s.name, resolver.toolName(s)]));
+    console.log("  skill_search path: share found within two model rounds");
+    row(
+      "inject ranker",
+      "1 tool: rd 1",
+      "1 tool: ≤ 2",
+      "all of n: rd 1",
+      "all of n: ≤ 2",
+      "searched",
+    );
+    for (const ranker of RANKER_NAMES) {
+      const f = await measureSearch(
+        tools,
+        set.cases,
+        ranker,
+        (name) => byName.get(name) ?? name,
+        `set${n}`,
+      );
+      row(
+        ranker,
+        pctText(f.oneRound1),
+        pctText(f.oneRound2),
+        pctText(f.multiRound1),
+        pctText(f.multiRound2),
+        pctText(f.searched),
       );
     }
   }

@@ -105,6 +105,12 @@ export const configSchema = z.object({
    */
   SKILLS_ALLOW_MODEL_COMMANDS: bool.default(false),
   /**
+   * When the `skill_search` tool is offered (docs/scoring.md#skill-search): `auto` (inject with a
+   * `sessionId` when the caller has more AUTO skills than the request got; MCP when the caller
+   * has more skill tools than one request's five AUTO places), `on` always, `off` never.
+   */
+  SKILLS_SEARCH_TOOL: z.enum(["auto", "on", "off"]).default("auto"),
+  /**
    * Browser origins allowed to call the API (CORS), comma-separated: `scheme://host[:port]`
    * each, or `*` for any. Empty (the default): no CORS headers, so browsers on other origins
    * cannot call the API.

@@ -11,6 +11,8 @@
  *    with the portable input schema. A call runs with interception's executor policies
  *    (skills/interception/model-call.ts): `manual` → an error result saying an explicit execution is needed,
  *    `hybrid` → a pending-approval result with the execution id.
+ * 3. `skill_search` (docs/mcp.md#skill-search), before the skill tools, when the
+ *    `SKILLS_SEARCH_TOOL` setting offers it: its result names skill tools of this list.
  * Key scopes (docs/api.md#scopes): a management tool needs the scope it names, a skill tool
  * `execute`. An API key lacking it gets an error result `missing_scope` (nothing runs) and does not
  * see the tool in `tools/list`; the management token holds every scope.
@@ -29,6 +31,13 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
+import {
+  AUTO_MAX_SKILLS,
+  SKILL_SEARCH_DESCRIPTION,
+  SKILL_SEARCH_INPUT_SCHEMA,
+  SKILL_SEARCH_TOOL,
+  type ToolsService,
+} from "../services/tools.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
 
@@ -132,6 +141,27 @@ export class ProtocolError extends Error {
   }
 }
 
+/** The `tools/list` entry of `skill_search`. */
+const SKILL_SEARCH_LISTED: Tool = {
+  name: SKILL_SEARCH_TOOL,
+  title: "Search skills",
+  description: SKILL_SEARCH_DESCRIPTION,
+  inputSchema: { ...SKILL_SEARCH_INPUT_SCHEMA, type: "object" } as Tool["inputSchema"],
+  annotations: { title: "Search skills", readOnlyHint: true, openWorldHint: false },
+};
+
+/** Skill tools above which `auto` lists `skill_search`: one request's AUTO places. */
+const SEARCH_AUTO_ABOVE = AUTO_MAX_SKILLS;
+
+/**
+ * True when `skill_search` is listed for a caller with `count` skill tools: setting `on`, or
+ * `auto` with more than {@link SEARCH_AUTO_ABOVE}; never with `off`.
+ */
+function listsSearch(tools: ToolsService, count: number): boolean {
+  const mode = tools.searchMode;
+  return mode === "on" || (mode === "auto" && count > SEARCH_AUTO_ABOVE);
+}
+
 function parseCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
@@ -162,14 +192,21 @@ export function createMcpServer(opts: McpServerOptions): Server {
     const skillTools = mayRunSkills
       ? (await services.tools.callerTools(apiKeyId)).list.filter((t) => !byName.has(t.name))
       : [];
-    const total = fixedTools.length + skillTools.length;
+    const search = mayRunSkills && listsSearch(services.tools, skillTools.length);
+    const listed = search
+      ? [...fixedTools, SKILL_SEARCH_LISTED].filter(
+          (t, i, all) => all.findIndex((u) => u.name === t.name) === i,
+        )
+      : fixedTools;
+    const skillList = search ? skillTools.filter((t) => t.name !== SKILL_SEARCH_TOOL) : skillTools;
+    const total = listed.length + skillList.length;
     const tools: Tool[] = [];
     for (let i = start; i < Math.min(total, start + TOOLS_PAGE_SIZE); i++) {
-      if (i < fixedTools.length) {
-        tools.push(fixedTools[i]!);
+      if (i < listed.length) {
+        tools.push(listed[i]!);
         continue;
       }
-      const t = skillTools[i - fixedTools.length]!;
+      const t = skillList[i - listed.length]!;
       tools.push({
         name: t.name,
         description: t.description,
@@ -196,6 +233,13 @@ export function createMcpServer(opts: McpServerOptions): Server {
     if (managed) return runManagementTool(managed, args, opts);
     // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
     if (!mayRunSkills) return errorResult(missingScope("execute"));
+    if (name === SKILL_SEARCH_TOOL && services.tools.searchMode !== "off") {
+      const tools = await services.tools.callerTools(apiKeyId);
+      if (listsSearch(services.tools, tools.list.length)) {
+        const outcome = await services.tools.search(args, { apiKeyId, sessionId: null });
+        return skillCallResult(SKILL_SEARCH_TOOL, outcome);
+      }
+    }
     const skill = await services.tools.resolveTool(apiKeyId, name);
     if (!skill) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });

@@ -1,9 +1,11 @@
 /**
  * Injection and interception endpoints (docs/injection.md, docs/interception.md):
  * - `POST /api/skills/inject` `{ format, request, backgroundReason?, sessionId?, include?, exclude? }`
- *   → `{ request, injected: [{ name, version, toolName, mode, score }] }`;
+ *   → `{ request, injected: [{ name, version, toolName, mode, score }] }`; with a `sessionId`, the
+ *   skills `skill_search` found in the session are injected and the tool itself is offered
+ *   (docs/scoring.md#skill-search);
  * - `POST /api/skills/intercept` `{ format, response, injected?, sessionId?, customSkillExecutionEnabled? }`
- *   → `{ toolResults, messages, passThrough, response }`.
+ *   → `{ toolResults, messages, passThrough, response }`; `skill_search` calls are answered here.
  * Auth: an API key (acting for itself) or management acting for a key via `apiKeyId` (null =
  * global skills only). Unknown formats and malformed bodies answer 400.
  */
@@ -53,7 +55,10 @@ const InjectBody = z
     format: FormatSchema,
     request: JsonObject,
     backgroundReason: z.string().max(10_000).optional(),
-    sessionId: z.string().min(1).max(200).optional(),
+    sessionId: z.string().min(1).max(200).optional().openapi({
+      description:
+        "the session: skills that skill_search found in it are injected, and skill_search is offered (docs/scoring.md#skill-search)",
+    }),
     include: NameList.optional().openapi({
       description: "name, name@version or tool name; injected whatever the score",
     }),
@@ -203,13 +208,16 @@ export function toolsRoutes() {
   app.openapi(injectRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    return c.json(await c.get("services").tools.inject(body, apiKeyId), 200);
+    const tools = c.get("services").tools;
+    return c.json(await tools.inject({ ...body, offerSearch: true }, apiKeyId), 200);
   });
 
   app.openapi(interceptRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    const result = await c.get("services").tools.intercept(body, apiKeyId);
+    const result = await c
+      .get("services")
+      .tools.intercept({ ...body, answerSearch: true }, apiKeyId);
     return c.json({ ...result, messages: result.messages as Record<string, unknown>[] }, 200);
   });
 

@@ -24,6 +24,7 @@ import { SkillRegistry } from "../skills/registry/registry.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
+import { FoundSkillsStore } from "./found-skills.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
 import { LimitsService } from "./limits.js";
@@ -291,6 +292,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       ),
       policyFloors,
       keyRanker: (id) => keys.rankerOf(id),
+      searchMode: deps.config.SKILLS_SEARCH_TOOL,
+      foundSkills: new FoundSkillsStore(deps.cache),
     }),
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),

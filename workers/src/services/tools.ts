@@ -6,9 +6,10 @@
  * the executor. Front doors that offer skills as tools outside a provider request (MCP, A2A) list
  * them, resolve a tool name and run a model's call here too (docs/mcp.md#skill-tools).
  */
-import type { JsonObject, WireFormat } from "../formats/types.js";
+import type { ExtractedCall, JsonObject, WireFormat } from "../formats/types.js";
 import type { Executor } from "../skills/execution/executor.js";
 import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
+import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
 import { chooseRanker, type RankerName } from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,
@@ -23,8 +24,20 @@ import {
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
-import { isBuiltin } from "../skills/registry/tool-resolver.js";
+import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
+import {
+  parseSkillSearchArgs,
+  SKILL_SEARCH_REF,
+  SKILL_SEARCH_TOOL,
+  type SkillSearchMode,
+  type SkillSearchOutput,
+  searchSkills,
+  seesMoreAutoSkills,
+  toolsDisabledIn,
+  withSkillSearchTool,
+} from "../skills/search/skill-search.js";
 import type { CallerContext, Skill } from "../skills/types.js";
+import type { FoundEntry, FoundSkillsStore } from "./found-skills.js";
 import type { SettingsService } from "./settings.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
@@ -33,6 +46,7 @@ export {
   RANKER_NAMES,
   type RankerName,
 } from "../skills/injection/rankers/index.js";
+export { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
 export type {
   InjectedRef,
@@ -40,6 +54,13 @@ export type {
   ToolResult,
 } from "../skills/interception/interception.js";
 export type { ModelCallOutcome } from "../skills/interception/model-call.js";
+export {
+  SKILL_SEARCH_DESCRIPTION,
+  SKILL_SEARCH_INPUT_SCHEMA,
+  SKILL_SEARCH_TOOL,
+  type SkillSearchMode,
+  type SkillSearchOutput,
+} from "../skills/search/skill-search.js";
 
 /** An inject request (`POST /api/skills/inject`). */
 export interface InjectRequest {
@@ -50,6 +71,13 @@ export interface InjectRequest {
   exclude?: readonly string[];
   /** The ranker this request asks for (docs/scoring.md#choosing-a-ranker). */
   ranker?: RankerName;
+  /** The session: the skills `skill_search` found in it are offered (docs/scoring.md#skill-search). */
+  sessionId?: string;
+  /**
+   * True at a door that answers `skill_search` itself (the inject API): the tool is offered as
+   * the `SKILLS_SEARCH_TOOL` setting says, and the session's found skills are injected.
+   */
+  offerSearch?: boolean;
 }
 
 /** An intercept request (`POST /api/skills/intercept`). */
@@ -65,6 +93,23 @@ export interface InterceptRequest {
   signal?: AbortSignal;
   /** Most owned calls run from this turn; the later ones get a tool error without running. */
   maxOwnedCalls?: number;
+  /**
+   * True at a door whose inject offers `skill_search` (the intercept API): its calls are answered
+   * here, unless the setting is `off`, `injected` is given without it, or the client declared it.
+   */
+  answerSearch?: boolean;
+}
+
+/**
+ * A skill that `skill_search` found in a session and the model then called: the learning signal
+ * of a search (docs/scoring.md#skill-search). `terms` are the analysed terms of the query that
+ * found it (stemmed words, never the query text).
+ */
+export interface SearchedSkillCalled {
+  apiKeyId: string | null;
+  sessionId: string;
+  skill: Skill;
+  terms: readonly string[];
 }
 
 /** What the tools service is built from. */
@@ -80,6 +125,15 @@ export interface ToolsServiceOptions {
   policyFloors: PolicyFloors;
   /** The ranker a key chose (null: none); read per inject. */
   keyRanker?: (apiKeyId: string) => Promise<RankerName | null>;
+  /** When `skill_search` is offered (`SKILLS_SEARCH_TOOL`); default `auto`. */
+  searchMode?: SkillSearchMode;
+  /** Where a session's found skills are kept (the KV-style cache); none → nothing is kept. */
+  foundSkills?: FoundSkillsStore;
+  /**
+   * Called once per intercepted call of a skill that `skill_search` found earlier in the same
+   * session: the one place where learning from traffic is told of it. Must not throw.
+   */
+  onSearchedSkillCalled?: (signal: SearchedSkillCalled) => void;
 }
 
 /** Injection and interception for a caller. */
@@ -92,26 +146,105 @@ export class ToolsService {
    * @returns the new request and what was injected.
    */
   async inject(req: InjectRequest, apiKeyId: string | null): Promise<InjectResult> {
-    const [snapshot, settings, keyRanker] = await Promise.all([
+    const mode = this.searchMode;
+    const search = req.offerSearch === true && mode !== "off";
+    const session = search ? req.sessionId : undefined;
+    const [snapshot, settings, keyRanker, found] = await Promise.all([
       this.opts.registry.snapshot(),
       this.opts.settings.get(),
       req.ranker === undefined && apiKeyId !== null && this.opts.keyRanker
         ? this.opts.keyRanker(apiKeyId)
         : null,
+      session && this.opts.foundSkills ? this.opts.foundSkills.get(apiKeyId, session) : [],
     ]);
-    return injectSkills({
+    const include =
+      found.length > 0 ? [...(req.include ?? []), ...found.map((f) => f.skill)] : req.include;
+    const result = injectSkills({
       format: req.format,
       request: req.request,
       snapshot,
       apiKeyId,
       backgroundReason: req.backgroundReason ?? null,
-      include: req.include,
+      include,
       exclude: [...(req.exclude ?? []), ...this.opts.unavailableBuiltins],
       skillsEnabled: settings.skillsEnabled,
       customSkillsEnabled: settings.customSkillExecution,
       policyFloors: this.opts.policyFloors,
       ranker: chooseRanker(req.ranker, keyRanker, settings.ranker),
     });
+    if (!search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
+      return result;
+    }
+    if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return result;
+    if (mode === "auto") {
+      const autoInjected = result.injected.filter((t) => t.mode === "auto").length;
+      if (
+        !session ||
+        !seesMoreAutoSkills(snapshot, apiKeyId, autoInjected, this.opts.unavailableBuiltins)
+      )
+        return result;
+    }
+    return withSkillSearchTool(req.format, result.request, result.injected);
+  }
+
+  /** The `SKILLS_SEARCH_TOOL` setting. */
+  get searchMode(): SkillSearchMode {
+    return this.opts.searchMode ?? "auto";
+  }
+
+  /**
+   * Answers one `skill_search` call for a caller (docs/scoring.md#skill-search): ranks the AUTO
+   * skills the caller may use for the model's query and, with a `sessionId`, remembers them so
+   * that the session's next inject offers them. `offered` names tools the model already has
+   * (tool names, `name@version` or names, as `injected` lists them); they are left out.
+   * @returns the outcome: `success` with a {@link SkillSearchOutput}, or `error` for bad
+   *   arguments; never throws, records no execution.
+   */
+  async search(
+    input: unknown,
+    ctx: CallerContext,
+    offered?: ReadonlySet<string>,
+  ): Promise<ModelCallOutcome> {
+    const args = parseSkillSearchArgs(input);
+    if ("error" in args) return { status: "error", error: args.error, executionId: null };
+    const [snapshot, settings] = await Promise.all([
+      this.opts.registry.snapshot(),
+      this.opts.settings.get(),
+    ]);
+    if (!settings.skillsEnabled) {
+      return { status: "error", error: "Skills execution is disabled", executionId: null };
+    }
+    const skills = searchSkills(
+      {
+        snapshot,
+        apiKeyId: ctx.apiKeyId,
+        customSkillsEnabled: settings.customSkillExecution,
+        policyFloors: this.opts.policyFloors,
+        unavailableBuiltins: this.opts.unavailableBuiltins,
+      },
+      args,
+      offered,
+    );
+    const remembered = ctx.sessionId !== null && this.opts.foundSkills !== undefined;
+    if (remembered && skills.length > 0) {
+      const terms = bm25Query(args.query).terms;
+      await this.opts.foundSkills!.add(
+        ctx.apiKeyId,
+        ctx.sessionId!,
+        skills.map((f) => ({ skill: `${f.name}@${f.version}`, terms })),
+      );
+    }
+    const output: SkillSearchOutput = {
+      query: args.query,
+      skills,
+      note:
+        skills.length === 0
+          ? "No tool matches this query; try other words."
+          : remembered
+            ? "These tools are offered from the next request of this session on; call them by toolName."
+            : "Call these tools by toolName.",
+    };
+    return { status: "success", output, executionId: null };
   }
 
   /**
@@ -121,10 +254,41 @@ export class ToolsService {
    *   call's failure is an error result, never an exception.
    */
   async intercept(req: InterceptRequest, apiKeyId: string | null): Promise<InterceptResult> {
-    return interceptToolCalls({
+    const snapshot = await this.opts.registry.snapshot();
+    const sessionId = req.sessionId ?? null;
+    const answersSearch =
+      req.answerSearch === true &&
+      this.searchMode !== "off" &&
+      (this.searchMode === "on" || sessionId !== null || listsSearch(req.injected)) &&
+      (req.injected === undefined || listsSearch(req.injected)) &&
+      !(req.clientTools ?? []).includes(SKILL_SEARCH_TOOL);
+    const serverTools = answersSearch
+      ? new Map([
+          [
+            SKILL_SEARCH_TOOL,
+            {
+              ref: SKILL_SEARCH_REF,
+              run: (call: ExtractedCall) =>
+                call.inputError
+                  ? Promise.resolve({
+                      status: "error" as const,
+                      error: call.inputError,
+                      executionId: null,
+                    })
+                  : this.search(call.input, { apiKeyId, sessionId }, offeredBy(req.injected)),
+            },
+          ],
+        ])
+      : undefined;
+    const found =
+      sessionId !== null && this.opts.onSearchedSkillCalled && this.opts.foundSkills
+        ? this.opts.foundSkills.get(apiKeyId, sessionId)
+        : Promise.resolve([]);
+    const result = await interceptToolCalls({
       format: req.format,
       response: req.response,
-      snapshot: await this.opts.registry.snapshot(),
+      snapshot,
+      serverTools,
       apiKeyId,
       sessionId: req.sessionId ?? null,
       injected: req.injected,
@@ -136,6 +300,31 @@ export class ToolsService {
       signal: req.signal,
       maxOwnedCalls: req.maxOwnedCalls,
     });
+    if (sessionId !== null)
+      this.reportSearchedCalls(result, await found, snapshot, apiKeyId, sessionId);
+    return result;
+  }
+
+  /** Tells learning of each result whose skill `skill_search` found in the session. */
+  private reportSearchedCalls(
+    result: InterceptResult,
+    found: readonly FoundEntry[],
+    snapshot: SkillSource,
+    apiKeyId: string | null,
+    sessionId: string,
+  ): void {
+    const report = this.opts.onSearchedSkillCalled;
+    if (!report || found.length === 0) return;
+    const byRef = new Map(found.map((f) => [f.skill, f.terms]));
+    for (const r of result.toolResults) {
+      const terms = byRef.get(r.skill);
+      if (!terms || r.executionId === null) continue;
+      const skill = snapshot.skills.find(
+        (s) =>
+          `${s.name}@${s.version}` === r.skill && (s.apiKeyId === null || s.apiKeyId === apiKeyId),
+      );
+      if (skill) report({ apiKeyId, sessionId, skill, terms });
+    }
   }
 
   /**
@@ -179,4 +368,26 @@ export class ToolsService {
       policyFloors: this.opts.policyFloors,
     });
   }
+}
+
+/** The tool names, `name@version`s and names an `injected` list gives. */
+function offeredBy(injected: readonly InjectedRef[] | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const r of injected ?? []) {
+    if (typeof r === "string") out.add(r);
+    else {
+      if (r.toolName) out.add(r.toolName);
+      out.add(r.version ? `${r.name}@${r.version}` : r.name);
+    }
+  }
+  return out;
+}
+
+/** True when an `injected` list names `skill_search` (as a string or an item). */
+function listsSearch(injected: readonly InjectedRef[] | undefined): boolean {
+  return (injected ?? []).some((r) =>
+    typeof r === "string"
+      ? r === SKILL_SEARCH_TOOL || r === SKILL_SEARCH_REF
+      : r.name === SKILL_SEARCH_TOOL || r.toolName === SKILL_SEARCH_TOOL,
+  );
 }

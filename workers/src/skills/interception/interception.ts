@@ -78,6 +78,20 @@ export interface InterceptOptions {
    * and run nothing. Default: no bound.
    */
   maxOwnedCalls?: number;
+  /**
+   * Tools Skillgate answers itself, by tool name (`skill_search`, docs/scoring.md#skill-search):
+   * a call of one of these names is owned before any skill name is resolved (unless it is a
+   * client-only call kind), counts against `maxOwnedCalls`, and records no execution.
+   */
+  serverTools?: ReadonlyMap<string, ServerTool>;
+}
+
+/** A tool answered in-process by Skillgate rather than by a skill's handler. */
+export interface ServerTool {
+  /** `name@version` reported as the result's `skill`. */
+  ref: string;
+  /** Answers one call; must not throw (a failure is an `error` outcome). */
+  run(call: ExtractedCall): Promise<Omit<CallOutcome, "call">>;
 }
 
 /** One owned call's result (`toolResults[]`). */
@@ -158,8 +172,9 @@ async function runCall(
 
 /** An owned call: the skill it runs, or the version it names that does not exist. */
 type OwnedCall =
-  | { call: ExtractedCall; skill: Skill; missing?: undefined }
-  | { call: ExtractedCall; skill?: undefined; missing: MissingVersion };
+  | { call: ExtractedCall; skill: Skill; missing?: undefined; server?: undefined }
+  | { call: ExtractedCall; skill?: undefined; missing: MissingVersion; server?: undefined }
+  | { call: ExtractedCall; skill?: undefined; missing?: undefined; server: ServerTool };
 
 /**
  * What an owned call targets, or undefined when the call passes through: the resolved skill (a
@@ -198,7 +213,12 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
   const owned: OwnedCall[] = [];
   const passThrough: string[] = [];
   for (const call of adapter.extractCalls(opts.response)) {
-    const target = call.clientOnly ? undefined : callTarget(call.name, resolver, opts, injected);
+    const server = call.clientOnly ? undefined : opts.serverTools?.get(call.name);
+    const target = call.clientOnly
+      ? undefined
+      : server
+        ? { server }
+        : callTarget(call.name, resolver, opts, injected);
     if (target) owned.push({ call, ...target });
     else passThrough.push(call.callId);
   }
@@ -207,14 +227,16 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
     owned.map((o, i): Promise<CallOutcome> | CallOutcome =>
       i >= max
         ? { call: o.call, status: "error", error: tooManyCallsMessage(max), executionId: null }
-        : o.skill
-          ? runCall(o.call, o.skill, opts)
-          : {
-              call: o.call,
-              status: "error",
-              error: versionNotFoundMessage(o.missing),
-              executionId: null,
-            },
+        : o.server
+          ? o.server.run(o.call).then((r) => ({ ...r, call: o.call }))
+          : o.skill
+            ? runCall(o.call, o.skill, opts)
+            : {
+                call: o.call,
+                status: "error",
+                error: versionNotFoundMessage(o.missing),
+                executionId: null,
+              },
     ),
   );
   const toolResults = outcomes.map((o, i): ToolResult => {
@@ -222,9 +244,11 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
     const r: ToolResult = {
       callId: o.call.callId,
       toolName: o.call.name,
-      skill: target.skill
-        ? `${target.skill.name}@${target.skill.version}`
-        : `${target.missing.name}@${target.missing.requested}`,
+      skill: target.server
+        ? target.server.ref
+        : target.skill
+          ? `${target.skill.name}@${target.skill.version}`
+          : `${target.missing.name}@${target.missing.requested}`,
       status: o.status,
       executionId: o.executionId,
     };
