@@ -142,6 +142,9 @@ function anthropic(r: Obj): Ev[] {
       evs.push(e("content_block_start", { index, content_block: { type: "text", text: "" } }));
       for (const p of pieces(String(b.text)))
         evs.push(e("content_block_delta", { index, delta: { type: "text_delta", text: p } }));
+    } else if (!("input" in b)) {
+      // A result block of a server tool (tool_search_tool_result, …) comes whole in its start.
+      evs.push(e("content_block_start", { index, content_block: b }));
     } else {
       evs.push(e("content_block_start", { index, content_block: { ...b, input: {} } }));
       for (const p of pieces(JSON.stringify(b.input), 4))
