@@ -5,7 +5,7 @@
  * domain modules directly.
  */
 export { getFormatAdapter } from "../formats/index.js";
-export { isResponsesCallItem } from "../formats/openai-responses.js";
+export { isResponsesCallItem } from "../formats/openai-responses/adapter.js";
 export type { ExtractedCall, FormatAdapter, JsonObject, WireFormat } from "../formats/types.js";
 export { asArray, isObject } from "../formats/wire.js";
 export type {

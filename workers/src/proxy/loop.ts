@@ -6,9 +6,9 @@
  * answer is returned as it is and the limit is named in a header.
  */
 import type { ErrorCode } from "@skillgate/errors";
+import { sumUsage } from "../formats/wire.js";
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import type { UpstreamLimits } from "../services/proxy.js";
-import { type RoundContent, roundContent, withEarlierContent } from "./answer.js";
 import {
   asArray,
   getFormatAdapter,
@@ -18,15 +18,14 @@ import {
   type JsonObject,
   type WireFormat,
 } from "./domain.js";
-import { proxyFormat, sumUsage } from "./formats.js";
 import { checkArguments, executionHeaders } from "./limits.js";
 import {
   rememberMixedTurn,
   restoreMixedTurns,
   splitMixedTurn,
   type TurnCache,
+  turnStore,
 } from "./mixed-turn.js";
-import { restoreResponseChain } from "./response-chain.js";
 import {
   callUpstream,
   readUpstreamText,
@@ -123,7 +122,7 @@ export async function passThroughError(
     if (jsonDepthExceeds(text, MAX_VALUE_DEPTH)) throw new SyntaxError("nested too deep");
     body = JSON.parse(text);
   } catch {
-    body = proxyFormat(format).errorBody(
+    body = getFormatAdapter(format).errorBody(
       res.status,
       text.slice(0, 2000) || res.statusText,
       "upstream_error",
@@ -139,7 +138,7 @@ export function failureResult(
   message: string,
   code: ErrorCode,
 ): ProxyResult {
-  return { status, body: proxyFormat(format).errorBody(status, message, code), headers: {} };
+  return { status, body: getFormatAdapter(format).errorBody(status, message, code), headers: {} };
 }
 
 /**
@@ -161,7 +160,6 @@ async function loopRounds(
   req: ProxyRequest,
   budget: TimeBudget,
 ): Promise<ProxyResult> {
-  const fmt = proxyFormat(req.format);
   const adapter = getFormatAdapter(req.format);
   const started = svc.clock();
   const prepared = await prepareRequest(svc, req);
@@ -169,7 +167,7 @@ async function loopRounds(
   let request = prepared.request;
   let usage: unknown;
   /** What the earlier rounds said, put before the last round's content (as a stream shows it). */
-  const earlier: RoundContent[] = [];
+  const earlier: unknown[] = [];
   const executions: string[] = [];
   const headers = (rounds: number, limit?: string): Record<string, string> => {
     const h: Record<string, string> = {
@@ -232,13 +230,13 @@ async function loopRounds(
         );
       throw err;
     }
-    const roundUsage = response[fmt.usageField];
+    const roundUsage = response[adapter.usageField];
     if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
     const finish = (last: JsonObject, limit?: string): ProxyResult => {
-      const body = withEarlierContent(req.format, last, earlier);
+      const body = earlier.length === 0 ? last : adapter.withEarlierContent(last, earlier);
       return {
         status: 200,
-        body: usage === undefined ? body : { ...body, [fmt.usageField]: usage },
+        body: usage === undefined ? body : { ...body, [adapter.usageField]: usage },
         headers: headers(round, limit),
       };
     };
@@ -288,11 +286,15 @@ async function loopRounds(
         clientHistoryLength(req),
       );
       if (split) {
-        await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
+        await rememberMixedTurn(
+          turnStore(svc.cache, req.apiKeyId, req.format),
+          split.keys,
+          split.entry,
+        );
         return finish(split.response);
       }
     }
-    earlier.push(roundContent(req.format, response));
+    earlier.push(...adapter.roundContent(response));
     // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
     request = adapter.relaxToolChoice(
       appendTurn(req.format, request, adapter.replayTurn(response), result.messages),
@@ -310,25 +312,19 @@ export async function prepareRequest(
   svc: ProxyServices,
   req: ProxyRequest,
 ): Promise<PreparedRequest> {
-  const fmt = proxyFormat(req.format);
-  const restored = await restoreMixedTurns(
-    svc.cache,
-    req.apiKeyId,
-    req.format,
-    req.body,
-    fmt.historyField,
-  );
-  const chained =
-    req.format === "openai-responses"
-      ? await restoreResponseChain(svc.cache, req.apiKeyId, restored)
-      : restored;
-  const clientTools = [...getFormatAdapter(req.format).clientToolNames(chained)];
+  const adapter = getFormatAdapter(req.format);
+  const store = turnStore(svc.cache, req.apiKeyId, req.format);
+  const restored = await restoreMixedTurns(store, req.format, req.body);
+  const chained = adapter.responseChain
+    ? await adapter.responseChain.restore(store, restored)
+    : restored;
+  const clientTools = [...adapter.clientToolNames(chained)];
   return { ...(await svc.inject(req.format, chained, req.apiKeyId)), clientTools };
 }
 
 /** How many items the client's own history holds (where a turn it is handed will stand). */
 export function clientHistoryLength(req: ProxyRequest): number {
-  return asArray(req.body[proxyFormat(req.format).historyField]).length;
+  return asArray(req.body[getFormatAdapter(req.format).historyField]).length;
 }
 
 /** `request` with the assistant turn and the owned calls' results appended to its history. */
@@ -338,7 +334,7 @@ export function appendTurn(
   turn: readonly object[],
   results: readonly object[],
 ): JsonObject {
-  const field = proxyFormat(format).historyField;
+  const field = getFormatAdapter(format).historyField;
   const current = request[field];
   const history = Array.isArray(current)
     ? current

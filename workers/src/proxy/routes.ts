@@ -14,8 +14,7 @@ import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../services/tools.js";
-import type { JsonObject, WireFormat } from "./domain.js";
-import { proxyFormat } from "./formats.js";
+import { getFormatAdapter, type JsonObject, type WireFormat } from "./domain.js";
 import {
   failureResult,
   type ProxyRequest,
@@ -71,10 +70,11 @@ export function proxyServices(
 /**
  * The Skillgate key of a request: where the format's SDK puts it first (`x-api-key`,
  * `x-goog-api-key`), then `Authorization: Bearer` (recent Anthropic SDKs send the key there),
- * then Gemini's `?key=` query parameter.
+ * then the format's query parameter (Gemini's `?key=`).
  */
 function clientKey(format: WireFormat, headers: Headers, url: URL): string | undefined {
-  const own = proxyFormat(format).clientKeyHeader;
+  const adapter = getFormatAdapter(format);
+  const own = adapter.clientKeyHeader;
   const direct = own === "authorization" ? undefined : headers.get(own)?.trim();
   if (direct) return direct;
   const bearer = headers
@@ -82,7 +82,8 @@ function clientKey(format: WireFormat, headers: Headers, url: URL): string | und
     ?.match(/^Bearer\s+(.+)$/i)?.[1]
     ?.trim();
   if (bearer) return bearer;
-  return format === "gemini" ? url.searchParams.get("key")?.trim() || undefined : undefined;
+  const query = adapter.clientKeyQuery;
+  return query ? url.searchParams.get(query)?.trim() || undefined : undefined;
 }
 
 function respond(r: ProxyResult): Response {
@@ -134,7 +135,7 @@ async function handle(
   if (!token)
     return fail(
       401,
-      `Send your Skillgate API key in ${proxyFormat(format).clientKeyHeader}`,
+      `Send your Skillgate API key in ${getFormatAdapter(format).clientKeyHeader}`,
       "unauthorized",
     );
   const principal = await services.keys.authenticate(token);
@@ -226,7 +227,7 @@ export function proxyErrorBody(
 ): JsonObject | undefined {
   if (method.toUpperCase() !== "POST") return undefined;
   const format = PROXY_PATHS.find(([pattern]) => pattern.test(path))?.[1];
-  return format ? proxyFormat(format).errorBody(status, message, code) : undefined;
+  return format ? getFormatAdapter(format).errorBody(status, message, code) : undefined;
 }
 
 /** The proxy's route group (mounted at the root; its own key auth, never the `/api/*` one). */

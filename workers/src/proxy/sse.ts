@@ -1,6 +1,6 @@
 /**
  * Server-sent events in both directions (the WHATWG HTML "server-sent events" parsing rules):
- * reading an upstream stream into events, and writing events to the client. Reading uses
+ * reading an upstream stream into events (writing them is formats/sse-frame.ts). Reading uses
  * `eventsource-parser`, whose buffering is linear in the input (a line's pieces are kept and
  * joined once, when the line ends), with one streaming UTF-8 decoder per stream; it handles
  * comment lines, `id:`/`retry:` fields, CRLF / CR / LF line endings, long lines and multi-byte
@@ -9,13 +9,8 @@
  * each network read costs work in proportion to its own size and memory stays bounded.
  */
 import { createParser, type ParseError } from "eventsource-parser";
+import type { SseEvent } from "../formats/sse-frame.js";
 import { UpstreamFailure } from "./upstream.js";
-
-/** One event: its `event` name (default "message") and its joined `data` lines. */
-export interface SseEvent {
-  event: string;
-  data: string;
-}
 
 /** Size limits of one upstream event stream, in characters (UTF-16 code units). */
 export interface SseLimits {
@@ -106,15 +101,4 @@ export async function* readSse(
     if (threw) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-}
-
-/** An SSE frame: `event:` line when named, one `data:` line per line of `data`. */
-export function sseFrame(data: string, event?: string): string {
-  const lines = data.split(/\r\n|\r|\n/).map((l) => `data: ${l}`);
-  return `${event ? `event: ${event}\n` : ""}${lines.join("\n")}\n\n`;
-}
-
-/** A comment line (ignored by every SSE client): keep-alive and trailing metadata. */
-export function sseComment(text: string): string {
-  return `: ${text.replace(/[\r\n]+/g, " ")}\n\n`;
 }

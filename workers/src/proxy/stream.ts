@@ -10,6 +10,9 @@
  * error event and running skills are cancelled (docs/proxy.md#time-budget). Only web streams are
  * used, so this runs in the Worker and on Node.
  */
+
+import { sseComment } from "../formats/sse-frame.js";
+import type { Emit } from "../formats/stream-types.js";
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
 import { getFormatAdapter, type InterceptResult, type JsonObject } from "./domain.js";
 import { argumentsTooLarge, checkArguments, trailerText } from "./limits.js";
@@ -22,41 +25,9 @@ import {
   passThroughError,
   prepareRequest,
 } from "./loop.js";
-import { rememberMixedTurn, splitMixedTurn } from "./mixed-turn.js";
-import { rememberResponseChain } from "./response-chain.js";
-import { readSse, sseComment } from "./sse.js";
-import { anthropicTranslator } from "./stream-anthropic.js";
-import { chatTranslator } from "./stream-chat.js";
-import { geminiTranslator } from "./stream-gemini.js";
-import { responsesTranslator } from "./stream-responses.js";
-import type { Emit, StreamTranslator } from "./stream-types.js";
+import { rememberMixedTurn, splitMixedTurn, turnStore } from "./mixed-turn.js";
+import { readSse } from "./sse.js";
 import { callUpstream, readUpstreamText, TimeBudget, UpstreamFailure } from "./upstream.js";
-
-function translatorFor(req: ProxyRequest, emit: Emit): StreamTranslator {
-  if (req.format === "openai-chat") {
-    const opts = req.body.stream_options;
-    const include =
-      typeof opts === "object" && opts !== null && (opts as JsonObject).include_usage === true;
-    return chatTranslator(emit, include);
-  }
-  if (req.format === "openai-responses") return responsesTranslator(emit);
-  if (req.format === "anthropic") return anthropicTranslator(emit);
-  return geminiTranslator(emit);
-}
-
-/** The upstream body of a streaming round (Chat always asks for usage, to sum it). */
-function streamingBody(req: ProxyRequest, request: JsonObject): JsonObject {
-  if (req.format === "gemini") return request;
-  const body: JsonObject = { ...request, stream: true };
-  if (req.format === "openai-chat") {
-    const opts =
-      typeof request.stream_options === "object" && request.stream_options !== null
-        ? request.stream_options
-        : {};
-    body.stream_options = { ...opts, include_usage: true };
-  }
-  return body;
-}
 
 function jsonResponse(
   status: number,
@@ -92,6 +63,8 @@ async function streamRounds(
   if (req.signal.aborted) abort.abort(req.signal.reason);
   else req.signal.addEventListener("abort", onClientAbort, { once: true });
   const signal = abort.signal;
+  const adapter = getFormatAdapter(req.format);
+  const store = turnStore(svc.cache, req.apiKeyId, req.format);
   const { request: prepared, injected, clientTools } = await prepareRequest(svc, req);
   let request = prepared;
   const skillsSignal = AbortSignal.any([signal, budget.signal]);
@@ -100,7 +73,7 @@ async function streamRounds(
       format: req.format,
       model: req.model,
       stream: true,
-      body: streamingBody(req, body),
+      body: adapter.streamingBody(body),
       clientHeaders: req.headers,
       signal,
       budget,
@@ -155,8 +128,7 @@ async function streamRounds(
       abort.abort(reason);
     },
   });
-  const t = translatorFor(req, emit);
-  const adapter = getFormatAdapter(req.format);
+  const t = adapter.streamTranslator(emit, req.body);
   const executions: string[] = [];
 
   let firstId: unknown;
@@ -206,10 +178,9 @@ async function streamRounds(
       }
       if (round === 1) firstId = response.id;
       // Before the terminal events: a client that continues at once finds the mapping.
-      const chain = () =>
-        req.format === "openai-responses"
-          ? rememberResponseChain(svc.cache, req.apiKeyId, firstId, response.id)
-          : Promise.resolve();
+      const chain = async () => {
+        await adapter.responseChain?.remember(store, firstId, response.id);
+      };
       const trailer = (limit?: string) => emit(sseComment(trailerText(round, executions, limit)));
       if (calls.length === 0) {
         await chain();
@@ -272,8 +243,7 @@ async function streamRounds(
             result.messages,
             clientHistoryLength(req),
           );
-          if (split)
-            await rememberMixedTurn(svc.cache, req.apiKeyId, req.format, split.keys, split.entry);
+          if (split) await rememberMixedTurn(store, split.keys, split.entry);
         }
         await chain();
         trailer();

@@ -9,8 +9,7 @@
 
 import type { ErrorCode } from "@skillgate/errors";
 import type { UpstreamConfig } from "../services/proxy.js";
-import type { WireFormat } from "./domain.js";
-import { proxyFormat, type UpstreamFamily } from "./formats.js";
+import { type FormatAdapter, getFormatAdapter, type WireFormat } from "./domain.js";
 
 export type { UpstreamConfig } from "../services/proxy.js";
 
@@ -82,19 +81,21 @@ const NEVER = new Set([
   "cookie",
 ]);
 
-/** The client's headers worth forwarding to the upstream of `family`. */
-export function forwardedHeaders(client: Headers, family: UpstreamFamily): Headers {
+/**
+ * The client's headers worth forwarding to the upstream of `adapter`: its provider headers
+ * (`anthropic-*`, `openai-*`), a few general ones, and the format's defaults where the client
+ * sent none.
+ */
+export function forwardedHeaders(client: Headers, adapter: FormatAdapter): Headers {
   const out = new Headers();
+  const prefix = adapter.providerHeaderPrefix;
   client.forEach((value, name) => {
     const n = name.toLowerCase();
     if (NEVER.has(n)) return;
-    const provider =
-      (family === "anthropic" && n.startsWith("anthropic-")) ||
-      (family === "openai" && n.startsWith("openai-"));
-    if (provider || FORWARDED.has(n)) out.set(n, value);
+    if ((prefix !== undefined && n.startsWith(prefix)) || FORWARDED.has(n)) out.set(n, value);
   });
-  if (family === "anthropic" && !out.has("anthropic-version"))
-    out.set("anthropic-version", "2023-06-01");
+  for (const [name, value] of Object.entries(adapter.defaultHeaders))
+    if (!out.has(name)) out.set(name, value);
   return out;
 }
 
@@ -119,15 +120,9 @@ export interface UpstreamRequest {
 
 /** The provider URL of a request. */
 export function upstreamUrl(config: UpstreamConfig, req: UpstreamRequest): string {
-  const fmt = proxyFormat(req.format);
-  const base = config.baseUrls[fmt.family].replace(/\/+$/, "");
-  if (req.format === "openai-chat") return `${base}/chat/completions`;
-  if (req.format === "openai-responses") return `${base}/responses`;
-  if (req.format === "anthropic") return `${base}/v1/messages`;
-  const model = encodeURIComponent(req.model ?? "");
-  return req.stream
-    ? `${base}/v1beta/models/${model}:streamGenerateContent?alt=sse`
-    : `${base}/v1beta/models/${model}:generateContent`;
+  const adapter = getFormatAdapter(req.format);
+  const base = config.baseUrls[adapter.family].replace(/\/+$/, "");
+  return `${base}${adapter.upstreamPath(req.model, req.stream)}`;
 }
 
 /**
@@ -144,12 +139,12 @@ export async function callUpstream(
   config: UpstreamConfig,
   req: UpstreamRequest,
 ): Promise<Response> {
-  const fmt = proxyFormat(req.format);
-  const headers = forwardedHeaders(req.clientHeaders, fmt.family);
+  const adapter = getFormatAdapter(req.format);
+  const headers = forwardedHeaders(req.clientHeaders, adapter);
   headers.set("content-type", "application/json");
   headers.set("accept", req.stream ? "text/event-stream" : "application/json");
-  const key = req.clientHeaders.get("x-upstream-api-key")?.trim() || config.apiKeys[fmt.family];
-  if (key) headers.set(fmt.upstreamKeyHeader, fmt.family === "openai" ? `Bearer ${key}` : key);
+  const key = req.clientHeaders.get("x-upstream-api-key")?.trim() || config.apiKeys[adapter.family];
+  if (key) headers.set(adapter.upstreamKeyHeader, adapter.upstreamCredential(key));
   const idle = new AbortController();
   const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
   let res: Response;

@@ -5,9 +5,9 @@
  * only through {@link ProxyService.rememberTurn} and {@link ProxyService.recallTurn}.
  */
 import type { Cache } from "../cache/types.js";
+import type { UpstreamFamily } from "../formats/types.js";
 
-/** The upstream families the proxy calls (OpenAI serves Chat Completions and Responses). */
-export type UpstreamFamily = "openai" | "anthropic" | "gemini";
+export type { UpstreamFamily } from "../formats/types.js";
 
 /** Operator configuration of the upstreams. */
 export interface UpstreamConfig {

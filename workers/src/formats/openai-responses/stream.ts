@@ -7,10 +7,12 @@
  * renumbered; `function_call` items are withheld (their argument deltas accumulated by the
  * upstream's `response.output_item.done`) and written at the end when they are the client's.
  */
-import { isObject, isResponsesCallItem, type JsonObject } from "./domain.js";
-import { sumUsage } from "./formats.js";
-import { sseFrame } from "./sse.js";
-import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
+
+import { sseFrame } from "../sse-frame.js";
+import type { Emit, EventOutcome, StreamTranslator } from "../stream-types.js";
+import type { JsonObject } from "../types.js";
+import { isObject, sumUsage } from "../wire.js";
+import { isResponsesCallItem } from "./adapter.js";
 
 /** Creates the translator. */
 export function responsesTranslator(emit: Emit): StreamTranslator {

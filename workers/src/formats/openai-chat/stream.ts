@@ -6,10 +6,11 @@
  * round, so an owned call never shows an intermediate `finish_reason: "tool_calls"`. A chunk
  * carrying both a complete call and `finish_reason: "stop"` is a tool turn.
  */
-import { isObject, type JsonObject } from "./domain.js";
-import { sumUsage } from "./formats.js";
-import { sseFrame } from "./sse.js";
-import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
+
+import { sseFrame } from "../sse-frame.js";
+import type { Emit, EventOutcome, StreamTranslator } from "../stream-types.js";
+import type { JsonObject } from "../types.js";
+import { isObject, sumUsage } from "../wire.js";
 
 interface CallAcc {
   id: string;

@@ -7,9 +7,11 @@
  * they are the client's. Thinking blocks keep their `signature` so the replayed
  * turn is exactly what was received.
  */
-import { isObject, type JsonObject } from "./domain.js";
-import { sseFrame } from "./sse.js";
-import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
+
+import { sseFrame } from "../sse-frame.js";
+import type { Emit, EventOutcome, StreamTranslator } from "../stream-types.js";
+import type { JsonObject } from "../types.js";
+import { isObject } from "../wire.js";
 
 interface Block {
   /** The block as in a non-streaming response (text / thinking / redacted_thinking / tool_use). */

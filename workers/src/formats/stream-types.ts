@@ -5,8 +5,8 @@
  * client's calls and one terminal sequence, so the client sees one coherent stream.
  */
 import type { ErrorCode } from "@skillgate/errors";
-import type { JsonObject } from "./domain.js";
-import type { SseEvent } from "./sse.js";
+import type { SseEvent } from "./sse-frame.js";
+import type { JsonObject } from "./types.js";
 
 /** What an upstream event meant for the round. */
 export type EventOutcome = "continue" | "end" | "error";

@@ -4,10 +4,11 @@
  * `thoughtSignature`) are withheld; `finishReason` and `usageMetadata` are held back to the final
  * chunk. A call in one chunk and `finishReason: "STOP"` in a later empty one is a tool turn.
  */
-import { isObject, type JsonObject } from "./domain.js";
-import { sumUsage } from "./formats.js";
-import { sseFrame } from "./sse.js";
-import type { Emit, EventOutcome, StreamTranslator } from "./stream-types.js";
+
+import { sseFrame } from "../sse-frame.js";
+import type { Emit, EventOutcome, StreamTranslator } from "../stream-types.js";
+import type { JsonObject } from "../types.js";
+import { isObject, sumUsage } from "../wire.js";
 
 const STATUS: Record<number, string> = {
   400: "INVALID_ARGUMENT",

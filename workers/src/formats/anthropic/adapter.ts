@@ -10,13 +10,13 @@
  * where a `tool_use` id was missing, empty, repeated or made of characters Anthropic refuses (it
  * requires `^[a-zA-Z0-9_-]+$`): the synthesised id is written into the block.
  */
-import type { JsonSchema } from "../skills/types.js";
+import type { JsonSchema } from "../../skills/types.js";
 import {
   type AnthropicToolContentBlock,
   anthropicToolContent,
   mcpContentOf,
-} from "./tool-content.js";
-import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
+} from "../tool-content.js";
+import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
 import {
   asArray,
   contentText,
@@ -26,7 +26,7 @@ import {
   outcomeText,
   uniqueCallIds,
   withAppended,
-} from "./wire.js";
+} from "../wire.js";
 
 /** A client tool declaration (`Tool`); `input_schema` has root `type: "object"`. */
 export interface AnthropicTool {
@@ -141,8 +141,9 @@ function withCallIds(response: JsonObject): JsonObject {
 }
 
 /** The Anthropic Messages adapter. */
-export const anthropic: FormatAdapter = {
+export const anthropicTools: ToolAdapter = {
   format: "anthropic",
+  responseFields: ["content"],
   provider: "anthropic",
   schemaDialect: "json-schema",
   contextText(request) {

@@ -9,9 +9,13 @@
  * or repeated gets a synthesised one, written into the returned output so a replay of it agrees
  * with the results (docs/interception.md).
  */
-import type { JsonSchema } from "../skills/types.js";
-import { mcpContentOf, type ResponsesToolOutputItem, responsesToolOutput } from "./tool-content.js";
-import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
+import type { JsonSchema } from "../../skills/types.js";
+import {
+  mcpContentOf,
+  type ResponsesToolOutputItem,
+  responsesToolOutput,
+} from "../tool-content.js";
+import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
 import {
   asArray,
   contentText,
@@ -23,7 +27,7 @@ import {
   safeIdPart,
   uniqueCallIds,
   withAppended,
-} from "./wire.js";
+} from "../wire.js";
 
 /** A function tool as the Responses API declares it (`FunctionTool`). */
 export interface ResponsesFunctionTool {
@@ -92,7 +96,7 @@ const CLIENT_CALL_TYPES = new Set([
 
 /**
  * True for an output item that is a call (`function_call`, or a call of a tool kind the client
- * runs itself): the items {@link FormatAdapter.extractCalls} counts, in the same order.
+ * runs itself): the items {@link ToolAdapter.extractCalls} counts, in the same order.
  */
 export function isResponsesCallItem(item: unknown): item is JsonObject {
   return (
@@ -188,8 +192,9 @@ function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObj
 }
 
 /** The Responses API adapter. */
-export const openaiResponses: FormatAdapter = {
+export const openaiResponsesTools: ToolAdapter = {
   format: "openai-responses",
+  responseFields: ["output"],
   provider: "openai",
   schemaDialect: "json-schema",
   contextText(request) {

@@ -10,10 +10,10 @@
  * The response is never changed (no documented splice, and a model turn is replayed exactly as
  * received, `thoughtSignature` included), so calls without an id keep none on the wire.
  */
-import type { JsonSchema } from "../skills/types.js";
-import { geminiToolContent, mcpContentOf } from "./tool-content.js";
-import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
-import { asArray, isObject, outcomeValue, uniqueCallIds } from "./wire.js";
+import type { JsonSchema } from "../../skills/types.js";
+import { geminiToolContent, mcpContentOf } from "../tool-content.js";
+import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
+import { asArray, isObject, outcomeValue, uniqueCallIds } from "../wire.js";
 
 /**
  * A function declaration (`FunctionDeclaration`). Parameters go in `parametersJsonSchema`, the
@@ -245,8 +245,9 @@ function relaxToolChoice(request: JsonObject): JsonObject {
 }
 
 /** The Gemini adapter. */
-export const gemini: FormatAdapter = {
+export const geminiTools: ToolAdapter = {
   format: "gemini",
+  responseFields: ["candidates", "functionCalls"],
   provider: "google",
   schemaDialect: "gemini",
   contextText,

@@ -13,9 +13,9 @@
  * the input only where a call id was missing, empty or repeated: the synthesised id is written into
  * the call, so the replayed assistant message and the `tool` messages agree.
  */
-import type { JsonSchema } from "../skills/types.js";
-import { chatToolContent, mcpContentOf } from "./tool-content.js";
-import type { CallOutcome, ExtractedCall, FormatAdapter, JsonObject, ToolSpec } from "./types.js";
+import type { JsonSchema } from "../../skills/types.js";
+import { chatToolContent, mcpContentOf } from "../tool-content.js";
+import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
 import {
   asArray,
   contentText,
@@ -26,7 +26,7 @@ import {
   relaxOpenAiToolChoice,
   uniqueCallIds,
   withAppended,
-} from "./wire.js";
+} from "../wire.js";
 
 /** A function tool as Chat Completions declares it (`ChatCompletionFunctionTool`). */
 export interface ChatFunctionTool {
@@ -159,8 +159,9 @@ function replayTurn(response: JsonObject): JsonObject[] {
 }
 
 /** The Chat Completions adapter. */
-export const openaiChat: FormatAdapter = {
+export const openaiChatTools: ToolAdapter = {
   format: "openai-chat",
+  responseFields: ["choices"],
   provider: "openai",
   schemaDialect: "json-schema",
   contextText(request) {
