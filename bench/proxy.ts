@@ -20,8 +20,8 @@ import { textTurn, toolResults, toolTurn } from "../test/support/proxy-fixtures.
 import { sseOf } from "../test/support/proxy-sse.js";
 import { skills } from "../workers/src/db/schema.js";
 import { getFormatAdapter } from "../workers/src/formats/index.js";
-import { appendTurn, type ProxyRequest, prepareRequest } from "../workers/src/proxy/loop.js";
-import { proxyServices } from "../workers/src/proxy/routes.js";
+import { turnStore } from "../workers/src/services/gateway/mixed-turn.js";
+import { appendTurn, prepareRequest } from "../workers/src/services/gateway/prepare.js";
 import { startBenchApi } from "./api.js";
 import { fmt, interleave, median, percentile, row } from "./stats.js";
 
@@ -150,24 +150,19 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   const proxy = `${api.url}/v1`;
   const direct = `${llm.url}/v1`;
   // In process: what the proxy itself does per round (inject, extract, build the follow-up).
-  const svc = proxyServices(services, true);
   const adapter = getFormatAdapter("openai-chat");
+  const store = turnStore(services.proxy, null, "openai-chat");
   const turn = toolTurn(
     "openai-chat",
     [{ id: "c1", name: "benchEcho_v1_0_0", args: { q: "x" } }],
     1,
   );
-  const proxyReq = (text: string): ProxyRequest => ({
-    format: "openai-chat",
-    body: { model: "gpt-bench", messages: messages(text) },
-    headers: new Headers(),
-    apiKeyId: null,
-    sessionId: "bench",
-    signal: new AbortController().signal,
-  });
+  const inject = (request: Record<string, unknown>) =>
+    services.tools.inject({ format: "openai-chat", request }, null);
   const fns = {
     inProcess: async () => {
-      const { request } = await prepareRequest(svc, proxyReq("use the tool"));
+      const body = { model: "gpt-bench", messages: messages("use the tool") };
+      const { request } = await prepareRequest(adapter, store, body, inject);
       const calls = adapter.extractCalls(turn);
       const results = adapter.followUp(
         calls.map((call) => ({
@@ -177,7 +172,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
           executionId: "e",
         })),
       );
-      appendTurn("openai-chat", request, adapter.replayTurn(turn), results);
+      appendTurn(adapter, request, adapter.replayTurn(turn), results);
     },
     direct: async () => (await post(direct, { messages: messages("hello") }, "x")).arrayBuffer(),
     proxy1: ownTime("proxy1", async () =>

@@ -98,8 +98,7 @@ describe("layers of workers/src", () => {
     // the REST routes.
     expect(frontDoors.some((f) => f.endsWith("mcp/server.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("a2a/route.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("proxy/loop.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("proxy/domain.ts"))).toBe(true);
+    expect(frontDoors.some((f) => f.endsWith("proxy/routes.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("dashboard/routes.tsx"))).toBe(true);
     const found = violations(
       frontDoors,

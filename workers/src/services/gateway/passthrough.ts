@@ -4,9 +4,11 @@
  * the upstream's answer comes back as it is, status, body and stream included; nothing is
  * injected, intercepted or recorded.
  */
-import type { WireFormat } from "./domain.js";
-import { failureResult, type ProxyResult } from "./loop.js";
-import { callUpstream, TimeBudget, type UpstreamConfig, UpstreamFailure } from "./upstream.js";
+import { getFormatAdapter } from "../../formats/index.js";
+import type { WireFormat } from "../../formats/types.js";
+import type { UpstreamConfig } from "../proxy.js";
+import { failureAnswer, type JsonAnswer } from "./json-renderer.js";
+import { callUpstream, TimeBudget, UpstreamFailure } from "./upstream.js";
 
 /** Upstream response headers that describe the transfer, not the content (fetch decoded it). */
 const TRANSFER = new Set([
@@ -64,7 +66,7 @@ function relay(body: ReadableStream<Uint8Array>, done: () => void): ReadableStre
  * Forwards `req` to its upstream and answers with the upstream's response as it is. The time
  * budget and the idle timeout cover the relayed body too: past them the body is cut (the
  * client's SDK raises a connection error), since the bytes already sent are the upstream's own.
- * @returns the upstream response, or a 502/504 in the client's format ({@link ProxyResult})
+ * @returns the upstream response, or a 502/504 in the client's format ({@link JsonAnswer})
  *   when the upstream could not be reached or did not answer in time.
  * @throws the client's abort reason when the client went away.
  */
@@ -72,7 +74,7 @@ export async function passThrough(
   fetchFn: typeof fetch,
   config: UpstreamConfig,
   req: PassThroughRequest,
-): Promise<Response | ProxyResult> {
+): Promise<Response | JsonAnswer> {
   const budget = new TimeBudget(req.timeBudgetMs);
   let res: Response;
   try {
@@ -90,7 +92,7 @@ export async function passThrough(
   } catch (err) {
     budget.dispose();
     if (!(err instanceof UpstreamFailure)) throw err;
-    return failureResult(req.format, err.status, err.message, err.code);
+    return failureAnswer(getFormatAdapter(req.format), err.status, err.message, err.code);
   }
   const headers = new Headers();
   res.headers.forEach((value, name) => {

@@ -8,8 +8,15 @@
  * conversation. An expired entry leaves the history as the client sent it (a consistent
  * conversation without the owned calls).
  */
-import type { MixedTurnCodec, MixedTurnEntry, TurnStore } from "../formats/types.js";
-import { getFormatAdapter, isObject, type JsonObject, type WireFormat } from "./domain.js";
+import type {
+  FormatAdapter,
+  JsonObject,
+  MixedTurnCodec,
+  MixedTurnEntry,
+  TurnStore,
+  WireFormat,
+} from "../../formats/types.js";
+import { isObject } from "../../formats/wire.js";
 
 /** How long a removed part of a turn is kept, in seconds (2 hours). */
 export const MIXED_TURN_TTL_S = 7200;
@@ -42,13 +49,12 @@ export function turnStore(
  * where the turn will stand in the client's history (the length of the history the client sent).
  */
 export function splitMixedTurn(
-  format: WireFormat,
+  adapter: FormatAdapter,
   response: JsonObject,
   owned: ReadonlySet<string>,
   followUp: readonly object[],
   position: number,
 ): { response: JsonObject; entry: MixedTurnEntry; keys: string[] } | null {
-  const adapter = getFormatAdapter(format);
   const calls = adapter.extractCalls(response);
   const client = calls.filter((c) => !owned.has(c.callId));
   if (client.length === 0) return null;
@@ -85,10 +91,9 @@ function candidateTurns(
  */
 export async function restoreMixedTurns(
   store: TurnStore,
-  format: WireFormat,
+  adapter: FormatAdapter,
   request: JsonObject,
 ): Promise<JsonObject> {
-  const adapter = getFormatAdapter(format);
   const codec = adapter.mixedTurn;
   const field = adapter.historyField;
   const history = Array.isArray(request[field]) ? (request[field] as unknown[]) : [];

@@ -4,7 +4,7 @@
  * with their count and a link to all of them, so a turn of hundreds of calls never makes an
  * oversized header; and the size of a tool call's arguments in an upstream answer.
  */
-import type { ExtractedCall } from "./domain.js";
+import type { ExtractedCall } from "../../formats/types.js";
 import { UpstreamFailure } from "./upstream.js";
 
 /** Most execution ids listed in `x-skillgate-executions` (about 750 bytes of ids). */

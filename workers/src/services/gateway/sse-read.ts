@@ -9,7 +9,7 @@
  * each network read costs work in proportion to its own size and memory stays bounded.
  */
 import { createParser, type ParseError } from "eventsource-parser";
-import type { SseEvent } from "../formats/sse-frame.js";
+import type { SseEvent } from "../../formats/sse-frame.js";
 import { UpstreamFailure } from "./upstream.js";
 
 /** Size limits of one upstream event stream, in characters (UTF-16 code units). */

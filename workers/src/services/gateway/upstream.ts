@@ -8,10 +8,9 @@
  */
 
 import type { ErrorCode } from "@skillgate/errors";
-import type { UpstreamConfig } from "../services/proxy.js";
-import { type FormatAdapter, getFormatAdapter, type WireFormat } from "./domain.js";
-
-export type { UpstreamConfig } from "../services/proxy.js";
+import { getFormatAdapter } from "../../formats/index.js";
+import type { FormatAdapter, WireFormat } from "../../formats/types.js";
+import type { UpstreamConfig } from "../proxy.js";
 
 /**
  * A failure of the upstream itself, or of its answer: 502 unreachable / broken / too large, 504
