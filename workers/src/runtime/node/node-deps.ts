@@ -6,16 +6,16 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Client, createClient } from "@libsql/client";
-import { MemoryCache } from "./cache/memory-cache.js";
-import { type Config, parseConfig } from "./config.js";
-import { createDb, type Db } from "./db/client.js";
-import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./db/embedded-node.js";
-import { applyMigrations } from "./db/migrate-node.js";
-import { fileStorageProbe } from "./db/storage-node.js";
-import type { AppDeps } from "./deps.js";
-import { createNodeOutbound } from "./outbound/node-outbound.js";
-import { createNodeUpstreamFetch } from "./outbound/node-upstream-fetch.js";
-import { sandboxClientFromConfig } from "./sandbox/client.js";
+import { MemoryCache } from "../../cache/memory-cache.js";
+import { type Config, parseConfig } from "../../config.js";
+import { createDb, type Db } from "../../db/client.js";
+import type { AppDeps } from "../../deps.js";
+import { sandboxClientFromConfig } from "../../sandbox/client.js";
+import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./embedded-db.js";
+import { applyMigrations } from "./migrate.js";
+import { createNodeOutbound } from "./outbound.js";
+import { fileStorageProbe } from "./storage.js";
+import { createNodeUpstreamFetch } from "./upstream-fetch.js";
 
 /** Local-only settings (not part of the Worker's configuration). */
 export interface NodeSettings {
@@ -65,7 +65,7 @@ export function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
 
 /**
  * Opens the database (creating the data folder for a file URL; an embedded one with the server
- * settings of db/embedded-node.ts), applies migrations and builds the deps. @returns the deps and the libSQL client (to close on shutdown).
+ * settings of runtime/node/embedded-db.ts), applies migrations and builds the deps. @returns the deps and the libSQL client (to close on shutdown).
  */
 export async function createNodeDeps(
   env: NodeJS.ProcessEnv,

@@ -1,5 +1,5 @@
 /**
- * The Worker's app and cron work, kept out of the entry module (workers/src/index.ts): workerd
+ * The Worker's app and cron work, kept out of the entry module (workers/src/runtime/worker/index.ts): workerd
  * treats every named export of the entry as an entrypoint and refuses to start when one is not a
  * handler, so constants, types and helpers the tests share live here.
  *
@@ -11,16 +11,16 @@
  * isolates too (docs/rate-limits.md#the-rate-limiting-binding).
  */
 import { createClient } from "@libsql/client/web";
-import { type BuiltApp, createApp } from "./app.js";
-import { KvCache, type KvNamespaceLike } from "./cache/kv-cache.js";
-import { parseConfig } from "./config.js";
-import { createDb } from "./db/client.js";
+import { type BuiltApp, createApp } from "../../app.js";
+import { KvCache, type KvNamespaceLike } from "../../cache/kv-cache.js";
+import { parseConfig } from "../../config.js";
+import { createDb } from "../../db/client.js";
 import {
   type AnalyticsEngineDatasetLike,
   createAnalyticsEngineMetrics,
-} from "./metrics/analytics-engine.js";
-import { sandboxClientFromConfig } from "./sandbox/client.js";
-import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
+} from "../../metrics/analytics-engine.js";
+import { sandboxClientFromConfig } from "../../sandbox/client.js";
+import type { PlatformRateLimiter } from "../../skills/execution/limit-counters.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {

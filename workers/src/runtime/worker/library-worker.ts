@@ -9,13 +9,13 @@
  * });
  * ```
  */
-import type { BuiltApp } from "./app.js";
-import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
+import type { BuiltApp } from "../../app.js";
+import { registerOwnHandlers, type SkillgateOptions } from "../../library-handlers.js";
 import { appFor, type ExecutionContextLike, runCron, type WorkerEnv } from "./worker-app.js";
 
-export { ExecutionFailure, RetryableError } from "./errors.js";
-export type { SkillgateOptions } from "./library-handlers.js";
-export type { HandlerContext, SkillHandler } from "./skills/types.js";
+export { ExecutionFailure, RetryableError } from "../../errors.js";
+export type { SkillgateOptions } from "../../library-handlers.js";
+export type { HandlerContext, SkillHandler } from "../../skills/types.js";
 export type { ExecutionContextLike, WorkerEnv } from "./worker-app.js";
 
 /** The handlers a Worker module exports as `default`. */

@@ -11,12 +11,12 @@
  * console.log(server.url);
  * ```
  */
-import type { SkillgateOptions } from "./library-handlers.js";
+import type { SkillgateOptions } from "../../library-handlers.js";
 import { startApiServer } from "./node.js";
 
-export { ExecutionFailure, RetryableError } from "./errors.js";
-export type { SkillgateOptions } from "./library-handlers.js";
-export type { HandlerContext, SkillHandler } from "./skills/types.js";
+export { ExecutionFailure, RetryableError } from "../../errors.js";
+export type { SkillgateOptions } from "../../library-handlers.js";
+export type { HandlerContext, SkillHandler } from "../../skills/types.js";
 
 /** Options of {@link startSkillgate}. */
 export interface NodeSkillgateOptions extends SkillgateOptions {

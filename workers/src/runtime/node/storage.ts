@@ -6,7 +6,7 @@
 import { statfs } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { StorageProbe } from "../services/health.js";
+import type { StorageProbe } from "../../services/health.js";
 
 /** The file path of a `file:` libSQL URL (`file:/abs/db`, `file:rel/db`, `file:///abs/db`). */
 function filePath(url: string): string {

@@ -5,10 +5,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import type { Db } from "./client.js";
+import type { Db } from "../../db/client.js";
 
 /** Absolute path of the repository's `migrations/` folder. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../../migrations", import.meta.url));
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../../../migrations", import.meta.url));
 
 /** Applies every pending migration (idempotent; drizzle records applied ones in `__drizzle_migrations`). */
 export async function applyMigrations(db: Db): Promise<void> {

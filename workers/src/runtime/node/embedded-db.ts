@@ -12,7 +12,7 @@
  * transaction (it writes several statements with `batch`), which would hold that connection.
  */
 import type { Client } from "@libsql/client";
-import { createCachingEmbeddedClient } from "./statement-cache-node.js";
+import { createCachingEmbeddedClient } from "../../db/statement-cache-node.js";
 
 /** How long a write waits for another process's lock before failing with SQLITE_BUSY, in ms. */
 export const EMBEDDED_BUSY_TIMEOUT_MS = 5_000;

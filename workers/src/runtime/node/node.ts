@@ -10,11 +10,11 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createApp } from "./app.js";
-import { registerOwnHandlers, type SkillgateOptions } from "./library-handlers.js";
-import { createPrometheusMetrics } from "./metrics/prometheus.js";
+import { createApp } from "../../app.js";
+import { registerOwnHandlers, type SkillgateOptions } from "../../library-handlers.js";
+import { createPrometheusMetrics } from "../../metrics/prometheus.js";
+import { startRetentionTimer } from "../../retention/retention-timer.js";
 import { createNodeDeps, ensurePrivateDir, nodeSettings } from "./node-deps.js";
-import { startRetentionTimer } from "./retention/retention-timer.js";
 import { serveNode } from "./serve-node.js";
 
 /**

@@ -9,8 +9,8 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import * as http from "node:http";
 import * as https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import type { HostResolver } from "../deps.js";
-import type { OutboundConnector, OutboundResponse } from "./types.js";
+import type { HostResolver } from "../../deps.js";
+import type { OutboundConnector, OutboundResponse } from "../../outbound/types.js";
 
 /** Resolves a name with the operating system's resolver (`getaddrinfo`), every address. */
 export const nodeResolver: HostResolver = async (hostname) => {
