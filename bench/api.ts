@@ -12,10 +12,10 @@ import { createApp } from "../workers/src/app.js";
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
-import { openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
-import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import type { AppDeps } from "../workers/src/deps.js";
-import { createNodeUpstreamFetch } from "../workers/src/outbound/node-upstream-fetch.js";
+import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
+import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
+import { createNodeUpstreamFetch } from "../workers/src/runtime/node/upstream-fetch.js";
 import type { Services } from "../workers/src/services/index.js";
 
 /** Management token of benchmark APIs. */

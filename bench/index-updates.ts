@@ -19,9 +19,9 @@ import { runInNewContext } from "node:vm";
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../workers/src/config.js";
 import { createDb } from "../workers/src/db/client.js";
-import { openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
-import { applyMigrations } from "../workers/src/db/migrate-node.js";
 import { skills } from "../workers/src/db/schema.js";
+import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
+import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
 import { createServices } from "../workers/src/services/index.js";
 import { injectSkills } from "../workers/src/skills/injection/injection.js";
 import {

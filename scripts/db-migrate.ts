@@ -6,9 +6,9 @@
 import { mkdirSync } from "node:fs";
 import { createClient } from "@libsql/client";
 import { createDb } from "../workers/src/db/client.js";
-import { isEmbeddedUrl, openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
-import { applyMigrations } from "../workers/src/db/migrate-node.js";
-import { nodeSettings } from "../workers/src/node-deps.js";
+import { isEmbeddedUrl, openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
+import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
+import { nodeSettings } from "../workers/src/runtime/node/node-deps.js";
 
 async function main(): Promise<void> {
   const settings = nodeSettings(process.env);

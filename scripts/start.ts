@@ -14,8 +14,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { loadOrCreateSecret, startApiServer } from "../workers/src/node.js";
-import { ensurePrivateDir, nodeSettings } from "../workers/src/node-deps.js";
+import { loadOrCreateSecret, startApiServer } from "../workers/src/runtime/node/node.js";
+import { ensurePrivateDir, nodeSettings } from "../workers/src/runtime/node/node-deps.js";
 import { forgetHostPid, HOST_ENTRY, recordHostPid, stopStaleHost } from "./stale-host.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

@@ -1,4 +1,4 @@
-# Skillgate API (the Node entry, workers/src/node.ts) on an embedded libSQL file in /data.
+# Skillgate API (the Node entry, workers/src/runtime/node/node.ts) on an embedded libSQL file in /data.
 # Build context: the folder made by deploy/docker/build-context.sh (sources + production
 # node_modules), so the base image only needs Node.js 22 (no npm, no shell):
 #   docker build -f api.Dockerfile --build-arg BASE_IMAGE=node:22-bookworm-slim -t skillgate/api <context>
@@ -27,4 +27,4 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 20128) + '/api/health', { signal: AbortSignal.timeout(5000) }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
 
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "workers/src/node.ts"]
+CMD ["node", "--import", "tsx", "workers/src/runtime/node/node.ts"]

@@ -1,6 +1,6 @@
 /**
  * The Worker as deployed: `wrangler dev` with the repository's wrangler.toml bundles and starts
- * workers/src/index.ts in workerd (which refuses an entry module exporting anything but
+ * workers/src/runtime/worker/index.ts in workerd (which refuses an entry module exporting anything but
  * handlers), and the API works end to end over real HTTP against a real libSQL server: health →
  * API key → install → execute → inject → intercept, and the cron trigger.
  */

@@ -1,6 +1,6 @@
 /**
  * Runs the Worker the way it is deployed: `wrangler dev` with the repository's wrangler.toml
- * (unchanged), which bundles workers/src/index.ts with wrangler's own build and serves it in
+ * (unchanged), which bundles workers/src/runtime/worker/index.ts with wrangler's own build and serves it in
  * workerd on 127.0.0.1, next to a real libSQL database served over Hrana HTTP
  * (test/workerd/hrana-server.ts) with the migrations applied over HTTP, as `npm run db:migrate`
  * does against Turso.
@@ -20,7 +20,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { createDb } from "../../workers/src/db/client.js";
-import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import { applyMigrations } from "../../workers/src/runtime/node/migrate.js";
 import { type HranaServer, startHranaServer } from "../workerd/hrana-server.js";
 
 /** Repository root (where wrangler.toml lives). */

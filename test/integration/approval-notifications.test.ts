@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
+import { createNodeConnector } from "../../workers/src/runtime/node/outbound.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { type FakeServer, startFakeServer } from "../support/fakes/http.js";
 

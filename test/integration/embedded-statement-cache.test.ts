@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { openEmbeddedDatabase } from "../../workers/src/db/embedded-node.js";
 import {
   createCachingEmbeddedClient,
   DEFAULT_STATEMENT_CACHE_SIZE,
   statementCacheStats,
 } from "../../workers/src/db/statement-cache-node.js";
+import { openEmbeddedDatabase } from "../../workers/src/runtime/node/embedded-db.js";
 
 const opened: Client[] = [];
 const dirs: string[] = [];

@@ -316,7 +316,7 @@ describe("hourly execution rollups", () => {
     );
     expect(await stored(t)).toEqual({});
     const { readFileSync, readdirSync } = await import("node:fs");
-    const { MIGRATIONS_FOLDER } = await import("../../workers/src/db/migrate-node.js");
+    const { MIGRATIONS_FOLDER } = await import("../../workers/src/runtime/node/migrate.js");
     const file = readdirSync(MIGRATIONS_FOLDER).find((f) =>
       f.endsWith("execution_hourly_rollups.sql"),
     )!;

@@ -15,7 +15,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createNodeOutbound } from "../../workers/src/outbound/node-outbound.js";
+import { createNodeOutbound } from "../../workers/src/runtime/node/outbound.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 

@@ -4,7 +4,7 @@
  * route pattern and executions by skill and status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApiServer } from "../../workers/src/node.js";
+import { startApiServer } from "../../workers/src/runtime/node/node.js";
 import { ApiClient, tempDir } from "../support/app.js";
 import { captureConsole } from "../support/console-capture.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";

@@ -1,5 +1,5 @@
 /**
- * The Node fetch of upstream LLM calls (workers/src/outbound/node-upstream-fetch.ts) against real
+ * The Node fetch of upstream LLM calls (workers/src/runtime/node/upstream-fetch.ts) against real
  * HTTP servers on 127.0.0.1: request and response pass through as they are, streamed bytes reach
  * the reader before the upstream ends its answer, connections are kept alive, aborts and
  * unreachable upstreams fail as the platform fetch does.
@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNodeUpstreamFetch } from "../../workers/src/outbound/node-upstream-fetch.js";
+import { createNodeUpstreamFetch } from "../../workers/src/runtime/node/upstream-fetch.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

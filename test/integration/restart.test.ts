@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApiServer } from "../../workers/src/node.js";
+import { startApiServer } from "../../workers/src/runtime/node/node.js";
 import { ApiClient, tempDir } from "../support/app.js";
 import { type ConsoleCapture, captureConsole } from "../support/console-capture.js";
 

@@ -98,8 +98,7 @@ describe("layers of workers/src", () => {
     // the REST routes.
     expect(frontDoors.some((f) => f.endsWith("mcp/server.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("a2a/route.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("proxy/loop.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("proxy/domain.ts"))).toBe(true);
+    expect(frontDoors.some((f) => f.endsWith("proxy/routes.ts"))).toBe(true);
     expect(frontDoors.some((f) => f.endsWith("dashboard/routes.tsx"))).toBe(true);
     const found = violations(
       frontDoors,
@@ -107,7 +106,7 @@ describe("layers of workers/src", () => {
         isPackage(imp, "drizzle-orm", "@libsql/client", "libsql") ||
         under(imp, "db") ||
         imp.target === "deps" ||
-        imp.target === "node-deps" ||
+        under(imp, "runtime") ||
         under(imp, "sandbox") ||
         under(imp, "outbound") ||
         under(imp, "cache") ||
@@ -131,7 +130,7 @@ describe("layers of workers/src", () => {
   });
 
   it("the Worker entry points reach no Node-only module or native database driver", () => {
-    // Everything the Worker bundle (workers/src/index.ts, library-worker.ts) imports, followed
+    // Everything the Worker bundle (runtime/worker/index.ts, library-worker.ts) imports, followed
     // file to file; type-only imports count too, which keeps the rule simple and strict.
     const seen = new Set<string>();
     const packages = new Set<string>();
@@ -150,11 +149,14 @@ describe("layers of workers/src", () => {
         }
       }
     };
-    for (const entry of ["index.ts", "library-worker.ts"]) visit(join(SRC, entry));
+    for (const entry of ["runtime/worker/index.ts", "runtime/worker/library-worker.ts"])
+      visit(join(SRC, entry));
     const files = [...seen].map((f) => relative(SRC, f));
-    expect(files).toContain("worker-app.ts");
+    expect(files).toContain("runtime/worker/worker-app.ts");
     expect(
-      files.filter((f) => /(^|\/)(node|node-deps|library-node|[\w-]+-node)\.ts$/.test(f)),
+      files.filter(
+        (f) => f.startsWith("runtime/node/") || /(^|\/)(node|node-deps|[\w-]+-node)\.ts$/.test(f),
+      ),
     ).toEqual(
       // Pure JSON Schema helpers, named for schema nodes, not for Node.
       ["skills/injection/schema-node.ts"].filter((f) => files.includes(f)),
@@ -171,7 +173,9 @@ describe("layers of workers/src", () => {
 
   it("only the Node entry points (the library's included) read process.env", () => {
     // library-node.ts is the Node entry of Skillgate used as a library (docs/library.md).
-    const entryPoints = new Set(["node.ts", "node-deps.ts", "library-node.ts"]);
+    const entryPoints = new Set(
+      ["node.ts", "node-deps.ts", "library-node.ts"].map((f) => `runtime/node/${f}`),
+    );
     const readers = tsFiles(SRC)
       .filter((f) => !entryPoints.has(relative(SRC, f)))
       .filter((f) => /\bprocess\s*\.\s*env\b/.test(codeOf(f)))

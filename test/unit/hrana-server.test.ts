@@ -6,7 +6,7 @@ import { type Client, createClient } from "@libsql/client/web";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDb } from "../../workers/src/db/client.js";
-import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import { applyMigrations } from "../../workers/src/runtime/node/migrate.js";
 import { tempDir } from "../support/app.js";
 import { type HranaServer, startHranaServer } from "../workerd/hrana-server.js";
 

@@ -4,8 +4,8 @@ import { parseConfig } from "../../workers/src/config.js";
 import type { Db } from "../../workers/src/db/client.js";
 import type { AppDeps, HostResolver } from "../../workers/src/deps.js";
 import { createFetchConnector } from "../../workers/src/outbound/fetch-connector.js";
-import { createNodeConnector } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
+import { createNodeConnector } from "../../workers/src/runtime/node/outbound.js";
 import {
   createHttpRequestHandlers,
   type HttpRequestResult,

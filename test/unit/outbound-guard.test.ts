@@ -6,8 +6,8 @@ import type { AppDeps, HostResolver } from "../../workers/src/deps.js";
 import { ExecutionFailure } from "../../workers/src/errors.js";
 import { createFetchConnector } from "../../workers/src/outbound/fetch-connector.js";
 import { guardOutboundUrl, OutboundBlockedError } from "../../workers/src/outbound/guard.js";
-import { createNodeConnector, pinnedLookup } from "../../workers/src/outbound/node-outbound.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
+import { createNodeConnector, pinnedLookup } from "../../workers/src/runtime/node/outbound.js";
 import { createHttpRequestHandlers } from "../../workers/src/skills/builtins/http-request.js";
 import { fakeContext } from "../support/fakes/handler-context.js";
 import {

@@ -5,10 +5,10 @@
  * paired with calls by position.
  */
 import { describe, expect, it } from "vitest";
-import { anthropic } from "../../workers/src/formats/anthropic.js";
-import { gemini } from "../../workers/src/formats/gemini.js";
-import { openaiChat } from "../../workers/src/formats/openai-chat.js";
-import { openaiResponses } from "../../workers/src/formats/openai-responses.js";
+import { anthropic } from "../../workers/src/formats/anthropic/index.js";
+import { gemini } from "../../workers/src/formats/gemini/index.js";
+import { openaiChat } from "../../workers/src/formats/openai-chat/index.js";
+import { openaiResponses } from "../../workers/src/formats/openai-responses/index.js";
 import type { CallOutcome, ExtractedCall, JsonObject } from "../../workers/src/formats/types.js";
 import { uniqueCallIds } from "../../workers/src/formats/wire.js";
 import { chatResponse, json } from "./providers-fixtures.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { anthropic } from "../../workers/src/formats/anthropic.js";
-import { gemini } from "../../workers/src/formats/gemini.js";
+import { anthropic } from "../../workers/src/formats/anthropic/index.js";
+import { gemini } from "../../workers/src/formats/gemini/index.js";
 import { getFormatAdapter, isWireFormat, WIRE_FORMATS } from "../../workers/src/formats/index.js";
-import { openaiChat } from "../../workers/src/formats/openai-chat.js";
-import { openaiResponses } from "../../workers/src/formats/openai-responses.js";
+import { openaiChat } from "../../workers/src/formats/openai-chat/index.js";
+import { openaiResponses } from "../../workers/src/formats/openai-responses/index.js";
 import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/formats/types.js";
 import {
   anthropicRequest,

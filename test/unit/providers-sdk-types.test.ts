@@ -31,15 +31,19 @@ import {
   anthropic,
   anthropicFollowUp,
   anthropicTool,
-} from "../../workers/src/formats/anthropic.js";
-import { gemini, geminiDeclaration, geminiFollowUp } from "../../workers/src/formats/gemini.js";
-import { chatFollowUp, chatTool, openaiChat } from "../../workers/src/formats/openai-chat.js";
+} from "../../workers/src/formats/anthropic/index.js";
+import {
+  gemini,
+  geminiDeclaration,
+  geminiFollowUp,
+} from "../../workers/src/formats/gemini/index.js";
+import { chatFollowUp, chatTool, openaiChat } from "../../workers/src/formats/openai-chat/index.js";
 import {
   openaiResponses,
   type ResponsesFunctionCallOutputItem,
   responsesFollowUp,
   responsesTool,
-} from "../../workers/src/formats/openai-responses.js";
+} from "../../workers/src/formats/openai-responses/index.js";
 import type { CallOutcome, ExtractedCall, ToolSpec } from "../../workers/src/formats/types.js";
 import {
   toGeminiParameters,

@@ -4,7 +4,12 @@
  * or `*` prefixes), and never the client's credentials, whatever the rules say.
  */
 import { describe, expect, it } from "vitest";
-import { forwardedHeaders } from "../../workers/src/proxy/upstream.js";
+import { getFormatAdapter } from "../../workers/src/formats/index.js";
+import { forwardedHeaders } from "../../workers/src/services/gateway/upstream.js";
+
+const OPENAI = getFormatAdapter("openai-chat");
+const ANTHROPIC = getFormatAdapter("anthropic");
+const GEMINI = getFormatAdapter("gemini");
 
 const client = new Headers({
   authorization: "Bearer sg_secret",
@@ -24,15 +29,15 @@ const names = (h: Headers) => [...h.keys()].sort();
 
 describe("forwardedHeaders", () => {
   it("forwards only the provider family and the general headers without rules", () => {
-    expect(names(forwardedHeaders(client, "openai"))).toEqual(["openai-organization"]);
-    expect(names(forwardedHeaders(client, "anthropic"))).toEqual([
+    expect(names(forwardedHeaders(client, OPENAI))).toEqual(["openai-organization"]);
+    expect(names(forwardedHeaders(client, ANTHROPIC))).toEqual([
       "anthropic-beta",
       "anthropic-version",
     ]);
   });
 
   it("adds the headers named by the rules: exact names and * prefixes", () => {
-    expect(names(forwardedHeaders(client, "openai", ["x-portkey-*", "helicone-auth"]))).toEqual([
+    expect(names(forwardedHeaders(client, OPENAI, ["x-portkey-*", "helicone-auth"]))).toEqual([
       "helicone-auth",
       "openai-organization",
       "x-portkey-config",
@@ -41,7 +46,7 @@ describe("forwardedHeaders", () => {
   });
 
   it("never forwards the client's credentials, even when a rule matches them", () => {
-    const out = forwardedHeaders(client, "gemini", ["*", "authorization", "x-api-key"]);
+    const out = forwardedHeaders(client, GEMINI, ["*", "authorization", "x-api-key"]);
     for (const secret of [
       "authorization",
       "x-api-key",

@@ -4,8 +4,8 @@
  * ends the read with a 502 `upstream_too_large` after reading no more than the limit.
  */
 import { describe, expect, it } from "vitest";
-import { readSse, type SseLimits } from "../../workers/src/proxy/sse.js";
-import { UpstreamFailure } from "../../workers/src/proxy/upstream.js";
+import { readSse, type SseLimits } from "../../workers/src/services/gateway/sse-read.js";
+import { UpstreamFailure } from "../../workers/src/services/gateway/upstream.js";
 
 const encoder = new TextEncoder();
 

@@ -4,7 +4,8 @@
  * clean events.
  */
 import { describe, expect, it } from "vitest";
-import { readSse, sseComment, sseFrame } from "../../workers/src/proxy/sse.js";
+import { sseComment, sseFrame } from "../../workers/src/formats/sse-frame.js";
+import { readSse } from "../../workers/src/services/gateway/sse-read.js";
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({

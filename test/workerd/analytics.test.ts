@@ -1,5 +1,5 @@
 /**
- * Metrics in the Worker (workers/src/index.ts inside workerd): with an `ANALYTICS` Workers
+ * Metrics in the Worker (workers/src/runtime/worker/index.ts inside workerd): with an `ANALYTICS` Workers
  * Analytics Engine dataset bound, every answered request and every finished execution writes one
  * data point in the documented layout; without the binding the Worker runs as before. The
  * dataset here records what the Worker writes (the platform's binding has no read side).
@@ -7,7 +7,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../workers/src/index.js";
+import worker from "../../workers/src/runtime/worker/index.js";
 import { buildRequest, installBody, readJson } from "./support.js";
 
 interface DataPoint {

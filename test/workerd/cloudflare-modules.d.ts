@@ -33,7 +33,7 @@ declare module "cloudflare:workers" {
     [name: string]: unknown;
   };
 
-  /** Loopback stubs of the main Worker's exports (workers/src/index.ts). */
+  /** Loopback stubs of the main Worker's exports (workers/src/runtime/worker/index.ts). */
   export const exports: {
     default: {
       fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;

@@ -1,13 +1,13 @@
 /**
- * The Worker's cron trigger (`scheduled` in workers/src/index.ts, its work in
- * workers/src/worker-app.ts): executions left `running` past their timeout plus a minute are
+ * The Worker's cron trigger (`scheduled` in workers/src/runtime/worker/index.ts, its work in
+ * workers/src/runtime/worker/worker-app.ts): executions left `running` past their timeout plus a minute are
  * finished as `error` ("interrupted"); fresh ones and approvals still within their TTL are left
  * alone. Rows are written straight into the database over HTTP, as a crashed isolate would have
  * left them.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CRON_STALE_GRACE_MS } from "../../workers/src/worker-app.js";
+import { CRON_STALE_GRACE_MS } from "../../workers/src/runtime/worker/worker-app.js";
 import { captureConsole } from "../support/console-capture.js";
 import { call, directDb, installBody } from "./support.js";
 

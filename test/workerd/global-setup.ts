@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client/web";
 import type { TestProject } from "vitest/node";
 import { createDb } from "../../workers/src/db/client.js";
-import { applyMigrations } from "../../workers/src/db/migrate-node.js";
+import { applyMigrations } from "../../workers/src/runtime/node/migrate.js";
 import { startScriptedLlm } from "../support/fakes/llm-script.js";
 import { textTurn, toolResults, toolTurn } from "../support/proxy-fixtures.js";
 import { sseOf } from "../support/proxy-sse.js";

@@ -7,9 +7,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../workers/src/index.js";
+import worker from "../../workers/src/runtime/worker/index.js";
+import { appFor, type WorkerEnv } from "../../workers/src/runtime/worker/worker-app.js";
 import { INDEX_CACHE_KEY } from "../../workers/src/skills/injection/injection-store.js";
-import { appFor, type WorkerEnv } from "../../workers/src/worker-app.js";
 import { buildRequest, installBody, readJson } from "./support.js";
 
 /** Sends a request to the app of `bindings` (a fresh bindings object is a fresh isolate's app). */

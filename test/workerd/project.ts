@@ -31,7 +31,7 @@ export function workerdProject(opts: WorkerdProjectOptions): UserWorkspaceConfig
     root,
     plugins: [
       cloudflareTest(({ inject }) => ({
-        main: "./workers/src/index.ts",
+        main: "./workers/src/runtime/worker/index.ts",
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           kvNamespaces: ["SKILLS_KV"],

@@ -10,7 +10,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { KV_MIN_TTL_S, KvCache } from "../../workers/src/cache/kv-cache.js";
-import worker from "../../workers/src/index.js";
+import worker from "../../workers/src/runtime/worker/index.js";
 import { buildRequest, call, directDb, installBody, readJson } from "./support.js";
 
 /** Registry keys currently in KV (the registry owns the `registry:` prefix). */

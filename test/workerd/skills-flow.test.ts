@@ -1,5 +1,5 @@
 /**
- * The REST flow inside workerd through the Worker entry (workers/src/index.ts): install → list →
+ * The REST flow inside workerd through the Worker entry (workers/src/runtime/worker/index.ts): install → list →
  * execute through `echo-handler`, API keys, error envelopes, and fail-closed configuration. The
  * database is a real libSQL engine reached over HTTP (test Hrana server).
  */
@@ -7,7 +7,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../workers/src/index.js";
+import worker from "../../workers/src/runtime/worker/index.js";
 import { captureConsole } from "../support/console-capture.js";
 import { buildRequest, call, createKey, directDb, installBody, readJson } from "./support.js";
 

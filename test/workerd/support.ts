@@ -1,6 +1,6 @@
 /**
  * Helpers for the workerd tests (runs inside workerd): JSON calls through the Worker entry's
- * `fetch` (the `exports.default` loopback of workers/src/index.ts) and a direct libSQL client
+ * `fetch` (the `exports.default` loopback of workers/src/runtime/worker/index.ts) and a direct libSQL client
  * over HTTP to the same database the Worker uses.
  */
 import { env, exports } from "cloudflare:workers";

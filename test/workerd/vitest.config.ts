@@ -1,5 +1,5 @@
 /**
- * The `workerd` test project: the Worker entry (workers/src/index.ts) inside workerd through
+ * The `workerd` test project: the Worker entry (workers/src/runtime/worker/index.ts) inside workerd through
  * `@cloudflare/vitest-plugin`, with wrangler.toml's compatibility date, flags (`nodejs_compat`),
  * vars and `SKILLS_KV` namespace, `LIBSQL_URL` pointing at the test Hrana server started by
  * ./global-setup.ts, and a test management token. No outbound fetch mock: the database traffic

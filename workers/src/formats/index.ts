@@ -1,24 +1,29 @@
 /**
- * Registry of the supported wire formats: `openai-chat`, `openai-responses`,
- * `anthropic`, `gemini`, each mapped to its {@link FormatAdapter}.
+ * Registry of the supported wire formats: `openai-chat`, `openai-responses`, `anthropic`,
+ * `gemini`, each one folder `formats/<f>/` (its adapter, gateway facet and stream translator)
+ * mapped to its {@link FormatAdapter} by one line below (docs/architecture.md#wire-formats).
  */
-import { anthropic } from "./anthropic.js";
-import { gemini } from "./gemini.js";
-import { openaiChat } from "./openai-chat.js";
-import { openaiResponses } from "./openai-responses.js";
+import { anthropic } from "./anthropic/index.js";
+import { gemini } from "./gemini/index.js";
+import { openaiChat } from "./openai-chat/index.js";
+import { openaiResponses } from "./openai-responses/index.js";
 import type { FormatAdapter, WireFormat } from "./types.js";
 
 export type * from "./types.js";
 
-/** Every supported format, in a stable order (used by request validation). */
-export const WIRE_FORMATS = ["openai-chat", "openai-responses", "anthropic", "gemini"] as const;
-
-const ADAPTERS: Record<WireFormat, FormatAdapter> = {
+/** The registered formats: one line each, the name a request gives and the folder's adapter. */
+const ADAPTERS = {
   "openai-chat": openaiChat,
   "openai-responses": openaiResponses,
   anthropic,
   gemini,
-};
+} satisfies Record<string, FormatAdapter>;
+
+/** The name of a registered format ({@link WireFormat} is this type). */
+export type RegisteredFormat = keyof typeof ADAPTERS;
+
+/** Every supported format, in registration order (used by request validation). */
+export const WIRE_FORMATS = Object.keys(ADAPTERS) as [RegisteredFormat, ...RegisteredFormat[]];
 
 /** True when `value` names a supported format. */
 export function isWireFormat(value: unknown): value is WireFormat {

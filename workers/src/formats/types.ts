@@ -4,13 +4,17 @@
  * shape is ignored rather than trusted. Builders return narrow wire types that the test suite
  * checks against the official SDK types (`openai`, `@anthropic-ai/sdk`, `@google/genai`).
  */
+import type { ErrorCode } from "@skillgate/errors";
 import type { JsonSchema } from "../skills/types.js";
+import type { RegisteredFormat } from "./index.js";
+import type { Emit, StreamTranslator } from "./stream-types.js";
 
 /**
- * The four wire formats Skillgate speaks. A format is the shape of an LLM API's requests and
- * responses; it is not a catalog (where skills come from) nor a search backend (`web_search`).
+ * The wire formats Skillgate speaks: the names registered in `formats/index.ts`. A format is the
+ * shape of an LLM API's requests and responses; it is not a catalog (where skills come from) nor a
+ * search backend (`web_search`).
  */
-export type WireFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+export type WireFormat = RegisteredFormat;
 
 /** The LLM vendor behind a format, used by AUTO scoring's provider hints (docs/scoring.md). */
 export type RequestProvider = "openai" | "anthropic" | "google";
@@ -74,12 +78,17 @@ export interface CallOutcome {
 }
 
 /**
- * What each wire-format module knows: where tools go, the context text, the
+ * What injection and interception need from a wire format: where tools go, the context text, the
  * "no tools" choice, the client's own tool names, where calls sit in a response, the follow-up a
  * client sends as is, the documented splice, and the replayed assistant/model turn.
  */
-export interface FormatAdapter {
+export interface ToolAdapter {
   readonly format: WireFormat;
+  /**
+   * Response fields of which at least one must be present for interception to read the calls
+   * (`POST /api/skills/intercept` checks them; docs/interception.md).
+   */
+  readonly responseFields: readonly string[];
   readonly provider: RequestProvider;
   readonly schemaDialect: SchemaDialect;
   /** System prompt and text parts of user/assistant messages, newline-joined (not tool results). */
@@ -121,3 +130,119 @@ export interface FormatAdapter {
    */
   replayTurn(response: JsonObject): JsonObject[];
 }
+
+/** The upstream families the gateway calls (OpenAI serves Chat Completions and Responses). */
+export type UpstreamFamily = "openai" | "anthropic" | "gemini";
+
+/** What a mixed turn left out of the client's copy (docs/proxy.md#mixed-turns). */
+export interface MixedTurnEntry {
+  /** The complete turn: Chat `tool_calls`, Anthropic `content`, Gemini `parts`, or Responses owned items. */
+  full: unknown[];
+  /** Owned results: Chat tool messages, Anthropic `tool_result` blocks, Gemini `functionResponse` parts. */
+  results: unknown[];
+  /** Gemini: position of each owned call among the turn's calls. */
+  ownedAt?: number[];
+  /** Gemini: name and canonical arguments of each client call, in order (checked on replay). */
+  clientCalls?: string[];
+}
+
+/** A turn mixing owned and client calls, as {@link MixedTurnCodec.split} is handed it. */
+export interface MixedTurn {
+  /** The response, already spliced by interception. */
+  response: JsonObject;
+  /** Ids ({@link ExtractedCall.callId}) of the owned calls. */
+  owned: ReadonlySet<string>;
+  /** Positions ({@link ExtractedCall.index}) of the owned calls. */
+  ownedAt: ReadonlySet<number>;
+  /** The client's calls, in order (never empty). */
+  client: readonly ExtractedCall[];
+  /** The owned calls' results, in the format's follow-up shape. */
+  followUp: readonly object[];
+  /** Where the turn will stand in the client's history (the length of the history it sent). */
+  position: number;
+}
+
+/**
+ * How a format hands the client a turn holding only its own calls and puts the removed part back
+ * when the client replays the turn (docs/proxy.md#mixed-turns).
+ */
+export interface MixedTurnCodec {
+  /** The client's copy of `turn`, the entry to keep, and the keys to keep it under (best first). */
+  split(turn: MixedTurn): { response: JsonObject; entry: MixedTurnEntry; keys: string[] };
+  /** The keys a history item standing at `at` may have been kept under, or undefined. */
+  turnKeys(item: JsonObject, at: number): string[] | undefined;
+  /** True when the replayed `turn` is the one `entry` was kept for (Gemini checks its calls). */
+  matches(turn: JsonObject, entry: MixedTurnEntry): boolean;
+  /** Puts `entry` back into `history` (mutated) at the replayed turn standing at `at`. */
+  restore(history: unknown[], at: number, entry: MixedTurnEntry): void;
+}
+
+/**
+ * Storage of one API key's gateway state for one format (mixed turns, response chains) in the
+ * app's KV-style cache, for the mixed-turn lifetime; keys are the format's own.
+ */
+export interface TurnStore {
+  recall<T>(key: string): Promise<T | undefined>;
+  remember(key: string, value: unknown): Promise<void>;
+}
+
+/**
+ * Continuations by reference to a stored response (Responses `previous_response_id`,
+ * docs/proxy.md#previous_response_id).
+ */
+export interface ResponseChain {
+  /** `request` with the named response mapped and the owned outputs it lacks supplied. */
+  restore(store: TurnStore, request: JsonObject): Promise<JsonObject>;
+  /** Remembers that a streamed answer announced as `firstId` continues from `lastId`. */
+  remember(store: TurnStore, firstId: unknown, lastId: unknown): Promise<void>;
+}
+
+/**
+ * Everything the gateway (the provider-compatible proxy, docs/proxy.md) needs from a wire format,
+ * so that its round loop never branches on the format: the upstream path and credential, the
+ * client's key, the history and usage fields, the streamed body and its translator, the error
+ * shape each official SDK parses, what a round showed the client, mixed turns, and response chains.
+ */
+export interface GatewayFacet {
+  /** The upstream family the format is sent to (its base URL and credential). */
+  readonly family: UpstreamFamily;
+  /** Request field holding the conversation. */
+  readonly historyField: "messages" | "input" | "contents";
+  /** True when the history field may also be a plain string (Responses `input`). */
+  readonly textHistory: boolean;
+  /** Response field holding token usage. */
+  readonly usageField: "usage" | "usageMetadata";
+  /** Header the client SDK sends its key in (lower case). */
+  readonly clientKeyHeader: "authorization" | "x-api-key" | "x-goog-api-key";
+  /** Query parameter a client may put its key in (Gemini `?key=`), if any. */
+  readonly clientKeyQuery?: string;
+  /** Header the upstream expects its credential in (lower case). */
+  readonly upstreamKeyHeader: "authorization" | "x-api-key" | "x-goog-api-key";
+  /** The value of {@link upstreamKeyHeader} for `key` (OpenAI `Bearer <key>`). */
+  upstreamCredential(key: string): string;
+  /** Prefix of the client's provider headers forwarded upstream (`anthropic-`, `openai-`). */
+  readonly providerHeaderPrefix?: string;
+  /** Provider headers sent when the client sent none of that name (Anthropic `anthropic-version`). */
+  readonly defaultHeaders: Readonly<Record<string, string>>;
+  /** The path (and query) after the family's base URL; `model` is Gemini's from the client path. */
+  upstreamPath(model: string | undefined, stream: boolean): string;
+  /** The upstream body of a streaming round (Chat also asks for usage, to sum it). */
+  streamingBody(request: JsonObject): JsonObject;
+  /** A new translator of one client stream; `clientBody` is the request as the client sent it. */
+  streamTranslator(emit: Emit, clientBody: JsonObject): StreamTranslator;
+  /**
+   * The error body of `status` with `message` in the format's own shape; `code` (a code of the
+   * error registry, packages/errors) is carried where the shape has a code field (OpenAI).
+   */
+  errorBody(status: number, message: string, code: ErrorCode): JsonObject;
+  /** The content of `response` a stream would have forwarded (docs/proxy.md#non-streaming-answers). */
+  roundContent(response: JsonObject): unknown[];
+  /** `body` with `pieces` (earlier rounds' content, non-empty) put before its own content. */
+  withEarlierContent(body: JsonObject, pieces: readonly unknown[]): JsonObject;
+  readonly mixedTurn: MixedTurnCodec;
+  /** Present where the format continues by reference to a stored response. */
+  readonly responseChain?: ResponseChain;
+}
+
+/** A wire format: one folder `formats/<f>/`, registered in `formats/index.ts` (docs/architecture.md). */
+export interface FormatAdapter extends ToolAdapter, GatewayFacet {}

@@ -195,3 +195,17 @@ export function relaxOpenAiToolChoice(request: JsonObject): JsonObject {
   }
   return { ...request, tool_choice: "auto" };
 }
+
+/**
+ * Adds every number of `b` into `a` (nested objects too), as usage objects are summed over the
+ * rounds of a proxied answer (docs/proxy.md#the-loop); `a` may be undefined. Non-numeric fields
+ * keep the latest value.
+ */
+export function sumUsage(a: unknown, b: unknown): unknown {
+  if (typeof b === "number") return (typeof a === "number" ? a : 0) + b;
+  if (typeof b !== "object" || b === null || Array.isArray(b)) return b ?? a;
+  const base = typeof a === "object" && a !== null && !Array.isArray(a) ? (a as JsonObject) : {};
+  const out: JsonObject = { ...base };
+  for (const [k, v] of Object.entries(b as JsonObject)) out[k] = sumUsage(base[k], v);
+  return out;
+}

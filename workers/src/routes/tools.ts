@@ -12,8 +12,7 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import { actingKey } from "../auth/principal.js";
-import { WIRE_FORMATS } from "../formats/index.js";
-import type { WireFormat } from "../formats/types.js";
+import { getFormatAdapter, WIRE_FORMATS } from "../formats/index.js";
 import { RANKER_NAMES } from "../services/tools.js";
 import { createRouter, principalOf } from "./context.js";
 import {
@@ -35,20 +34,6 @@ const ActingKey = z
   .min(1)
   .optional()
   .openapi({ description: "management only: act for this key" });
-
-/** Where each format keeps what injection and interception read (a minimal shape check). */
-const REQUEST_FIELD: Record<WireFormat, string> = {
-  "openai-chat": "messages",
-  "openai-responses": "input",
-  anthropic: "messages",
-  gemini: "contents",
-};
-const RESPONSE_FIELDS: Record<WireFormat, string[]> = {
-  "openai-chat": ["choices"],
-  "openai-responses": ["output"],
-  anthropic: ["content"],
-  gemini: ["candidates", "functionCalls"],
-};
 
 const InjectBody = z
   .object({
@@ -73,12 +58,13 @@ const InjectBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    const field = REQUEST_FIELD[body.format];
+    // Where the format keeps what injection reads (a minimal shape check).
+    const adapter = getFormatAdapter(body.format);
+    const field = adapter.historyField;
     const value = body.request[field];
-    const ok =
-      body.format === "openai-responses"
-        ? value === undefined || typeof value === "string" || Array.isArray(value)
-        : value !== undefined;
+    const ok = adapter.textHistory
+      ? value === undefined || typeof value === "string" || Array.isArray(value)
+      : value !== undefined;
     if (!ok)
       ctx.addIssue({
         code: "custom",
@@ -136,7 +122,7 @@ const InterceptBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    const fields = RESPONSE_FIELDS[body.format];
+    const fields = getFormatAdapter(body.format).responseFields;
     if (!fields.some((f) => Array.isArray(body.response[f]))) {
       ctx.addIssue({
         code: "custom",

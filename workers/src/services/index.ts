@@ -251,6 +251,21 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     deps.config.APPROVAL_TTL_MS,
     policyFloors,
   );
+  const tools = new ToolsService({
+    registry,
+    settings,
+    executor,
+    unavailableBuiltins: builtins
+      .filter((b) => b.available && !b.available(env))
+      .map((b) => b.name),
+    builtinAliases: new Map(
+      builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
+    ),
+    policyFloors,
+    keyRanker: (id) => keys.rankerOf(id),
+    searchMode: deps.config.SKILLS_SEARCH_TOOL,
+    foundSkills: new FoundSkillsStore(deps.cache),
+  });
   return {
     registry,
     executor,
@@ -280,24 +295,10 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       registry,
       githubRawBaseUrl: deps.config.GITHUB_RAW_BASE_URL,
     }),
-    tools: new ToolsService({
-      registry,
-      settings,
-      executor,
-      unavailableBuiltins: builtins
-        .filter((b) => b.available && !b.available(env))
-        .map((b) => b.name),
-      builtinAliases: new Map(
-        builtins.flatMap((b) => (b.aliases ?? []).map((a): [string, string] => [a, b.name])),
-      ),
-      policyFloors,
-      keyRanker: (id) => keys.rankerOf(id),
-      searchMode: deps.config.SKILLS_SEARCH_TOOL,
-      foundSkills: new FoundSkillsStore(deps.cache),
-    }),
+    tools,
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
-    proxy: new ProxyService(proxySettings(deps), deps.cache, clock),
+    proxy: new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings }),
     mcpServers,
     health: new HealthService({
       database: repos.database,

@@ -1,13 +1,25 @@
 /**
  * The gateway proxy's service (docs/proxy.md): the operator's upstream configuration and loop
- * limits, the fetch of upstream LLM calls, and the storage of the removed part of mixed turns
- * (docs/proxy.md#mixed-turns) in the app's KV-style cache. The proxy front door reaches the cache
- * only through {@link ProxyService.rememberTurn} and {@link ProxyService.recallTurn}.
+ * limits, the fetch of upstream LLM calls, the storage of the removed part of mixed turns
+ * (docs/proxy.md#mixed-turns) in the app's KV-style cache, and {@link ProxyService.handle}, which
+ * answers a proxied request with the gateway's round loop (services/gateway/), injecting and
+ * intercepting through the tools service (the same policies and model-call policy floors as
+ * `POST /api/skills/intercept` and the MCP skill tools).
  */
 import type { Cache } from "../cache/types.js";
+import type { UpstreamFamily, WireFormat } from "../formats/types.js";
+import { runGateway } from "./gateway/index.js";
+import { turnStore } from "./gateway/mixed-turn.js";
+import type {
+  GatewayAnswer,
+  GatewayDeps,
+  GatewayObserver,
+  GatewayRequest,
+} from "./gateway/types.js";
+import type { SettingsService } from "./settings.js";
+import type { ToolsService } from "./tools.js";
 
-/** The upstream families the proxy calls (OpenAI serves Chat Completions and Responses). */
-export type UpstreamFamily = "openai" | "anthropic" | "gemini";
+export type { UpstreamFamily } from "../formats/types.js";
 
 /** Operator configuration of the upstreams. */
 export interface UpstreamConfig {
@@ -59,14 +71,69 @@ export interface ProxySettings {
 /** Prefix of every mixed-turn entry in the cache. */
 const TURN_PREFIX = "proxy:turn:";
 
-/** Settings, clock and mixed-turn storage of the proxy. */
+/** Settings, clock, mixed-turn storage and the gateway of the proxy. */
 export class ProxyService {
+  private readonly observers: GatewayObserver[] = [];
+
   constructor(
     readonly settings: ProxySettings,
     private readonly cache: Cache,
     /** Milliseconds since the epoch (tests pass a fixed clock). */
     readonly clock: () => number,
+    private readonly services: { tools: ToolsService; settings: SettingsService },
   ) {}
+
+  /**
+   * Adds an observer of every gateway request's events (docs/architecture.md#the-gateway):
+   * spans per round, token accounting, an access log line.
+   */
+  observe(observer: GatewayObserver): void {
+    this.observers.push(observer);
+  }
+
+  /**
+   * Answers one proxied request (docs/proxy.md): JSON or a stream, in the format's own shapes,
+   * errors included. Never throws.
+   */
+  async handle(req: GatewayRequest): Promise<GatewayAnswer> {
+    const { skillsEnabled } = await this.services.settings.get();
+    return runGateway(this.gatewayDeps(), req, skillsEnabled);
+  }
+
+  /** The gateway's view of this service and the tools service (read per request: tests patch `settings.fetch`). */
+  private gatewayDeps(): GatewayDeps {
+    const s = this.settings;
+    const tools = this.services.tools;
+    return {
+      fetch: s.fetch,
+      upstream: s.upstream,
+      limits: s.limits,
+      maxRounds: s.maxRounds,
+      timeBudgetMs: s.timeBudgetMs,
+      idleTimeoutMs: s.idleTimeoutMs,
+      keepAliveMs: s.keepAliveMs,
+      maxCallsPerTurn: s.maxCallsPerTurn,
+      clock: this.clock,
+      observers: this.observers,
+      store: (apiKeyId: string | null, format: WireFormat) => turnStore(this, apiKeyId, format),
+      inject: (req, request, ranker) =>
+        tools.inject({ format: req.format, request, ranker }, req.apiKeyId),
+      intercept: (req, call) =>
+        tools.intercept(
+          {
+            format: req.format,
+            response: call.response,
+            injected: call.injected,
+            clientTools: call.clientTools,
+            sessionId: req.sessionId,
+            customSkillExecutionEnabled: req.customSkills,
+            signal: call.signal,
+            maxOwnedCalls: s.maxCallsPerTurn,
+          },
+          req.apiKeyId,
+        ),
+    };
+  }
 
   /**
    * Keeps `entry` (the removed part of a mixed turn) under `key` for `ttlSeconds`.

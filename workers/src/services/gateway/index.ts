@@ -1,0 +1,137 @@
+/**
+ * The gateway service (docs/proxy.md, docs/architecture.md#the-gateway): answers one proxied
+ * request of any wire format. With the master switch off the request goes upstream untouched;
+ * otherwise it is prepared (mixed turns restored, skills injected) and the one round loop
+ * ({@link runRounds}) drives a renderer: the JSON collector or the SSE emitter. Observers see
+ * every event of every request. It never throws: every failure is an answer in the format's own
+ * error shape.
+ */
+
+import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
+import { getFormatAdapter } from "../../formats/index.js";
+import { isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
+import { failureAnswer, JsonCollector } from "./json-renderer.js";
+import { runRounds } from "./loop.js";
+import { passThrough } from "./passthrough.js";
+import { prepareRequest } from "./prepare.js";
+import { streamAnswer } from "./sse-renderer.js";
+import type {
+  GatewayAnswer,
+  GatewayDeps,
+  GatewayEvent,
+  GatewayRequest,
+  RoundContext,
+} from "./types.js";
+import { TimeBudget } from "./upstream.js";
+
+export type * from "./types.js";
+export { UpstreamFailure } from "./upstream.js";
+
+/**
+ * Answers `req` (see the module docs) within the time budget: when it runs out while the upstream
+ * answers, a 504 `upstream_timeout`; while skills run, they are cancelled and the answer is a 504
+ * `time_budget_exceeded` (docs/proxy.md#time-budget). A client that went away gets a 499
+ * `client_closed`; a full disk a 503 `storage_full`; anything unexpected a 500 `internal_error`.
+ */
+export async function runGateway(
+  deps: GatewayDeps,
+  req: GatewayRequest,
+  skillsEnabled: boolean,
+): Promise<GatewayAnswer> {
+  const adapter = getFormatAdapter(req.format);
+  const fail = (status: number, message: string, code: Parameters<typeof failureAnswer>[3]) =>
+    failureAnswer(adapter, status, message, code);
+  try {
+    // The master switch off: the request goes to the upstream untouched (docs/proxy.md#master-switch).
+    if (!skillsEnabled) {
+      const r = await passThrough(deps.fetch, deps.upstream, {
+        format: req.format,
+        model: req.model,
+        stream: req.stream,
+        raw: req.raw,
+        headers: req.headers,
+        signal: req.signal,
+        timeBudgetMs: deps.timeBudgetMs,
+        idleMs: deps.idleTimeoutMs,
+      });
+      if (!(r instanceof Response)) return r;
+      const headers: Record<string, string> = {};
+      r.headers.forEach((v, k) => {
+        headers[k] = v;
+      });
+      return { status: r.status, headers, stream: r.body };
+    }
+    const ranker = req.ranker;
+    if (ranker !== undefined && !isRankerName(ranker))
+      return fail(
+        400,
+        `x-skillgate-ranker must be one of ${RANKER_NAMES.join(", ")}`,
+        "invalid_input",
+      );
+    return await loopAnswer(deps, req, ranker);
+  } catch (err) {
+    if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
+    if (!(err instanceof AppError && err.status < 500) && isStorageFull(err)) {
+      // A full disk refused a write as a whole (docs/execution.md#a-full-disk).
+      console.error(
+        `[skillgate] storage_full on the ${req.format} proxy: the database's disk is full`,
+      );
+      return fail(503, STORAGE_FULL_MESSAGE, "storage_full");
+    }
+    console.error(`[skillgate] proxy ${req.format} failed:`, err);
+    return fail(500, "Internal server error", "internal_error");
+  }
+}
+
+/** The loop's answer: prepared, then rendered as JSON or as a stream. */
+async function loopAnswer(
+  deps: GatewayDeps,
+  req: GatewayRequest,
+  ranker: RankerName | undefined,
+): Promise<GatewayAnswer> {
+  const budget = new TimeBudget(deps.timeBudgetMs, deps.clock);
+  let streaming = false;
+  try {
+    const adapter = getFormatAdapter(req.format);
+    const store = deps.store(req.apiKeyId, req.format);
+    const started = deps.clock();
+    const prepared = await prepareRequest(adapter, store, req.body, (request) =>
+      deps.inject(req, request, ranker),
+    );
+    const ctx: RoundContext = {
+      req,
+      adapter,
+      store,
+      budget,
+      maxRounds: deps.maxRounds,
+      timeBudgetMs: deps.timeBudgetMs,
+      limits: deps.limits,
+      clock: deps.clock,
+      started,
+      prepared,
+      intercept: (response, signal) =>
+        deps.intercept(req, {
+          response,
+          injected: prepared.injected,
+          clientTools: prepared.clientTools,
+          signal,
+        }),
+    };
+    const observe = (event: GatewayEvent) => {
+      for (const o of deps.observers) o.onEvent(req, event);
+    };
+    if (req.stream) {
+      // The stream disposes of the budget when it ends.
+      streaming = true;
+      return await streamAnswer(ctx, deps, (renderer) => runRounds(ctx, renderer, observe));
+    }
+    const collector = new JsonCollector(ctx, deps);
+    await runRounds(ctx, collector, observe);
+    return collector.answer();
+  } catch (err) {
+    if (streaming) budget.dispose();
+    throw err;
+  } finally {
+    if (!streaming) budget.dispose();
+  }
+}

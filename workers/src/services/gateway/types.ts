@@ -1,0 +1,160 @@
+/**
+ * Shapes of the gateway service (docs/architecture.md#the-gateway): one proxied request, the
+ * answer the front door renders, the events of the round loop, and the two renderers (a JSON
+ * collector and an SSE emitter) the loop drives.
+ */
+import type { ErrorCode } from "@skillgate/errors";
+import type {
+  ExtractedCall,
+  FormatAdapter,
+  JsonObject,
+  TurnStore,
+  WireFormat,
+} from "../../formats/types.js";
+import type { UpstreamConfig, UpstreamLimits } from "../proxy.js";
+import type { InjectedRef, InjectResult, InterceptResult, RankerName } from "../tools.js";
+import type { TimeBudget } from "./upstream.js";
+
+/** One request to the gateway, as the proxy front door read it. */
+export interface GatewayRequest {
+  format: WireFormat;
+  /** The parsed body (a JSON object). */
+  body: JsonObject;
+  /** The body exactly as the client sent it (forwarded byte for byte with the master switch off). */
+  raw: string;
+  /** Gemini model from the path. */
+  model?: string;
+  /** True for a streamed answer (`stream: true`, Gemini `:streamGenerateContent`). */
+  stream: boolean;
+  headers: Headers;
+  apiKeyId: string | null;
+  /** `x-skillgate-session`, else a new id. */
+  sessionId: string;
+  /** False when the request turned custom skill execution off (`x-skillgate-custom-skills: off`). */
+  customSkills: boolean;
+  /**
+   * The ranker the request chose (`x-skillgate-ranker`, lower case), if any; checked by the
+   * service once the master switch is known to be on (an unknown name is a 400 `invalid_input`).
+   */
+  ranker?: string;
+  /** The client's disconnect. */
+  signal: AbortSignal;
+}
+
+/** What the front door sends back: a JSON body or a byte stream, with status and headers. */
+export type GatewayAnswer =
+  | { status: number; headers: Record<string, string>; body: unknown }
+  | { status: number; headers: Record<string, string>; stream: ReadableStream<Uint8Array> | null };
+
+/**
+ * What the round loop reports while it runs, in order: each round's complete upstream answer,
+ * the start and end of the owned calls' runs, and the end of the answer. Renderers react to
+ * them (the SSE emitter keeps the stream alive while skills run; the JSON collector keeps each
+ * round's content) and so can {@link GatewayObserver}s (spans, token accounting, access logs).
+ */
+export type GatewayEvent =
+  | {
+      type: "round";
+      round: number;
+      response: JsonObject;
+      calls: readonly ExtractedCall[];
+      /** The round's usage object as the upstream sent it, if any. */
+      usage: unknown;
+    }
+  | { type: "skills-start"; round: number; calls: number }
+  | { type: "skills-end"; round: number; executions: readonly string[] }
+  | { type: "continue"; round: number; response: JsonObject }
+  | { type: "end"; round: number; status: number; limit?: "rounds" | "time" };
+
+/** Something that watches the loop of every request (added to the gateway service once). */
+export interface GatewayObserver {
+  onEvent(req: GatewayRequest, event: GatewayEvent): void;
+}
+
+/** How the answer ends well: what to show and which calls go to the client. */
+export interface GatewayFinish {
+  round: number;
+  /** The last round's answer as the client should see it (spliced, split, or as received). */
+  response: JsonObject;
+  /** Positions ({@link ExtractedCall.index}) of the last round's calls the client answers. */
+  clientCalls: ReadonlySet<number>;
+  /** Set when a limit ended the loop (`x-skillgate-limit`). */
+  limit?: "rounds" | "time";
+  /** Usage summed over the rounds (undefined when no round carried any). */
+  usage: unknown;
+  executions: readonly string[];
+}
+
+/** How the answer ends badly (a failure of Skillgate or the upstream). */
+export interface GatewayFailure {
+  round: number;
+  status: number;
+  message: string;
+  /** The error registry's code; absent where the format's own default applies. */
+  code?: ErrorCode;
+  executions: readonly string[];
+  /** True when skills ran in this round (the stream's trailer then lists them first). */
+  afterSkills: boolean;
+}
+
+/** One renderer of the loop: reads each round from the upstream and writes the answer. */
+export interface GatewayRenderer {
+  /** Aborts with the client (and, for a stream, its cancellation). */
+  readonly signal: AbortSignal;
+  /**
+   * The complete answer of round `round` to `request`, or undefined when the renderer already
+   * ended the answer (an upstream error it rendered itself).
+   * @throws UpstreamFailure (rendered by the loop through {@link fail}).
+   */
+  readRound(request: JsonObject, round: number): Promise<JsonObject | undefined>;
+  event(event: GatewayEvent): void;
+  finish(end: GatewayFinish): Promise<void>;
+  fail(failure: GatewayFailure): void;
+}
+
+/** Everything one request's loop works with. */
+export interface RoundContext {
+  req: GatewayRequest;
+  adapter: FormatAdapter;
+  store: TurnStore;
+  budget: TimeBudget;
+  maxRounds: number;
+  timeBudgetMs: number;
+  limits: UpstreamLimits;
+  clock: () => number;
+  /** Milliseconds since the epoch when the request started. */
+  started: number;
+  prepared: PreparedRequest;
+  /** Runs the owned calls of `response` (the tools service's `intercept`). */
+  intercept(response: JsonObject, signal: AbortSignal): Promise<InterceptResult>;
+}
+
+/** A request ready for the upstream, with the names of the tools its client declared itself. */
+export interface PreparedRequest extends InjectResult {
+  clientTools: string[];
+}
+
+/** The gateway's view of the services below it (built by the proxy service). */
+export interface GatewayDeps {
+  fetch: typeof fetch;
+  upstream: UpstreamConfig;
+  limits: UpstreamLimits;
+  maxRounds: number;
+  timeBudgetMs: number;
+  idleTimeoutMs: number;
+  keepAliveMs: number;
+  maxCallsPerTurn: number;
+  clock: () => number;
+  store(apiKeyId: string | null, format: WireFormat): TurnStore;
+  inject(req: GatewayRequest, request: JsonObject, ranker?: RankerName): Promise<InjectResult>;
+  intercept(
+    req: GatewayRequest,
+    call: {
+      response: JsonObject;
+      injected: readonly InjectedRef[];
+      clientTools: readonly string[];
+      signal: AbortSignal;
+    },
+  ): Promise<InterceptResult>;
+  observers: readonly GatewayObserver[];
+}
