@@ -13,7 +13,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { createPrometheusMetrics } from "../../workers/src/metrics/prometheus.js";
+import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import { signIn } from "../support/dashboard-client.js";
+import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { toolTurn } from "../support/proxy-fixtures.js";
 
 const SKILLS: [string, string][] = [
@@ -49,7 +52,8 @@ interface Started {
 async function start(env: Record<string, string> = {}): Promise<Started> {
   const now = { ms: Date.parse("2026-06-01T00:00:00Z") };
   const cache = new MemoryCache(() => now.ms);
-  const app = await startTestApp({ env, deps: { cache, clock: () => now.ms } });
+  const metrics = createPrometheusMetrics({ defaultMetrics: false });
+  const app = await startTestApp({ env, deps: { cache, clock: () => now.ms, metrics } });
   t = app;
   const ids = new Map<string, string>();
   for (const [name, description] of SKILLS) {
@@ -210,5 +214,37 @@ describe("learning from traffic", () => {
     expect(await s.app.services.learning.applyRetention(30, s.now.ms + 29 * 86_400_000)).toBe(0);
     expect(await s.app.services.learning.applyRetention(30, s.now.ms + 31 * 86_400_000)).toBe(rows);
     expect(await learnedRows(s)).toBe(0);
+  });
+
+  it("counts per skill: injected, called when injected, found only by search, and the ranker, on /metrics and the dashboard", async () => {
+    const s = await start();
+    await train(s, s.keyA.key);
+    const weather = await s.app.services.skills.byId(s.ids.get("weather_now")!);
+    const got = await inject(s, s.keyA.key, TARGET);
+    await s.app.services.tools.noteSearchFound(s.keyA.id, [got.selectionId!], [], [weather!]);
+
+    const res = await fetch(`${s.app.url}/metrics`, {
+      headers: { authorization: `Bearer ${MGMT_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    const samples = parsePrometheus(await res.text());
+    const skill = { skill: "orders_refund" };
+    expect(sampleValue(samples, "skillgate_selection_injected_total", skill)).toBe(4);
+    expect(sampleValue(samples, "skillgate_selection_called_total", skill)).toBe(3);
+    expect(
+      sampleValue(samples, "skillgate_selection_search_found_total", { skill: "weather_now" }),
+    ).toBe(1);
+    expect(sampleValue(samples, "skillgate_selection_ranker", { ranker: "bm25" })).toBe(1);
+
+    const dash = await signIn(s.app, MGMT_TOKEN);
+    const page = await dash.get("/dashboard/selection");
+    expect(page.status).toBe(200);
+    const row = page.html.match(
+      /<tr><td><code>orders_refund@1\.0\.0<\/code><\/td>(.*?)<\/tr>/,
+    )?.[1];
+    expect(row).toBe("<td>4</td><td>3</td><td>75.0 %</td><td>0</td>");
+    expect(page.html).toContain("<code>bm25</code>");
+    const keyDash = await signIn(s.app, s.keyA.key);
+    expect((await keyDash.get("/dashboard/selection")).status).toBe(403);
   });
 });
