@@ -171,10 +171,12 @@ export class LearnedModel {
       if (!posting) continue;
       const df = Math.min(posting.size, n);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      let total = 0;
+      for (const e of posting.values()) total += this.decayed(e, now);
       for (const [skillId, e] of posting) {
         const w = this.decayed(e, now);
         if (w < FORGOTTEN) continue;
-        out.set(skillId, (out.get(skillId) ?? 0) + (idf * w) / (1 + w));
+        out.set(skillId, (out.get(skillId) ?? 0) + (idf * w) / (1 + total));
       }
     }
   }
