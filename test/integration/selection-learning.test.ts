@@ -14,8 +14,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { createPrometheusMetrics } from "../../workers/src/metrics/prometheus.js";
+import { MCP_LINK } from "../../workers/src/services/tools.js";
+import { learningFeatures } from "../../workers/src/skills/learning/features.js";
 import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
 import { signIn } from "../support/dashboard-client.js";
+import { callTool, connectMcp } from "../support/mcp.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { toolTurn } from "../support/proxy-fixtures.js";
 
@@ -246,5 +249,31 @@ describe("learning from traffic", () => {
     expect(page.html).toContain("<code>bm25</code>");
     const keyDash = await signIn(s.app, s.keyA.key);
     expect((await keyDash.get("/dashboard/selection")).status).toBe(403);
+  });
+
+  it("over MCP, a call of a skill the key's latest search found teaches selection", async () => {
+    const s = await start();
+    const refund = await s.app.services.skills.byId(s.ids.get("orders_refund")!);
+    expect(await picks(s, s.keyA.key, TARGET)).not.toContain("orders_refund");
+    const client = await connectMcp(s.app.url, s.keyA.key);
+    try {
+      const toolName = (await inject(s, s.keyA.key, "refund the order")).injected.find(
+        (i) => i.name === "orders_refund",
+      )!.toolName;
+      for (let i = 0; i < 3; i++) {
+        await s.app.services.tools.noteSearchFound(
+          s.keyA.id,
+          [MCP_LINK],
+          learningFeatures(TARGET),
+          [refund!],
+        );
+        const result = await callTool(client, toolName, {});
+        expect(result.isError ?? false).toBe(false);
+      }
+    } finally {
+      await client.close();
+    }
+    expect(await learnedRows(s, s.ids.get("orders_refund")!)).toBeGreaterThan(0);
+    expect((await picks(s, s.keyA.key, TARGET))[0]).toBe("orders_refund");
   });
 });
