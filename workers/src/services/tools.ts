@@ -146,9 +146,9 @@ export class ToolsService {
     const adapter = getFormatAdapter(req.format);
     const learns =
       learning.enabled && settings.skillsEnabled && !adapter.toolsDisabled(req.request);
-    const features = learns
-      ? learningFeatures(adapter.contextText(req.request), req.backgroundReason)
-      : [];
+    const contextText = learns ? adapter.contextText(req.request) : undefined;
+    const features =
+      contextText === undefined ? [] : learningFeatures(contextText, req.backgroundReason);
     let learned: Map<string, number> | undefined;
     if (features.length > 0 && ranker === "bm25") {
       const index = getInjectionIndex(snapshot);
@@ -172,6 +172,7 @@ export class ToolsService {
       policyFloors: this.opts.policyFloors,
       ranker,
       learned,
+      contextText,
     });
     const resolver = getInjectionIndex(snapshot).resolver;
     const picked: string[] = [];

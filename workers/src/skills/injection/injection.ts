@@ -58,6 +58,8 @@ export interface InjectOptions {
    * to a skill's score (docs/scoring.md#learning-from-traffic). `keyword` ignores it.
    */
   learned?: ReadonlyMap<string, number>;
+  /** The request's context text when the caller already took it (`adapter.contextText`). */
+  contextText?: string;
 }
 
 /** Weight of the learned score in a `bm25` score. */
@@ -176,7 +178,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     );
   };
   const ranker = opts.ranker ?? DEFAULT_RANKER;
-  const text = adapter.contextText(opts.request);
+  const text = opts.contextText ?? adapter.contextText(opts.request);
   const ctx =
     ranker === "keyword"
       ? buildScoringContext({
