@@ -198,7 +198,7 @@ export class ToolsService {
    * Learning's one entry point for every door (docs/scoring.md#learning-from-traffic): records
    * that a model called `skill` after a request with the hashed `features` (from
    * {@link InjectOutcome.features}), which reached it as `source`. Counts a call of an injected
-   * skill. Only AUTO skills learn. Never throws: a lost learning write is not the call's error.
+   * AUTO skill. Only AUTO skills learn. Never throws: a lost learning write is not the call's error.
    */
   async learnFromCall(
     apiKeyId: string | null,
@@ -206,8 +206,9 @@ export class ToolsService {
     features: readonly number[],
     source: LearningSource,
   ): Promise<void> {
-    if (source === "injected") this.count(skill, "called");
+    // Only AUTO picks are counted as injected and learn (`on` skills are always offered).
     if (skill.mode !== "auto") return;
+    if (source === "injected") this.count(skill, "called");
     try {
       await this.opts.learning.learn(apiKeyId, skill, features, source);
     } catch {
