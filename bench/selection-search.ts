@@ -13,6 +13,7 @@
  * Reported per inject ranker: the share of one-tool cases found in round 1 and within two rounds,
  * and the same for multi-tool cases (all tools of the case).
  */
+
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
 import type { JsonObject } from "../workers/src/formats/types.js";
 import { FoundSkillsStore } from "../workers/src/services/found-skills.js";
@@ -21,6 +22,8 @@ import { ToolsService } from "../workers/src/services/tools.js";
 import type { Executor } from "../workers/src/skills/execution/executor.js";
 import type { RankerName } from "../workers/src/skills/injection/rankers/index.js";
 import { policyFloorsFor } from "../workers/src/skills/interception/policy-floor.js";
+import { NO_LEARNING_STORE, SelectionLearning } from "../workers/src/skills/learning/learning.js";
+import { SelectionStats } from "../workers/src/skills/learning/selection-stats.js";
 import type { SkillRegistry } from "../workers/src/skills/registry/registry.js";
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 
@@ -96,6 +99,15 @@ export function benchToolsService(snapshot: SkillSource): ToolsService {
     policyFloors: policyFloorsFor(false),
     searchMode: "auto",
     foundSkills: new FoundSkillsStore(new MemoryCache()),
+    learning: new SelectionLearning({
+      store: NO_LEARNING_STORE,
+      cache: new MemoryCache(),
+      params: { halfLifeMs: 30 * 86_400_000, maxFeaturesPerSkill: 256 },
+      enabled: false,
+      shareGlobal: false,
+      clock: Date.now,
+    }),
+    stats: new SelectionStats(),
   });
 }
 

@@ -18,6 +18,10 @@
  *   whose tools are all offered within two model rounds, through the tools service's inject and
  *   intercept.
  *
+ * Then the learning curve of each set (selection-learning.ts): up to 1,000 of its questions
+ * replayed as traffic through the real inject and intercept endpoints, the others measured
+ * before and after.
+ *
  * Sets are given by path: `npm run bench -- selection path/to/set.json …`; without a path the
  * product-style set that ships in `bench/selection-sets/` is measured. Run alone:
  * `npx tsx bench/selection.ts [paths…]`.
@@ -31,6 +35,7 @@ import { getInjectionIndex } from "../workers/src/skills/injection/injection-ind
 import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/rankers/index.js";
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import type { JsonSchema, Skill } from "../workers/src/skills/types.js";
+import { learningCurve } from "./selection-learning.js";
 import { benchToolsService, measureSearch } from "./selection-search.js";
 import { fmt, median, row, sweepCaches } from "./stats.js";
 
@@ -244,6 +249,17 @@ export async function runSelectionBench(paths: readonly string[] = []): Promise<
         pctText(f.multiRound2),
         pctText(f.searched),
       );
+    }
+    const curve = await learningCurve(set, OFF_TOPIC);
+    console.log(
+      `Learning (bm25): ${curve.traffic} questions replayed as traffic through inject + intercept (${curve.searched} needed a search), measured on the other ${curve.heldOut}`,
+    );
+    row("", "offered directly", "recall@1", "off-topic");
+    for (const [label, f] of [
+      ["before", curve.before],
+      ["after", curve.after],
+    ] as const) {
+      row(label, pctText(f.offered), pctText(f.recall1), `${f.offTopicTools.toFixed(2)} tools`);
     }
   }
 }

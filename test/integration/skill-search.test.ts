@@ -4,10 +4,16 @@
  * session's next inject offers what it found, MCP lists and answers it (official SDK client), a
  * key never finds a skill it may not use, and the setting switches it.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FoundSkillsStore } from "../../workers/src/services/found-skills.js";
 import { type SearchedSkillCalled, ToolsService } from "../../workers/src/services/tools.js";
 import { policyFloorsFor } from "../../workers/src/skills/interception/policy-floor.js";
+import {
+  NO_LEARNING_STORE,
+  SelectionLearning,
+} from "../../workers/src/skills/learning/learning.js";
+import { SelectionStats } from "../../workers/src/skills/learning/selection-stats.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp, listAllTools } from "../support/mcp.js";
 
@@ -125,7 +131,9 @@ async function install(body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Learning off: a found skill called in one test must not be offered directly in another
+  // (learning from traffic has its own tests, selection-learning.test.ts).
+  t = await startTestApp({ env: { SELECTION_LEARNING: "false" } });
   t.services.executor.registerHandler("return-handler", async (input) => {
     returns.push(input);
     return { accepted: true, order: (input as { orderId: string }).orderId };
@@ -355,6 +363,15 @@ describe("skill_search at inject and intercept", () => {
       policyFloors: policyFloorsFor(false),
       foundSkills: new FoundSkillsStore(t.deps.cache),
       onSearchedSkillCalled: (s) => signals.push(s),
+      learning: new SelectionLearning({
+        store: NO_LEARNING_STORE,
+        cache: t.deps.cache,
+        params: { halfLifeMs: 30 * 86_400_000, maxFeaturesPerSkill: 256 },
+        enabled: false,
+        shareGlobal: false,
+        clock: Date.now,
+      }),
+      stats: new SelectionStats(),
     });
     const ctx = { apiKeyId: keyA.id, sessionId: "learn" };
     const found = await tools.search({ query: "returning orders" }, ctx);

@@ -163,6 +163,20 @@ export const configSchema = z.object({
    */
   EXECUTION_RETENTION_DAYS: int(30, 0, 36_500),
   /**
+   * Learning from traffic (docs/scoring.md#learning-from-traffic): a model's call of an injected
+   * or searched skill teaches the `bm25` ranker, per key. Off: nothing is recorded or read.
+   */
+  SELECTION_LEARNING: bool.default(true),
+  /**
+   * Whether what keys learn about global skills is shared by every key (scope `*`); off, each
+   * key's traffic changes only its own picks.
+   */
+  SELECTION_LEARNING_SHARE_GLOBAL: bool.default(false),
+  /** Days after which a learned weight has halved. */
+  SELECTION_LEARNING_HALF_LIFE_DAYS: int(30, 1, 3650),
+  /** Most hashed features learned per skill and key; past it the lightest are forgotten. */
+  SELECTION_LEARNING_MAX_FEATURES_PER_SKILL: int(256, 1, 4096),
+  /**
    * Below this many free bytes on the embedded database's disk, health reports the database not
    * writable (docs/execution.md#a-full-disk). Node with an embedded file only.
    */

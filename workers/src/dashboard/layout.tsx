@@ -41,6 +41,7 @@ const NAV: [string, string][] = [
   ["/dashboard/skills", "Skills"],
   ["/dashboard/executions", "Executions"],
   ["/dashboard/catalogs", "Catalogs"],
+  ["/dashboard/selection", "Selection"],
   ["/dashboard/settings", "Settings"],
 ];
 

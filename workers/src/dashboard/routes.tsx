@@ -16,6 +16,7 @@ import { executionPages } from "./executions-pages.js";
 import { keyPages } from "./key-pages.js";
 import { Page } from "./layout.js";
 import { dashboardScope } from "./scopes.js";
+import { selectionPages } from "./selection-pages.js";
 import { csrfMatches, endSession, readSession, startSession } from "./session.js";
 import { settingsPages } from "./settings-pages.js";
 import { skillPages } from "./skills-pages.js";
@@ -163,6 +164,7 @@ export function dashboardRoutes(): Hono<DashEnv> {
   app.route("/", catalogPages());
   app.route("/", settingsPages());
   app.route("/", keyPages());
+  app.route("/", selectionPages());
 
   app.onError((err, c) => {
     // hono/csrf refuses a cross-site form post with an HTTPException 403: an answer, not a fault.

@@ -11,6 +11,7 @@ import {
   index,
   integer,
   primaryKey,
+  real,
   sqliteTable,
   text,
   uniqueIndex,
@@ -238,6 +239,32 @@ export const upstreamCalls = sqliteTable(
   (t) => [
     index("upstream_calls_api_key_created_idx").on(t.apiKeyId, t.createdAt),
     check("upstream_calls_status_check", sql`${t.status} IN ('success','error')`),
+  ],
+);
+
+/**
+ * What selection learned from traffic (docs/scoring.md#learning-from-traffic): per scope (an API
+ * key's id, or `*` for what global skills learned across keys) and skill, the decayed weight of
+ * each hashed context feature (a 32-bit hash of a stemmed term, never the text) that preceded a
+ * call of the skill. Feature -1 holds the skill's decayed call count. `weight` is as of
+ * `updated_at` (ms since the epoch); readers decay it by the half-life. Deleting a skill deletes
+ * its rows.
+ */
+export const skillLearning = sqliteTable(
+  "skill_learning",
+  {
+    scope: text("scope").notNull(),
+    skillId: text("skill_id")
+      .notNull()
+      .references(() => skills.id, { onDelete: "cascade" }),
+    feature: integer("feature").notNull(),
+    weight: real("weight").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.scope, t.skillId, t.feature] }),
+    index("skill_learning_skill_idx").on(t.skillId),
+    index("skill_learning_updated_idx").on(t.updatedAt),
   ],
 );
 

@@ -33,6 +33,7 @@ import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
 import {
   AUTO_MAX_SKILLS,
+  MCP_LINK,
   SKILL_SEARCH_DESCRIPTION,
   SKILL_SEARCH_INPUT_SCHEMA,
   SKILL_SEARCH_TOOL,
@@ -242,7 +243,14 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
     const skill = await services.tools.resolveTool(apiKeyId, name);
     if (!skill) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const outcome = await services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null });
+    // Learning from traffic: a call of a skill the key's latest search (or the selection named
+    // in `_meta`) offered teaches selection; it runs beside the call, never delaying it.
+    const selectionId = request.params._meta?.["skillgate/selectionId"];
+    const linkIds = typeof selectionId === "string" ? [selectionId, MCP_LINK] : [MCP_LINK];
+    const [outcome] = await Promise.all([
+      services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null }),
+      services.tools.learnFromLinkedCall(apiKeyId, skill, linkIds),
+    ]);
     return skillCallResult(`${skill.name}@${skill.version}`, outcome);
   });
 

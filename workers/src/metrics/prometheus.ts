@@ -7,9 +7,13 @@
  *   `skillgate_http_request_duration_seconds{method,route,status}` (histogram);
  * - `skillgate_executions_total{skill,status}` and
  *   `skillgate_execution_duration_seconds{skill,status}` (histogram; executions that ran);
+ * - `skillgate_selection_injected_total{skill}`, `skillgate_selection_called_total{skill}` (called
+ *   when injected: precision is called / injected) and `skillgate_selection_search_found_total{skill}`
+ *   (found only through `skill_search`), and `skillgate_selection_ranker{ranker}` (1 for the
+ *   default ranker; docs/scoring.md#selection-counters);
  * - the client's default process metrics (`process_*`, `nodejs_*`).
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Metrics, MetricsScrape } from "./types.js";
 
 /** Histogram buckets of request latency, in seconds. */
@@ -58,8 +62,41 @@ export function createPrometheusMetrics(
     buckets: EXECUTION_BUCKETS_S,
     registers: [registry],
   });
+  const selection = {
+    injected: new Counter({
+      name: "skillgate_selection_injected_total",
+      help: "Times a skill was injected as an AUTO pick, by skill name",
+      labelNames: ["skill"] as const,
+      registers: [registry],
+    }),
+    called: new Counter({
+      name: "skillgate_selection_called_total",
+      help: "Times a model called a skill that was injected for it, by skill name",
+      labelNames: ["skill"] as const,
+      registers: [registry],
+    }),
+    searched: new Counter({
+      name: "skillgate_selection_search_found_total",
+      help: "Times skill_search found a skill the ranker had not injected, by skill name",
+      labelNames: ["skill"] as const,
+      registers: [registry],
+    }),
+  };
+  const ranker = new Gauge({
+    name: "skillgate_selection_ranker",
+    help: "The default ranker of AUTO selection (1 for the current one)",
+    labelNames: ["ranker"] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    countSelection(s) {
+      selection[s.event].inc({ skill: s.skill });
+    },
+    setRanker(name) {
+      ranker.reset();
+      ranker.set({ ranker: name }, 1);
+    },
     observeRequest(s) {
       const labels = { method: s.method, route: s.route, status: String(s.status) };
       requests.inc(labels);

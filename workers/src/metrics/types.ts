@@ -29,6 +29,14 @@ export interface ExecutionSample {
   durationMs: number | null;
 }
 
+/** One selection event of a skill (docs/scoring.md#selection-counters). */
+export interface SelectionSample {
+  /** Skill name (without version). */
+  skill: string;
+  /** `injected`: an AUTO pick; `called`: called when injected; `searched`: found only by `skill_search`. */
+  event: "injected" | "called" | "searched";
+}
+
 /** The current values of a pull-based backend, ready to serve. */
 export interface MetricsScrape {
   contentType: string;
@@ -39,6 +47,10 @@ export interface MetricsScrape {
 export interface Metrics {
   observeRequest(sample: RequestSample): void;
   countExecution(sample: ExecutionSample): void;
+  /** Counts one selection event (optional: backends without it ignore selection). */
+  countSelection?(sample: SelectionSample): void;
+  /** The ranker AUTO selection uses by default now (optional, as {@link countSelection}). */
+  setRanker?(ranker: string): void;
   /**
    * Present on pull-based backends (Prometheus): renders every metric in the Prometheus text
    * exposition format. The app serves it at `GET /metrics` when present.

@@ -1,10 +1,10 @@
 /**
  * Injection and interception endpoints (docs/injection.md, docs/interception.md):
  * - `POST /api/skills/inject` `{ format, request, backgroundReason?, sessionId?, include?, exclude? }`
- *   → `{ request, injected: [{ name, version, toolName, mode, score }] }`; with a `sessionId`, the
- *   skills `skill_search` found in the session are injected and the tool itself is offered
- *   (docs/scoring.md#skill-search);
- * - `POST /api/skills/intercept` `{ format, response, injected?, sessionId?, customSkillExecutionEnabled? }`
+ *   → `{ request, injected: [{ name, version, toolName, mode, score }], selectionId? }`; with a
+ *   `sessionId`, the skills `skill_search` found in the session are injected and the tool itself
+ *   is offered (docs/scoring.md#skill-search);
+ * - `POST /api/skills/intercept` `{ format, response, injected?, sessionId?, selectionId?, customSkillExecutionEnabled? }`
  *   → `{ toolResults, messages, passThrough, response }`; `skill_search` calls are answered here.
  * Auth: an API key (acting for itself) or management acting for a key via `apiKeyId` (null =
  * global skills only). Unknown formats and malformed bodies answer 400.
@@ -93,8 +93,16 @@ const InjectedItem = z.object({
     description: "the ranker that produced `score`; null for `on` skills",
   }),
 });
+const SelectionId = z.string().min(1).max(200);
 const InjectResult = z
-  .object({ request: JsonObject, injected: z.array(InjectedItem) })
+  .object({
+    request: JsonObject,
+    injected: z.array(InjectedItem),
+    selectionId: SelectionId.optional().openapi({
+      description:
+        "with learning on and skills picked: send it back with the intercept of this request's answer, so that the model's calls teach selection (docs/scoring.md#learning-from-traffic); an intercept with the same sessionId links without it",
+    }),
+  })
   .openapi("InjectResult");
 
 const InjectedRef = z.union([
@@ -117,6 +125,9 @@ const InterceptBody = z
       .optional()
       .openapi({ description: "tool names (or items) inject returned" }),
     sessionId: z.string().min(1).max(200).optional(),
+    selectionId: SelectionId.optional().openapi({
+      description: "the selectionId the inject of this request returned",
+    }),
     customSkillExecutionEnabled: z.boolean().optional(),
     apiKeyId: ActingKey,
   })
@@ -194,8 +205,10 @@ export function toolsRoutes() {
   app.openapi(injectRoute, async (c) => {
     const { apiKeyId: requested, ...body } = c.req.valid("json");
     const apiKeyId = actingKey(principalOf(c), requested);
-    const tools = c.get("services").tools;
-    return c.json(await tools.inject({ ...body, offerSearch: true }, apiKeyId), 200);
+    const { request, injected, selectionId } = await c
+      .get("services")
+      .tools.inject({ ...body, offerSearch: true }, apiKeyId);
+    return c.json(selectionId ? { request, injected, selectionId } : { request, injected }, 200);
   });
 
   app.openapi(interceptRoute, async (c) => {

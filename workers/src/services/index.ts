@@ -20,6 +20,8 @@ import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
 import { InjectionIndexStore } from "../skills/injection/injection-store.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
+import { SelectionLearning } from "../skills/learning/learning.js";
+import { SelectionStats } from "../skills/learning/selection-stats.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
@@ -74,6 +76,8 @@ export interface Services extends FrontDoorServices {
   approvalNotifier: ApprovalNotifier;
   /** Prepares the injection index of each registry snapshot (derived, or loaded from the cache). */
   indexes: InjectionIndexStore;
+  /** Learning from traffic (docs/scoring.md#learning-from-traffic). */
+  learning: SelectionLearning;
 }
 
 const modelViews = new WeakMap<FrontDoorServices, FrontDoorServices>();
@@ -244,6 +248,17 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     }),
   );
   const policyFloors = policyFloorsFor(deps.config.SKILLS_ALLOW_MODEL_COMMANDS);
+  const learning = new SelectionLearning({
+    store: repos.learning,
+    cache: deps.cache,
+    params: {
+      halfLifeMs: deps.config.SELECTION_LEARNING_HALF_LIFE_DAYS * 86_400_000,
+      maxFeaturesPerSkill: deps.config.SELECTION_LEARNING_MAX_FEATURES_PER_SKILL,
+    },
+    enabled: deps.config.SELECTION_LEARNING,
+    shareGlobal: deps.config.SELECTION_LEARNING_SHARE_GLOBAL,
+    clock,
+  });
   const executions = new ExecutionsService(
     executor,
     repos.executions,
@@ -265,6 +280,9 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     keyRanker: (id) => keys.rankerOf(id),
     searchMode: deps.config.SKILLS_SEARCH_TOOL,
     foundSkills: new FoundSkillsStore(deps.cache),
+    learning,
+    stats: new SelectionStats(),
+    metrics: deps.metrics,
   });
   return {
     registry,
@@ -273,6 +291,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     limits,
     approvalNotifier,
     indexes,
+    learning,
     skills,
     settings,
     keys,

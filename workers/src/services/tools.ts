@@ -6,11 +6,18 @@
  * the executor. Front doors that offer skills as tools outside a provider request (MCP, A2A) list
  * them, resolve a tool name and run a model's call here too (docs/mcp.md#skill-tools).
  */
+import { getFormatAdapter } from "../formats/index.js";
 import type { ExtractedCall, JsonObject, WireFormat } from "../formats/types.js";
+import type { Metrics } from "../metrics/types.js";
 import type { Executor } from "../skills/execution/executor.js";
 import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
+import { getInjectionIndex } from "../skills/injection/injection-index.js";
 import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
-import { chooseRanker, type RankerName } from "../skills/injection/rankers/index.js";
+import {
+  chooseRanker,
+  DEFAULT_RANKER,
+  type RankerName,
+} from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,
   callerTools,
@@ -23,6 +30,9 @@ import {
 } from "../skills/interception/interception.js";
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
+import { learningFeatures } from "../skills/learning/features.js";
+import type { LearningSource, SelectionLearning } from "../skills/learning/learning.js";
+import type { SelectionCounts, SelectionStats } from "../skills/learning/selection-stats.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
 import {
@@ -54,6 +64,8 @@ export type {
   ToolResult,
 } from "../skills/interception/interception.js";
 export type { ModelCallOutcome } from "../skills/interception/model-call.js";
+export type { LearningSource } from "../skills/learning/learning.js";
+export type { SelectionCounts } from "../skills/learning/selection-stats.js";
 export {
   SKILL_SEARCH_DESCRIPTION,
   SKILL_SEARCH_INPUT_SCHEMA,
@@ -80,6 +92,15 @@ export interface InjectRequest {
   offerSearch?: boolean;
 }
 
+/**
+ * What inject answers: the request and picks, plus (learning on) the `selectionId` an intercept
+ * may send back and the request's hashed features (for a door that links them itself).
+ */
+export interface InjectOutcome extends InjectResult {
+  selectionId?: string;
+  features: number[];
+}
+
 /** An intercept request (`POST /api/skills/intercept`). */
 export interface InterceptRequest {
   format: WireFormat;
@@ -93,6 +114,8 @@ export interface InterceptRequest {
   signal?: AbortSignal;
   /** Most owned calls run from this turn; the later ones get a tool error without running. */
   maxOwnedCalls?: number;
+  /** The `selectionId` an inject returned (docs/scoring.md#learning-from-traffic). */
+  selectionId?: string;
   /**
    * True at a door whose inject offers `skill_search` (the intercept API): its calls are answered
    * here, unless the setting is `off`, `injected` is given without it, or the client declared it.
@@ -134,7 +157,23 @@ export interface ToolsServiceOptions {
    * session: the one place where learning from traffic is told of it. Must not throw.
    */
   onSearchedSkillCalled?: (signal: SearchedSkillCalled) => void;
+  /** Learning from traffic (docs/scoring.md#learning-from-traffic). */
+  learning: SelectionLearning;
+  /** This process's selection counters (docs/scoring.md#selection-counters). */
+  stats: SelectionStats;
+  /** Where selection events are reported as well. */
+  metrics?: Metrics;
+  /** A new random id (selection ids). */
+  newId?: () => string;
 }
+
+/** The cache link id of a session id (kept apart from selection ids). */
+function sessionLink(sessionId: string): string {
+  return `session:${sessionId}`;
+}
+
+/** The link id under which a key's latest MCP `skill_search` is kept (MCP has no sessions). */
+export const MCP_LINK = "mcp:last";
 
 /** Injection and interception for a caller. */
 export class ToolsService {
@@ -145,7 +184,7 @@ export class ToolsService {
    * @param apiKeyId the caller's key; null = global skills only.
    * @returns the new request and what was injected.
    */
-  async inject(req: InjectRequest, apiKeyId: string | null): Promise<InjectResult> {
+  async inject(req: InjectRequest, apiKeyId: string | null): Promise<InjectOutcome> {
     const mode = this.searchMode;
     const search = req.offerSearch === true && mode !== "off";
     const session = search ? req.sessionId : undefined;
@@ -159,6 +198,25 @@ export class ToolsService {
     ]);
     const include =
       found.length > 0 ? [...(req.include ?? []), ...found.map((f) => f.skill)] : req.include;
+    const ranker = chooseRanker(req.ranker, keyRanker, settings.ranker);
+    this.opts.metrics?.setRanker?.(settings.ranker ?? DEFAULT_RANKER);
+    const { learning } = this.opts;
+    const adapter = getFormatAdapter(req.format);
+    const learns =
+      learning.enabled && settings.skillsEnabled && !adapter.toolsDisabled(req.request);
+    const contextText = learns ? adapter.contextText(req.request) : undefined;
+    const features =
+      contextText === undefined ? [] : learningFeatures(contextText, req.backgroundReason);
+    let learned: Map<string, number> | undefined;
+    if (features.length > 0 && ranker === "bm25") {
+      const index = getInjectionIndex(snapshot);
+      learned = await learning.scores(
+        apiKeyId,
+        features,
+        index.bm25Shape().candidates,
+        (id) => index.bm25Candidate(id)?.apiKeyId === null,
+      );
+    }
     const result = injectSkills({
       format: req.format,
       request: req.request,
@@ -170,21 +228,38 @@ export class ToolsService {
       skillsEnabled: settings.skillsEnabled,
       customSkillsEnabled: settings.customSkillExecution,
       policyFloors: this.opts.policyFloors,
-      ranker: chooseRanker(req.ranker, keyRanker, settings.ranker),
+      ranker,
+      learned,
+      contextText,
     });
-    if (!search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
-      return result;
+    const resolver = getInjectionIndex(snapshot).resolver;
+    const picked: string[] = [];
+    for (const t of result.injected) {
+      const skill = resolver.resolveName(`${t.name}@${t.version}`, apiKeyId);
+      if (!skill) continue;
+      picked.push(skill.id);
+      if (t.mode === "auto") this.count(skill, "injected");
     }
-    if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return result;
+    let outcome: InjectOutcome = { ...result, features };
+    if (features.length > 0 && picked.length > 0) {
+      const selectionId = (this.opts.newId ?? (() => crypto.randomUUID()))();
+      const ids = req.sessionId ? [selectionId, sessionLink(req.sessionId)] : [selectionId];
+      await learning.link(apiKeyId, ids, { features, injected: picked, searched: [] });
+      outcome = { ...result, selectionId, features };
+    }
+    if (!search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
+      return outcome;
+    }
+    if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return outcome;
     if (mode === "auto") {
       const autoInjected = result.injected.filter((t) => t.mode === "auto").length;
       if (
         !session ||
         !seesMoreAutoSkills(snapshot, apiKeyId, autoInjected, this.opts.unavailableBuiltins)
       )
-        return result;
+        return outcome;
     }
-    return withSkillSearchTool(req.format, result.request, result.injected);
+    return { ...outcome, ...withSkillSearchTool(req.format, outcome.request, outcome.injected) };
   }
 
   /** The `SKILLS_SEARCH_TOOL` setting. */
@@ -204,6 +279,7 @@ export class ToolsService {
     input: unknown,
     ctx: CallerContext,
     offered?: ReadonlySet<string>,
+    linkIds?: readonly string[],
   ): Promise<ModelCallOutcome> {
     const args = parseSkillSearchArgs(input);
     if ("error" in args) return { status: "error", error: args.error, executionId: null };
@@ -234,6 +310,14 @@ export class ToolsService {
         skills.map((f) => ({ skill: `${f.name}@${f.version}`, terms })),
       );
     }
+    if (skills.length > 0) {
+      const resolver = getInjectionIndex(snapshot).resolver;
+      const found = skills.flatMap(
+        (f) => resolver.resolveName(`${f.name}@${f.version}`, ctx.apiKeyId) ?? [],
+      );
+      const links = linkIds ?? (ctx.sessionId !== null ? [sessionLink(ctx.sessionId)] : [MCP_LINK]);
+      await this.noteSearchFound(ctx.apiKeyId, links, learningFeatures(args.query, null), found);
+    }
     const output: SkillSearchOutput = {
       query: args.query,
       skills,
@@ -247,6 +331,87 @@ export class ToolsService {
     return { status: "success", output, executionId: null };
   }
 
+  private count(skill: Skill, event: "injected" | "called" | "searched"): void {
+    this.opts.stats.count(skill.id, `${skill.name}@${skill.version}`, event);
+    this.opts.metrics?.countSelection?.({ skill: skill.name, event });
+  }
+
+  /**
+   * Learning's one entry point for every door (docs/scoring.md#learning-from-traffic): records
+   * that a model called `skill` after a request with the hashed `features` (from
+   * {@link InjectOutcome.features}), which reached it as `source`. Counts a call of an injected
+   * AUTO skill. Only AUTO skills learn. Never throws: a lost learning write is not the call's error.
+   */
+  async learnFromCall(
+    apiKeyId: string | null,
+    skill: Skill,
+    features: readonly number[],
+    source: LearningSource,
+  ): Promise<void> {
+    // Only AUTO picks are counted as injected and learn (`on` skills are always offered).
+    if (skill.mode !== "auto") return;
+    if (source === "injected") this.count(skill, "called");
+    try {
+      await this.opts.learning.learn(apiKeyId, skill, features, source);
+    } catch {
+      // The write failed (the skill was deleted meanwhile, the database is away): the call
+      // stands, and the next calls teach again.
+    }
+  }
+
+  /**
+   * A call of `skill` by a door that keeps no provider request (MCP): learns when the link
+   * under one of `linkIds` (a selection id, {@link MCP_LINK}) injected or found the skill.
+   * Never throws.
+   */
+  async learnFromLinkedCall(
+    apiKeyId: string | null,
+    skill: Skill,
+    linkIds: readonly string[],
+  ): Promise<void> {
+    try {
+      const link = await this.opts.learning.linked(apiKeyId, linkIds);
+      const source = link && sourceIn(link, skill.id);
+      if (link && source) await this.learnFromCall(apiKeyId, skill, link.features, source);
+    } catch {
+      // The cache is away: nothing is learned from this call.
+    }
+  }
+
+  /**
+   * For `skill_search`: notes that a search with hashed `features` found `found` for the caller,
+   * so that a later call of one of them (linked by a selection id, session link or
+   * {@link MCP_LINK} in `linkIds`) teaches with source `searched`; a found skill the link had not
+   * injected counts as found by search (what the ranker missed). Never throws.
+   */
+  async noteSearchFound(
+    apiKeyId: string | null,
+    linkIds: readonly string[],
+    features: readonly number[],
+    found: readonly Skill[],
+  ): Promise<void> {
+    try {
+      const { learning } = this.opts;
+      const link = await learning.linked(apiKeyId, linkIds);
+      const injected = link?.injected ?? [];
+      for (const s of found) if (!injected.includes(s.id)) this.count(s, "searched");
+      const searched = [...new Set([...(link?.searched ?? []), ...found.map((s) => s.id)])];
+      await learning.link(apiKeyId, linkIds, {
+        features: link?.features.length ? link.features : [...features],
+        injected,
+        searched: searched.slice(-200),
+      });
+    } catch {
+      // The cache is away: the search still answers.
+    }
+  }
+
+  /** This process's selection counters per skill, and the default ranker now. */
+  async selectionStats(): Promise<{ ranker: RankerName; skills: SelectionCounts[] }> {
+    const settings = await this.opts.settings.get();
+    return { ranker: settings.ranker ?? DEFAULT_RANKER, skills: this.opts.stats.list() };
+  }
+
   /**
    * Runs the owned tool calls of `req.response` for the caller.
    * @param apiKeyId the caller's key; null = global skills only.
@@ -254,7 +419,16 @@ export class ToolsService {
    *   call's failure is an error result, never an exception.
    */
   async intercept(req: InterceptRequest, apiKeyId: string | null): Promise<InterceptResult> {
-    const snapshot = await this.opts.registry.snapshot();
+    const linkIds = [
+      ...(req.selectionId ? [req.selectionId] : []),
+      ...(req.sessionId ? [sessionLink(req.sessionId)] : []),
+    ];
+    const [snapshot, link] = await Promise.all([
+      this.opts.registry.snapshot(),
+      linkIds.length > 0
+        ? this.opts.learning.linked(apiKeyId, linkIds).catch(() => undefined)
+        : undefined,
+    ]);
     const sessionId = req.sessionId ?? null;
     const answersSearch =
       req.answerSearch === true &&
@@ -275,7 +449,12 @@ export class ToolsService {
                       error: call.inputError,
                       executionId: null,
                     })
-                  : this.search(call.input, { apiKeyId, sessionId }, offeredBy(req.injected)),
+                  : this.search(
+                      call.input,
+                      { apiKeyId, sessionId },
+                      offeredBy(req.injected),
+                      linkIds,
+                    ),
             },
           ],
         ])
@@ -284,6 +463,7 @@ export class ToolsService {
       sessionId !== null && this.opts.onSearchedSkillCalled && this.opts.foundSkills
         ? this.opts.foundSkills.get(apiKeyId, sessionId)
         : Promise.resolve([]);
+    const learning: Promise<void>[] = [];
     const result = await interceptToolCalls({
       format: req.format,
       response: req.response,
@@ -299,7 +479,14 @@ export class ToolsService {
       executor: this.opts.executor,
       signal: req.signal,
       maxOwnedCalls: req.maxOwnedCalls,
+      onOwnedCall: link
+        ? (skill) => {
+            const source = sourceIn(link, skill.id);
+            if (source) learning.push(this.learnFromCall(apiKeyId, skill, link.features, source));
+          }
+        : undefined,
     });
+    await Promise.all(learning);
     if (sessionId !== null)
       this.reportSearchedCalls(result, await found, snapshot, apiKeyId, sessionId);
     return result;
@@ -390,4 +577,14 @@ function listsSearch(injected: readonly InjectedRef[] | undefined): boolean {
       ? r === SKILL_SEARCH_TOOL || r === SKILL_SEARCH_REF
       : r.name === SKILL_SEARCH_TOOL || r.toolName === SKILL_SEARCH_TOOL,
   );
+}
+
+/** How a link offered `skillId`: injected, found by search, or not at all. */
+function sourceIn(
+  link: { injected: readonly string[]; searched: readonly string[] },
+  skillId: string,
+): LearningSource | undefined {
+  if (link.injected.includes(skillId)) return "injected";
+  if (link.searched.includes(skillId)) return "searched";
+  return undefined;
 }

@@ -12,6 +12,7 @@ import { DrizzleApiKeyRepository } from "./api-keys.js";
 import { DrizzleSessionRevocationRepository } from "./dashboard-sessions.js";
 import { DrizzleExecutionRepository } from "./executions.js";
 import { DrizzleLimitOverridesRepository, DrizzleUsageStore } from "./key-limits.js";
+import { DrizzleLearningRepository } from "./learning.js";
 import { createMcpServerStore } from "./mcp-servers.js";
 import { DrizzleSettingsRepository } from "./settings.js";
 import { DrizzleSkillRepository } from "./skills.js";
@@ -34,6 +35,8 @@ export interface Repositories {
   mcpServers: McpServerStore;
   /** Dashboard sessions ended by sign-out (docs/dashboard.md#sessions). */
   sessionRevocations: DrizzleSessionRevocationRepository;
+  /** What selection learned from traffic (docs/scoring.md#learning-from-traffic). */
+  learning: DrizzleLearningRepository;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
 }
@@ -48,9 +51,11 @@ export function createRepositories(
   clock: () => number,
   storedSizeLimits?: StoredSizeLimits,
 ): Repositories {
+  const executions = new DrizzleExecutionRepository(db, clock, storedSizeLimits);
   return {
     skills: new DrizzleSkillRepository(db),
-    executions: new DrizzleExecutionRepository(db, clock, storedSizeLimits),
+    executions,
+    learning: new DrizzleLearningRepository(db, executions.writes),
     apiKeys: new DrizzleApiKeyRepository(db),
     settings: new DrizzleSettingsRepository(db),
     workspaces: new DrizzleWorkspaceRepository(db, clock),

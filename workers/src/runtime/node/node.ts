@@ -78,7 +78,11 @@ export async function startApiServer(
   }, 60_000);
   sweep.unref();
   const retention = startRetentionTimer(
-    (days, now, opts) => services.executions.applyRetention(days, now, opts),
+    async (days, now, opts) => {
+      const outcome = await services.executions.applyRetention(days, now, opts);
+      await services.learning.applyRetention(days, now, opts?.maxBatches);
+      return outcome;
+    },
     deps.config.EXECUTION_RETENTION_DAYS,
     (err) => console.error("[skillgate] execution retention failed:", err.message),
   );

@@ -103,6 +103,11 @@ export async function runCron(
     Date.now(),
     { maxBatches: CRON_RETENTION_MAX_BATCHES },
   );
+  await services.learning.applyRetention(
+    parseConfig(env).EXECUTION_RETENTION_DAYS,
+    Date.now(),
+    CRON_RETENTION_MAX_BATCHES,
+  );
   await services.executions.pruneRollups(Date.now());
   return { recovered, expired, deleted };
 }

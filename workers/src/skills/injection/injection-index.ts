@@ -297,6 +297,17 @@ export class InjectionIndex {
       .map(({ id, score }) => ({ skill: slotSkill[id]!, score }));
   }
 
+  /** The AUTO candidate of the `bm25` ranker with id `skillId`, if it is one. */
+  bm25Candidate(skillId: string): Skill | undefined {
+    const slot = this.bm25.slotOf.get(skillId);
+    return slot === undefined ? undefined : this.bm25.slotSkill[slot];
+  }
+
+  /** The `bm25` ranker's gate and its number of candidates (docs/scoring.md#the-bm25-ranker). */
+  bm25Shape(): { gate: number; candidates: number } {
+    return { gate: this.bm25.core.gate(), candidates: this.bm25.core.size };
+  }
+
   /** The `bm25` score of any skill for `query` (no gate), e.g. an included version. */
   bm25Score(query: Bm25Query, skill: Skill): number {
     return scoreSkill(this.bm25.core, query, skill);

@@ -22,7 +22,8 @@ import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../form
 import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
 import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver.js";
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
-import { getInjectionIndex } from "./injection-index.js";
+import { getInjectionIndex, type InjectionIndex } from "./injection-index.js";
+import type { Bm25Query } from "./rankers/bm25-core.js";
 import { bm25Query } from "./rankers/bm25-query.js";
 import { DEFAULT_RANKER, type RankerName } from "./rankers/index.js";
 import { adaptSchema } from "./schema-adapt.js";
@@ -51,7 +52,20 @@ export interface InjectOptions {
   policyFloors?: PolicyFloors;
   /** The ranker of AUTO candidates (docs/scoring.md); default {@link DEFAULT_RANKER}. */
   ranker?: RankerName;
+  /**
+   * What learning from traffic scored for this request (skill id → learned score, see
+   * skills/learning/learned-model.ts); the `bm25` ranker adds {@link LEARNED_WEIGHT} times it
+   * to a skill's score (docs/scoring.md#learning-from-traffic). `keyword` ignores it.
+   */
+  learned?: ReadonlyMap<string, number>;
+  /** The request's context text when the caller already took it (`adapter.contextText`). */
+  contextText?: string;
 }
+
+/** Weight of the learned score in a `bm25` score. */
+export const LEARNED_WEIGHT = 1;
+/** Skills with a learned score considered per request, the highest first. */
+export const MAX_LEARNED_CANDIDATES = 20;
 
 /**
  * One injected tool (`injected[]`); `score` and `ranker` are null for `on` skills. `score` is on
@@ -92,6 +106,50 @@ export function toolDescription(skill: Skill): string {
 }
 
 /**
+ * The best AUTO skills for the `bm25` ranker with learned scores added: the BM25F top plus the
+ * {@link MAX_LEARNED_CANDIDATES} skills with the highest learned scores, each scored
+ * bm25 + {@link LEARNED_WEIGHT} × learned, gated and ordered as `bm25` alone is
+ * (docs/scoring.md#learning-from-traffic).
+ */
+function topWithLearned(
+  index: InjectionIndex,
+  query: Bm25Query,
+  apiKeyId: string | null,
+  usable: (s: Skill) => boolean,
+  learned: ReadonlyMap<string, number>,
+): { skill: Skill; score: number }[] {
+  const boosted = [...learned]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, MAX_LEARNED_CANDIDATES);
+  const scored = new Map<string, { skill: Skill; score: number }>();
+  for (const hit of index.topBm25(query, apiKeyId, usable, AUTO_MAX_SKILLS + boosted.length)) {
+    scored.set(hit.skill.id, hit);
+  }
+  for (const [id, value] of boosted) {
+    const skill = index.bm25Candidate(id);
+    if (!skill) continue;
+    const base = scored.get(id)?.score;
+    if (base === undefined && !(index.resolver.isWinner(skill, apiKeyId) && usable(skill)))
+      continue;
+    scored.set(id, {
+      skill,
+      score: (base ?? index.bm25Score(query, skill)) + LEARNED_WEIGHT * value,
+    });
+  }
+  const { gate } = index.bm25Shape();
+  return [...scored.values()]
+    .filter((h) => h.score >= gate)
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.skill.installCount - a.skill.installCount ||
+        (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0) ||
+        (a.skill.id < b.skill.id ? -1 : a.skill.id > b.skill.id ? 1 : 0),
+    )
+    .slice(0, AUTO_MAX_SKILLS);
+}
+
+/**
  * Injects skills into `opts.request` (see the module docs for the rules).
  * @returns the new request (the input is not mutated) and the injected tools, in tool order.
  */
@@ -120,7 +178,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
     );
   };
   const ranker = opts.ranker ?? DEFAULT_RANKER;
-  const text = adapter.contextText(opts.request);
+  const text = opts.contextText ?? adapter.contextText(opts.request);
   const ctx =
     ranker === "keyword"
       ? buildScoringContext({
@@ -143,7 +201,9 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   }
   const top = ctx
     ? index.topAuto(ctx, opts.apiKeyId, usable, AUTO_MAX_SKILLS)
-    : index.topBm25(query!, opts.apiKeyId, usable, AUTO_MAX_SKILLS);
+    : opts.learned && opts.learned.size > 0
+      ? topWithLearned(index, query!, opts.apiKeyId, usable, opts.learned)
+      : index.topBm25(query!, opts.apiKeyId, usable, AUTO_MAX_SKILLS);
   for (const { skill, score } of top) chosen.set(skill.id, { skill, score });
 
   const specs: ToolSpec[] = [];

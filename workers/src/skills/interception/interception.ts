@@ -84,6 +84,11 @@ export interface InterceptOptions {
    * client-only call kind), counts against `maxOwnedCalls`, and records no execution.
    */
   serverTools?: ReadonlyMap<string, ServerTool>;
+  /**
+   * Called once per owned call that will run, with its skill, before it runs (learning from
+   * traffic hooks in here, so its write joins the batch of the executions' rows).
+   */
+  onOwnedCall?: (skill: Skill) => void;
 }
 
 /** A tool answered in-process by Skillgate rather than by a skill's handler. */
@@ -223,6 +228,12 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
     else passThrough.push(call.callId);
   }
   const max = opts.maxOwnedCalls ?? Number.POSITIVE_INFINITY;
+  if (opts.onOwnedCall) {
+    for (let i = 0; i < Math.min(owned.length, max); i++) {
+      const skill = owned[i]!.skill;
+      if (skill) opts.onOwnedCall(skill);
+    }
+  }
   const outcomes = await Promise.all(
     owned.map((o, i): Promise<CallOutcome> | CallOutcome =>
       i >= max
