@@ -29,6 +29,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
 
@@ -112,7 +113,8 @@ async function runManagementTool(
         ),
       );
     }
-    if (!(err instanceof AppError)) console.error(`[skillgate] MCP tool ${tool.name} failed:`, err);
+    if (!(err instanceof AppError))
+      console.error(`${logPrefix()}MCP tool ${tool.name} failed:`, err);
     return errorResult(err);
   }
 }

@@ -14,6 +14,7 @@ import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../errors.js";
 import type { AppEnv } from "../routes/context.js";
 import type { FrontDoorServices } from "../services/index.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../services/tools.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import type { JsonObject, WireFormat } from "./domain.js";
 import { proxyFormat } from "./formats.js";
 import {
@@ -197,10 +198,12 @@ async function handle(
     if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
     if (!(err instanceof AppError && err.status < 500) && isStorageFull(err)) {
       // A full disk refused a write as a whole (docs/execution.md#a-full-disk).
-      console.error(`[skillgate] storage_full on the ${format} proxy: the database's disk is full`);
+      console.error(
+        `${logPrefix()}storage_full on the ${format} proxy: the database's disk is full`,
+      );
       return fail(503, STORAGE_FULL_MESSAGE, "storage_full");
     }
-    console.error(`[skillgate] proxy ${format} failed:`, err);
+    console.error(`${logPrefix()}proxy ${format} failed:`, err);
     return fail(500, "Internal server error", "internal_error");
   }
 }

@@ -12,6 +12,7 @@
  * {@link UsageStore}). Management calls (no API key) are never limited.
  */
 import { AppError } from "../../errors.js";
+import { logPrefix } from "../../telemetry/request-context.js";
 import type { CallerContext, Skill } from "../types.js";
 import {
   bindingHolds,
@@ -268,7 +269,7 @@ export class ExecutionLimiter implements ExecutionAdmission {
         // The run has ended and its answer stands; a failed write leaves the reservation held for
         // the rest of the day (docs/rate-limits.md#storage), which only errs on the safe side.
         await this.opts.usage.settle(key, day, reservedMs, actualMs).catch((err: unknown) => {
-          console.error(`[skillgate] settling sandbox time of key ${key} failed:`, err);
+          console.error(`${logPrefix()}settling sandbox time of key ${key} failed:`, err);
         });
       },
     };

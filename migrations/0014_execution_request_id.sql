@@ -1,0 +1,1 @@
+ALTER TABLE `skill_executions` ADD `request_id` text;
