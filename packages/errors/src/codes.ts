@@ -293,6 +293,11 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The sandbox host could not be reached",
   },
+  limiter_unavailable: {
+    status: 503,
+    retryable: true,
+    message: "The per-key limiter could not be reached",
+  },
   sandbox_outcome_unknown: {
     status: 502,
     retryable: false,

@@ -187,6 +187,11 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       limiter: deps.executionRateLimiter,
       defaultPerMinute: async () => (await limits.defaults()).executionsPerMinute,
     },
+    windows: deps.shortWindows,
+    onUnreachable: {
+      executions: deps.config.KEY_LIMITER_ON_UNREACHABLE_EXECUTIONS,
+      sandbox: deps.config.KEY_LIMITER_ON_UNREACHABLE_SANDBOX,
+    },
     clock,
   });
   const limits = new LimitsService(
