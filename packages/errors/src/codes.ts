@@ -174,6 +174,11 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The API key's executions-per-minute limit was reached",
   },
+  token_budget_exceeded: {
+    status: 429,
+    retryable: true,
+    message: "The API key's daily token budget was reached",
+  },
   concurrency_limited: {
     status: 429,
     retryable: true,

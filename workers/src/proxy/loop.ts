@@ -51,6 +51,17 @@ export interface ProxyServices {
   /** Interval of the format's keep-alive events while skills run in a stream, in ms. */
   keepAliveMs: number;
   clock: () => number;
+  /**
+   * Records an answered request's usage summed over its rounds, its rounds and its owned calls
+   * (the token usage service's `record`; docs/limits.md#token-budgets).
+   */
+  recordUsage?(
+    apiKeyId: string | null,
+    format: WireFormat,
+    usage: unknown,
+    rounds: number,
+    ownedCalls: number,
+  ): void;
   /** Injects the caller's skills into `request` (the tools service's `inject`). */
   inject(format: WireFormat, request: JsonObject, apiKeyId: string | null): Promise<InjectResult>;
   /**
@@ -235,6 +246,7 @@ async function loopRounds(
     const roundUsage = response[fmt.usageField];
     if (roundUsage !== undefined) usage = sumUsage(usage, roundUsage);
     const finish = (last: JsonObject, limit?: string): ProxyResult => {
+      svc.recordUsage?.(req.apiKeyId, req.format, usage, round, executions.length);
       const body = withEarlierContent(req.format, last, earlier);
       return {
         status: 200,

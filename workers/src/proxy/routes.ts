@@ -66,6 +66,8 @@ export function proxyServices(
         },
         call.apiKeyId,
       ),
+    recordUsage: (apiKeyId, format, usage, rounds, ownedCalls) =>
+      services.tokenUsage.record(apiKeyId, format, usage, rounds, ownedCalls),
   };
 }
 
@@ -191,6 +193,8 @@ async function handle(
     signal: req.signal,
   };
   const svc = proxyServices(services, customSkills, rankerHeader);
+  // A key over its daily token budget: 429 in the provider's shape (the app's error handler).
+  await services.tokenUsage.checkBudget(proxyReq.apiKeyId);
   try {
     if (stream) return await streamProxy(svc, proxyReq);
     return respond(await runProxyLoop(svc, proxyReq));

@@ -35,6 +35,7 @@ import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
 import { ToolsService } from "./tools.js";
+import { TokenUsageService } from "./usage.js";
 
 /** The services every front door calls. */
 export interface FrontDoorServices {
@@ -57,6 +58,8 @@ export interface FrontDoorServices {
   mcpServers: McpServerService;
   /** Per-key execution limits and usage (docs/rate-limits.md). */
   limits: LimitsService;
+  /** Proxied token usage per key and day, and token budgets (docs/limits.md#token-budgets). */
+  tokenUsage: TokenUsageService;
 }
 
 /**
@@ -255,6 +258,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     executor,
     limiter,
     limits,
+    tokenUsage: new TokenUsageService(repos.tokenUsage, clock),
     approvalNotifier,
     indexes,
     skills,

@@ -15,6 +15,7 @@ import { DrizzleLimitOverridesRepository, DrizzleUsageStore } from "./key-limits
 import { createMcpServerStore } from "./mcp-servers.js";
 import { DrizzleSettingsRepository } from "./settings.js";
 import { DrizzleSkillRepository } from "./skills.js";
+import { DrizzleTokenUsageStore } from "./token-usage.js";
 import { DrizzleRoutingHistoryRepository } from "./upstream-calls.js";
 import { DrizzleWorkspaceRepository } from "./workspace-files.js";
 
@@ -34,6 +35,8 @@ export interface Repositories {
   mcpServers: McpServerStore;
   /** Dashboard sessions ended by sign-out (docs/dashboard.md#sessions). */
   sessionRevocations: DrizzleSessionRevocationRepository;
+  /** Proxied token usage per key and day, and token budgets (docs/limits.md#token-budgets). */
+  tokenUsage: DrizzleTokenUsageStore;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
 }
@@ -48,9 +51,12 @@ export function createRepositories(
   clock: () => number,
   storedSizeLimits?: StoredSizeLimits,
 ): Repositories {
+  const executions = new DrizzleExecutionRepository(db, clock, storedSizeLimits);
   return {
     skills: new DrizzleSkillRepository(db),
-    executions: new DrizzleExecutionRepository(db, clock, storedSizeLimits),
+    executions,
+    // The execution rows' batcher: a request's usage shares a batch with the writes of its turn.
+    tokenUsage: new DrizzleTokenUsageStore(db, executions.writes),
     apiKeys: new DrizzleApiKeyRepository(db),
     settings: new DrizzleSettingsRepository(db),
     workspaces: new DrizzleWorkspaceRepository(db, clock),

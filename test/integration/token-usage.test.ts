@@ -1,0 +1,140 @@
+/**
+ * Token accounting of the gateway proxy (docs/limits.md#token-budgets): usage summed over every
+ * round of a proxied request is recorded per key and UTC day (tokens, requests, rounds, owned
+ * calls) and shown by `GET /api/keys/{id}/token-usage`; a key's daily token budget refuses its next
+ * request with 429 `token_budget_exceeded` in the provider's error shape, through the official
+ * OpenAI SDK and on the Anthropic path.
+ */
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ask } from "../support/proxy-clients.js";
+import { textTurn, toolResults, toolTurn } from "../support/proxy-fixtures.js";
+import { type ProxyStand, startProxyStand, WEATHER } from "../support/proxy-stand.js";
+
+let s: ProxyStand;
+beforeAll(async () => {
+  s = await startProxyStand();
+});
+afterAll(() => s.close());
+
+/** Every turn of the fixtures reports 10 input and 5 output tokens: a two-round request is 30. */
+const twoRounds = () =>
+  s.script((_req, body, n) =>
+    toolResults("openai-chat", body).length === 0
+      ? {
+          kind: "json",
+          body: toolTurn("openai-chat", [{ id: "c1", name: WEATHER, args: { city: "Oslo" } }], n),
+        }
+      : { kind: "json", body: textTurn("openai-chat", "sunny", n) },
+  );
+
+const usage = async () => {
+  const res = await s.app.api.get(`/api/keys/${s.key.id}/token-usage?days=2`);
+  expect(res.status).toBe(200);
+  return res.body.tokenUsage;
+};
+
+/** Waits until the key's requests today reach `n` (the write joins the next batch). */
+async function recorded(n: number) {
+  for (let i = 0; i < 200; i++) {
+    const u = await usage();
+    if (u.today.requests >= n) return u;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`usage of ${n} requests never recorded`);
+}
+
+describe("token accounting", () => {
+  it("records a two-round request with one owned call as its summed usage, per key and day", async () => {
+    await s.app.api.put(`/api/keys/${s.key.id}/token-budget`, { dailyTokens: null });
+    const before = (await usage()).today;
+    twoRounds();
+    const answer = await ask("openai-chat", s.app.url, s.key.key, "Weather in Oslo?");
+    expect(answer.text).toBe("sunny");
+    const u = await recorded(before.requests + 1);
+    expect(u.today).toEqual({
+      day: new Date().toISOString().slice(0, 10),
+      inputTokens: before.inputTokens + 20,
+      outputTokens: before.outputTokens + 10,
+      requests: before.requests + 1,
+      rounds: before.rounds + 2,
+      ownedCalls: before.ownedCalls + 1,
+    });
+    expect(u.dailyTokenBudget).toBeNull();
+    const row = await s.app.client.execute({
+      sql: "select input_tokens, output_tokens, rounds, owned_calls from api_key_token_usage where api_key_id = ?",
+      args: [s.key.id],
+    });
+    expect(Number(row.rows[0]?.input_tokens)).toBe(u.today.inputTokens);
+  });
+
+  it("refuses a key over its daily token budget with 429 in the provider's shape, until the budget is raised", async () => {
+    const start = (await usage()).today;
+    const used = start.inputTokens + start.outputTokens;
+    const put = await s.app.api.put(`/api/keys/${s.key.id}/token-budget`, {
+      dailyTokens: used + 30,
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.tokenUsage.dailyTokenBudget).toBe(used + 30);
+    twoRounds();
+    // Under the budget: answered, and its 30 tokens reach it exactly.
+    expect((await ask("openai-chat", s.app.url, s.key.key, "Weather?")).text).toBe("sunny");
+    await recorded(start.requests + 1);
+    const upstreamCalls = s.requests().length;
+
+    const client = new OpenAI({ apiKey: s.key.key, baseURL: `${s.app.url}/v1`, maxRetries: 0 });
+    const refused = await client.chat.completions
+      .create({ model: "gpt-test", messages: [{ role: "user", content: "again" }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    const err = refused as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(err.status).toBe(429);
+    expect(err.code).toBe("token_budget_exceeded");
+    expect(err.message).toContain(
+      `Daily token budget reached for this API key: ${used + 30} tokens`,
+    );
+    expect(Number(err.headers?.get("retry-after"))).toBeGreaterThan(0);
+
+    const anthropic = await fetch(`${s.app.url}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": s.key.key,
+        "anthropic-version": "2023-06-01",
+      },
+      body: JSON.stringify({
+        model: "claude-test",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    expect(anthropic.status).toBe(429);
+    const body = (await anthropic.json()) as { type: string; error: { type: string } };
+    expect(body.type).toBe("error");
+    expect(body.error.type).toBe("rate_limit_error");
+    // Nothing went upstream for the refused requests.
+    expect(s.requests().length).toBe(upstreamCalls);
+
+    const cleared = await s.app.api.put(`/api/keys/${s.key.id}/token-budget`, {
+      dailyTokens: null,
+    });
+    expect(cleared.body.tokenUsage.dailyTokenBudget).toBeNull();
+    twoRounds();
+    expect((await ask("openai-chat", s.app.url, s.key.key, "Weather?")).text).toBe("sunny");
+  });
+
+  it("rejects a budget that is not a non-negative integer or null, changing nothing", async () => {
+    const before = (await usage()).dailyTokenBudget;
+    for (const dailyTokens of [-1, 1.5, "100"]) {
+      const res = await s.app.api.put(`/api/keys/${s.key.id}/token-budget`, { dailyTokens });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_input");
+    }
+    expect((await usage()).dailyTokenBudget).toBe(before);
+    const unknown = await s.app.api.get("/api/keys/no-such-key/token-usage");
+    expect(unknown.status).toBe(404);
+  });
+});
