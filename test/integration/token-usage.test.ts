@@ -7,6 +7,9 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrometheusMetrics } from "../../workers/src/metrics/prometheus.js";
+import { startTestApp } from "../support/app.js";
+import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { ask } from "../support/proxy-clients.js";
 import { textTurn, toolResults, toolTurn } from "../support/proxy-fixtures.js";
 import { type ProxyStand, startProxyStand, WEATHER } from "../support/proxy-stand.js";
@@ -136,5 +139,42 @@ describe("token accounting", () => {
     expect((await usage()).dailyTokenBudget).toBe(before);
     const unknown = await s.app.api.get("/api/keys/no-such-key/token-usage");
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("token accounting in /metrics", () => {
+  it("a proxied request's tokens, rounds and owned calls reach the Prometheus counters by format", async () => {
+    const prometheus = createPrometheusMetrics({ defaultMetrics: false });
+    const stand = await startTestApp({ deps: { metrics: prometheus } });
+    try {
+      const key = await stand.api.post("/api/keys", { name: "metrics-tokens" });
+      stand.services.tokenUsage.record(
+        key.body.apiKey.id,
+        "anthropic",
+        { input_tokens: 7, cache_read_input_tokens: 3, output_tokens: 4 },
+        2,
+        1,
+      );
+      await stand.services.tokenUsage.settled();
+      const res = await fetch(`${stand.url}/metrics`, {
+        headers: { authorization: `Bearer ${stand.api.token}` },
+      });
+      expect(res.status).toBe(200);
+      const samples = parsePrometheus(await res.text());
+      const at = (name: string, labels: Record<string, string>) =>
+        sampleValue(samples, name, labels);
+      expect(at("skillgate_proxy_tokens_total", { format: "anthropic", direction: "input" })).toBe(
+        10,
+      );
+      expect(at("skillgate_proxy_tokens_total", { format: "anthropic", direction: "output" })).toBe(
+        4,
+      );
+      expect(at("skillgate_proxy_rounds_total", { format: "anthropic" })).toBe(2);
+      expect(at("skillgate_proxy_owned_calls_total", { format: "anthropic" })).toBe(1);
+      const day = await stand.api.get(`/api/keys/${key.body.apiKey.id}/token-usage`);
+      expect(day.body.tokenUsage.today).toMatchObject({ inputTokens: 10, outputTokens: 4 });
+    } finally {
+      await stand.close();
+    }
   });
 });

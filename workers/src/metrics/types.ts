@@ -29,6 +29,16 @@ export interface ExecutionSample {
   durationMs: number | null;
 }
 
+/** One answered proxied request's usage, summed over its rounds (docs/limits.md#token-budgets). */
+export interface TokenSample {
+  /** Wire format of the request (`openai-chat`, `openai-responses`, `anthropic`, `gemini`). */
+  format: string;
+  inputTokens: number;
+  outputTokens: number;
+  rounds: number;
+  ownedCalls: number;
+}
+
 /** The current values of a pull-based backend, ready to serve. */
 export interface MetricsScrape {
   contentType: string;
@@ -39,6 +49,8 @@ export interface MetricsScrape {
 export interface Metrics {
   observeRequest(sample: RequestSample): void;
   countExecution(sample: ExecutionSample): void;
+  /** Counts a proxied request's tokens, rounds and owned calls; absent: not reported. */
+  countTokens?(sample: TokenSample): void;
   /**
    * Present on pull-based backends (Prometheus): renders every metric in the Prometheus text
    * exposition format. The app serves it at `GET /metrics` when present.

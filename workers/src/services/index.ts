@@ -258,7 +258,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     executor,
     limiter,
     limits,
-    tokenUsage: new TokenUsageService(repos.tokenUsage, clock),
+    tokenUsage: new TokenUsageService(repos.tokenUsage, clock, deps.metrics),
     approvalNotifier,
     indexes,
     skills,

@@ -9,6 +9,7 @@
  */
 import { AppError } from "../errors.js";
 import type { WireFormat } from "../formats/types.js";
+import type { Metrics } from "../metrics/types.js";
 import { secondsToUtcMidnight, utcDay } from "../skills/execution/limits.js";
 import { logPrefix } from "../telemetry/request-context.js";
 
@@ -92,6 +93,7 @@ export class TokenUsageService {
   constructor(
     private readonly store: TokenUsageStore,
     private readonly clock: () => number,
+    private readonly metrics?: Metrics,
   ) {}
 
   /**
@@ -109,6 +111,7 @@ export class TokenUsageService {
     if (apiKeyId === null) return;
     const { input, output } = tokenCounts(format, usage);
     const delta = { inputTokens: input, outputTokens: output, rounds, ownedCalls };
+    this.metrics?.countTokens?.({ format, ...delta });
     const write = this.store
       .add(apiKeyId, utcDay(this.clock()), delta)
       .catch((err: unknown) => {
