@@ -8,7 +8,8 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrometheusMetrics } from "../../workers/src/metrics/prometheus.js";
-import { startTestApp } from "../support/app.js";
+import { MGMT_TOKEN, startTestApp } from "../support/app.js";
+import { signIn } from "../support/dashboard-client.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { ask } from "../support/proxy-clients.js";
 import { textTurn, toolResults, toolTurn } from "../support/proxy-fixtures.js";
@@ -173,6 +174,40 @@ describe("token accounting in /metrics", () => {
       expect(at("skillgate_proxy_owned_calls_total", { format: "anthropic" })).toBe(1);
       const day = await stand.api.get(`/api/keys/${key.body.apiKey.id}/token-usage`);
       expect(day.body.tokenUsage.today).toMatchObject({ inputTokens: 10, outputTokens: 4 });
+    } finally {
+      await stand.close();
+    }
+  });
+});
+
+describe("token accounting on the dashboard", () => {
+  it("the key's page shows its tokens today and its budget", async () => {
+    const stand = await startTestApp();
+    try {
+      const key = await stand.api.post("/api/keys", { name: "dashboard-tokens" });
+      const id = key.body.apiKey.id as string;
+      stand.services.tokenUsage.record(
+        id,
+        "openai-chat",
+        { prompt_tokens: 12, completion_tokens: 8 },
+        3,
+        2,
+      );
+      await stand.services.tokenUsage.settled();
+      await stand.api.put(`/api/keys/${id}/token-budget`, { dailyTokens: 5000 });
+      const dash = await signIn(stand, MGMT_TOKEN);
+      const page = await dash.get(`/dashboard/keys/${id}`);
+      expect(page.status).toBe(200);
+      const value = (name: string) =>
+        page.html
+          .match(new RegExp(`<tr data-tokens="${name}">([\\s\\S]*?)</tr>`))?.[1]
+          ?.match(/data-field="value"[^>]*>([^<]*)</)?.[1];
+      expect(value("inputTokens")).toBe("12");
+      expect(value("outputTokens")).toBe("8");
+      expect(value("requests")).toBe("1");
+      expect(value("rounds")).toBe("3");
+      expect(value("ownedCalls")).toBe("2");
+      expect(value("dailyTokenBudget")).toBe("5000");
     } finally {
       await stand.close();
     }
