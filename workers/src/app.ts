@@ -35,10 +35,12 @@ import { healthRoutes } from "./routes/health.js";
 import { mcpServersRoutes } from "./routes/mcp-servers.js";
 import { metricsHandler, observeRequests } from "./routes/metrics.js";
 import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
+import { requestIds } from "./routes/request-id.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { routingRoutes } from "./routing/route.js";
 import { createServices, type ServiceOptions, type Services } from "./services/index.js";
+import { logPrefix } from "./telemetry/request-context.js";
 
 /** Error envelope body. */
 function envelope(code: string, message: string, details?: unknown) {
@@ -86,13 +88,17 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   a2aSkills.registerA2ASkill(memoryAwareRoutingSkill);
 
   const metrics = deps.metrics ?? noopMetrics;
+  // First, so that every answer (errors and 404s included) carries `x-request-id`.
+  app.use("*", requestIds());
   app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
     await next();
     // Approval notifications go on after the answer: the Worker keeps the isolate for them.
-    if (services.approvalNotifier.busy) {
+    if (services.approvalNotifier.busy || services.tokenUsage.busy) {
       try {
-        c.executionCtx.waitUntil(services.approvalNotifier.settled());
+        c.executionCtx.waitUntil(
+          Promise.all([services.approvalNotifier.settled(), services.tokenUsage.settled()]),
+        );
       } catch {
         // Node has no execution context: the deliveries simply continue in the process.
       }
@@ -173,7 +179,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       // request changed nothing; health reports the state (docs/execution.md#a-full-disk).
       services.health.noteStorageFull();
       console.error(
-        `[skillgate] storage_full on ${c.req.method} ${c.req.path}: the database's disk is full`,
+        `${logPrefix()}storage_full on ${c.req.method} ${c.req.path}: the database's disk is full`,
       );
       c.header("Retry-After", "30");
       return c.json(envelope("storage_full", STORAGE_FULL_MESSAGE), 503);
@@ -182,7 +188,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
       // The cause is for the operator's log; the client gets the code, message and details only.
       if (err.status >= 500 && err.cause !== undefined) {
         console.error(
-          `[skillgate] ${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause:`,
+          `${logPrefix()}${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause:`,
           err.cause,
         );
       }
@@ -208,7 +214,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
         : (HTTP_CODES[status] ?? "http_error");
       return c.json(envelope(code, err.message || "Request failed"), status);
     }
-    console.error(`[skillgate] unhandled error on ${c.req.method} ${c.req.path}:`, err);
+    console.error(`${logPrefix()}unhandled error on ${c.req.method} ${c.req.path}:`, err);
     return c.json(envelope("internal_error", "Internal server error"), 500);
   });
 

@@ -78,6 +78,14 @@ export const configSchema = z.object({
    * caps it.
    */
   SANDBOX_QUEUE_WAIT_MS: int(10_000, 100, 120_000),
+  /**
+   * Per-key limiter of the Worker (the `KEY_LIMITER` Durable Object binding): which way each
+   * limit fails when the object cannot be reached (docs/rate-limits.md#when-the-limiter-is-unreachable),
+   * and how long a call to it may take (ms).
+   */
+  KEY_LIMITER_ON_UNREACHABLE_EXECUTIONS: z.enum(["open", "closed"]).default("open"),
+  KEY_LIMITER_ON_UNREACHABLE_SANDBOX: z.enum(["open", "closed"]).default("closed"),
+  KEY_LIMITER_TIMEOUT_MS: int(2_000, 50, 30_000),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
   SKILLS_ALLOWED_SANDBOX_IMAGES: list,
   /** SkillsMP marketplace base URL (docs/catalogs.md). */

@@ -9,7 +9,10 @@ import type { Metrics } from "./metrics/types.js";
 import type { OutboundConnector } from "./outbound/types.js";
 import type { SandboxClient } from "./sandbox/client.js";
 import type { StorageProbe } from "./services/health.js";
-import type { PlatformRateLimiter } from "./skills/execution/limit-counters.js";
+import type {
+  PlatformRateLimiter,
+  ShortWindowCounters,
+} from "./skills/execution/limit-counters.js";
 
 /** Resolves a host name to IP addresses (for the outbound guard of http_request). */
 export type HostResolver = (hostname: string) => Promise<string[]>;
@@ -53,6 +56,11 @@ export interface AppDeps {
    * across isolates besides the in-process window (docs/rate-limits.md#the-rate-limiting-binding); default none.
    */
   executionRateLimiter?: PlatformRateLimiter;
+  /**
+   * Where executions per minute and concurrent sandbox runs are counted: the Worker's per-key
+   * Durable Object (docs/rate-limits.md#the-per-key-limiter-durable-object); default in process.
+   */
+  shortWindows?: ShortWindowCounters;
   /** Runtime name for health output. */
   runtime?: "node" | "workerd";
   /**

@@ -180,6 +180,11 @@ export const ERROR_CODES = {
     retryable: true,
     message: "The API key's executions-per-minute limit was reached",
   },
+  token_budget_exceeded: {
+    status: 429,
+    retryable: true,
+    message: "The API key's daily token budget was reached",
+  },
   concurrency_limited: {
     status: 429,
     retryable: true,
@@ -298,6 +303,11 @@ export const ERROR_CODES = {
     status: 503,
     retryable: true,
     message: "The sandbox host could not be reached",
+  },
+  limiter_unavailable: {
+    status: 503,
+    retryable: true,
+    message: "The per-key limiter could not be reached",
   },
   sandbox_outcome_unknown: {
     status: 502,

@@ -15,6 +15,7 @@ import {
 import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
 import type { FrontDoorServices } from "../services/index.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import type { A2ASkillInput, A2ASkillRegistry } from "./skills.js";
 import { principalOfContext } from "./user.js";
 
@@ -176,7 +177,7 @@ export class SkillgateAgentExecutor implements AgentExecutor {
       const message =
         err instanceof AppError ? err.message : "The skill failed with an internal error";
       if (!(err instanceof AppError))
-        console.error(`[skillgate] A2A skill ${skill.id} failed:`, err);
+        console.error(`${logPrefix()}A2A skill ${skill.id} failed:`, err);
       status(TaskState.TASK_STATE_FAILED, message);
     } finally {
       this.running.delete(taskId);

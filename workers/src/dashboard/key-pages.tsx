@@ -19,6 +19,7 @@ import {
   parseLimitFields,
   UsageToday,
 } from "./limits-view.js";
+import { TokensToday } from "./token-usage-view.js";
 
 /** The form state of a refused post: the values as posted and the messages. */
 interface Refused {
@@ -41,9 +42,10 @@ export function keyPages(): Hono<DashEnv> {
   async function keyPage(c: DashContext, key: ApiKeyInfo, refused?: Refused) {
     const services = c.get("services");
     const session = c.get("session");
-    const [view, defaults] = await Promise.all([
+    const [view, defaults, tokens] = await Promise.all([
       services.limits.view(key.id),
       services.limits.defaults(),
+      services.tokenUsage.view(key.id, 1),
     ]);
     const management = session.principal.kind === "management";
     return c.html(
@@ -82,6 +84,8 @@ export function keyPages(): Hono<DashEnv> {
         <EffectiveLimits view={view} defaults={defaults} />
         <h2>Usage today</h2>
         <UsageToday view={view} />
+        <h2>Tokens today</h2>
+        <TokensToday view={tokens} />
         <p class="muted">
           Daily counters come from the database; the counters marked "this instance" are those of
           the server that drew this page.

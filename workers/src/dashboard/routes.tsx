@@ -10,6 +10,7 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { hasScope } from "../auth/scopes.js";
 import { AppError } from "../errors.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import { catalogPages } from "./catalog-pages.js";
 import { type DashContext, type DashEnv, formOf, pageProps } from "./env.js";
 import { executionPages } from "./executions-pages.js";
@@ -170,7 +171,7 @@ export function dashboardRoutes(): Hono<DashEnv> {
     // hono/csrf refuses a cross-site form post with an HTTPException 403: an answer, not a fault.
     const status =
       err instanceof AppError ? err.status : err instanceof HTTPException ? err.status : 500;
-    if (status >= 500) console.error(`[skillgate] dashboard error on ${c.req.path}:`, err);
+    if (status >= 500) console.error(`${logPrefix()}dashboard error on ${c.req.path}:`, err);
     const message =
       err instanceof AppError
         ? err.message

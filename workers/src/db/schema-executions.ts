@@ -20,6 +20,8 @@ export const skillExecutions = sqliteTable(
     version: text("version").notNull(),
     apiKeyId: text("api_key_id"),
     sessionId: text("session_id"),
+    /** `x-request-id` of the client request that created the row (docs/api.md#request-ids). */
+    requestId: text("request_id"),
     status: text("status", { enum: ["pending", "running", "success", "error", "timeout"] })
       .notNull()
       .default("pending"),

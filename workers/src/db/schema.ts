@@ -272,3 +272,4 @@ export type SkillRow = typeof skills.$inferSelect;
 export type NewSkillRow = typeof skills.$inferInsert;
 
 export * from "./schema-executions.js";
+export * from "./schema-token-usage.js";

@@ -39,6 +39,7 @@ import {
   SKILL_SEARCH_TOOL,
   type ToolsService,
 } from "../services/tools.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import type { ManagementTool, ToolContext } from "./management-tools.js";
 import { errorResult, okResult, skillCallResult } from "./results.js";
 
@@ -122,7 +123,8 @@ async function runManagementTool(
         ),
       );
     }
-    if (!(err instanceof AppError)) console.error(`[skillgate] MCP tool ${tool.name} failed:`, err);
+    if (!(err instanceof AppError))
+      console.error(`${logPrefix()}MCP tool ${tool.name} failed:`, err);
     return errorResult(err);
   }
 }

@@ -55,6 +55,24 @@ export function createPrometheusMetrics(
     labelNames: ["skill", "status"] as const,
     registers: [registry],
   });
+  const tokens = new Counter({
+    name: "skillgate_proxy_tokens_total",
+    help: "Model tokens of answered proxied requests, summed over their rounds, by wire format and direction (per key: GET /api/keys/{id}/token-usage)",
+    labelNames: ["format", "direction"] as const,
+    registers: [registry],
+  });
+  const proxyRounds = new Counter({
+    name: "skillgate_proxy_rounds_total",
+    help: "Upstream rounds of answered proxied requests, by wire format",
+    labelNames: ["format"] as const,
+    registers: [registry],
+  });
+  const ownedCalls = new Counter({
+    name: "skillgate_proxy_owned_calls_total",
+    help: "Tool calls of answered proxied requests that Skillgate ran itself, by wire format",
+    labelNames: ["format"] as const,
+    registers: [registry],
+  });
   const executionSeconds = new Histogram({
     name: "skillgate_execution_duration_seconds",
     help: "Run time of executions (retries included), in seconds",
@@ -101,6 +119,12 @@ export function createPrometheusMetrics(
       const labels = { method: s.method, route: s.route, status: String(s.status) };
       requests.inc(labels);
       requestSeconds.observe(labels, s.durationMs / 1000);
+    },
+    countTokens(s) {
+      tokens.inc({ format: s.format, direction: "input" }, s.inputTokens);
+      tokens.inc({ format: s.format, direction: "output" }, s.outputTokens);
+      proxyRounds.inc({ format: s.format }, s.rounds);
+      ownedCalls.inc({ format: s.format }, s.ownedCalls);
     },
     countExecution(s) {
       const labels = { skill: s.skill, status: s.status };

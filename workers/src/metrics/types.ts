@@ -37,6 +37,16 @@ export interface SelectionSample {
   event: "injected" | "called" | "searched";
 }
 
+/** One answered proxied request's usage, summed over its rounds (docs/limits.md#token-budgets). */
+export interface TokenSample {
+  /** Wire format of the request (`openai-chat`, `openai-responses`, `anthropic`, `gemini`). */
+  format: string;
+  inputTokens: number;
+  outputTokens: number;
+  rounds: number;
+  ownedCalls: number;
+}
+
 /** The current values of a pull-based backend, ready to serve. */
 export interface MetricsScrape {
   contentType: string;
@@ -51,6 +61,8 @@ export interface Metrics {
   countSelection?(sample: SelectionSample): void;
   /** The ranker AUTO selection uses by default now (optional, as {@link countSelection}). */
   setRanker?(ranker: string): void;
+  /** Counts a proxied request's tokens, rounds and owned calls; absent: not reported. */
+  countTokens?(sample: TokenSample): void;
   /**
    * Present on pull-based backends (Prometheus): renders every metric in the Prometheus text
    * exposition format. The app serves it at `GET /metrics` when present.

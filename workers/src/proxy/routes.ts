@@ -92,6 +92,9 @@ async function handle(
     );
   const read = await readBody(req);
   if ("code" in read) return fail(400, read.message, read.code);
+  const apiKeyId = principal.kind === "key" ? principal.apiKeyId : null;
+  // A key over its daily token budget: 429 in the provider's shape (the app's error handler).
+  await services.tokenUsage.checkBudget(apiKeyId);
   const answer = await services.proxy.handle({
     format,
     body: read.body,
@@ -99,7 +102,7 @@ async function handle(
     model,
     stream: geminiStream || read.body.stream === true,
     headers: req.headers,
-    apiKeyId: principal.kind === "key" ? principal.apiKeyId : null,
+    apiKeyId,
     sessionId: req.headers.get("x-skillgate-session")?.trim().slice(0, 200) || crypto.randomUUID(),
     customSkills: req.headers.get("x-skillgate-custom-skills")?.trim().toLowerCase() !== "off",
     ranker: req.headers.get("x-skillgate-ranker")?.trim().toLowerCase(),

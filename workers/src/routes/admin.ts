@@ -270,6 +270,66 @@ const putKeyLimitsRoute = createRoute({
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });
+const DayTokenUsageSchema = z
+  .object({
+    day: z.string().openapi({ description: "UTC day, YYYY-MM-DD" }),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    requests: z.number().int().openapi({ description: "proxied requests answered" }),
+    rounds: z.number().int().openapi({ description: "upstream rounds of those requests" }),
+    ownedCalls: z.number().int().openapi({ description: "tool calls Skillgate ran itself" }),
+  })
+  .openapi("DayTokenUsage");
+const TokenUsageSchema = z
+  .object({
+    dailyTokenBudget: z.number().int().nullable().openapi({
+      description: "input plus output tokens per UTC day; null = no budget",
+    }),
+    today: DayTokenUsageSchema,
+    days: z.array(DayTokenUsageSchema),
+  })
+  .openapi("ApiKeyTokenUsage");
+const getKeyTokenUsageRoute = createRoute({
+  method: "get",
+  path: "/api/keys/{id}/token-usage",
+  operationId: "getApiKeyTokenUsage",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Read a key's proxied token usage per UTC day and its daily token budget",
+  description:
+    "Usage summed over every round of the key's proxied requests (docs/limits.md#token-budgets), for the last `days` UTC days (default 7, at most 366), oldest first.",
+  request: {
+    params: IdParam,
+    query: z.object({ days: z.coerce.number().int().min(1).max(366).default(7) }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ tokenUsage: TokenUsageSchema }), "Token usage"),
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+const putKeyTokenBudgetRoute = createRoute({
+  method: "put",
+  path: "/api/keys/{id}/token-budget",
+  operationId: "setApiKeyTokenBudget",
+  tags: [TAGS.keys],
+  security: MANAGEMENT_ONLY,
+  summary: "Set or remove a key's daily token budget",
+  description:
+    "`dailyTokens`: input plus output tokens per UTC day the key's proxied requests may use; null removes the budget. Past it the proxy answers 429 `token_budget_exceeded` in the provider's error shape until 00:00 UTC (docs/limits.md#token-budgets). A revoked key answers 409 `api_key_revoked`.",
+  request: {
+    params: IdParam,
+    body: jsonBody(
+      z
+        .object({ dailyTokens: z.number().int().min(0).max(1_000_000_000_000).nullable() })
+        .strict()
+        .openapi("ApiKeyTokenBudget"),
+    ),
+  },
+  responses: {
+    200: jsonResponse(z.object({ tokenUsage: TokenUsageSchema }), "Token usage and budget"),
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/api/keys/{id}",
@@ -349,6 +409,18 @@ export function adminRoutes() {
     const apiKey = await services.keys.getChangeable(c.req.valid("param").id);
     await services.limits.setOverrides(apiKey.id, c.req.valid("json"));
     return c.json({ limits: await services.limits.view(apiKey.id) }, 200);
+  });
+  app.openapi(getKeyTokenUsageRoute, async (c) => {
+    const services = c.get("services");
+    const apiKey = await services.keys.get(c.req.valid("param").id);
+    const tokenUsage = await services.tokenUsage.view(apiKey.id, c.req.valid("query").days);
+    return c.json({ tokenUsage }, 200);
+  });
+  app.openapi(putKeyTokenBudgetRoute, async (c) => {
+    const services = c.get("services");
+    const apiKey = await services.keys.getChangeable(c.req.valid("param").id);
+    await services.tokenUsage.setBudget(apiKey.id, c.req.valid("json").dailyTokens);
+    return c.json({ tokenUsage: await services.tokenUsage.view(apiKey.id, 1) }, 200);
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const apiKey = await c.get("services").keys.revoke(c.req.valid("param").id);

@@ -135,6 +135,10 @@ export const ExecutionSchema = z
     version: z.string(),
     apiKeyId: z.string().nullable(),
     sessionId: z.string().nullable(),
+    requestId: z.string().nullable().optional().openapi({
+      description:
+        "`x-request-id` of the client request that created the execution (null when none: cron, start-up, older rows)",
+    }),
     status: ExecutionStatusSchema,
     approval: ApprovalSchema,
     input: z.unknown(),

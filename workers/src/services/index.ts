@@ -27,6 +27,7 @@ import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { FoundSkillsStore } from "./found-skills.js";
+import { usageObserver } from "./gateway/usage-observer.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
 import { LimitsService } from "./limits.js";
@@ -38,6 +39,7 @@ import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
 import { ToolsService } from "./tools.js";
+import { TokenUsageService } from "./usage.js";
 
 /** The services every front door calls. */
 export interface FrontDoorServices {
@@ -60,6 +62,8 @@ export interface FrontDoorServices {
   mcpServers: McpServerService;
   /** Per-key execution limits and usage (docs/rate-limits.md). */
   limits: LimitsService;
+  /** Proxied token usage per key and day, and token budgets (docs/limits.md#token-budgets). */
+  tokenUsage: TokenUsageService;
 }
 
 /**
@@ -193,6 +197,11 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       limiter: deps.executionRateLimiter,
       defaultPerMinute: async () => (await limits.defaults()).executionsPerMinute,
     },
+    windows: deps.shortWindows,
+    onUnreachable: {
+      executions: deps.config.KEY_LIMITER_ON_UNREACHABLE_EXECUTIONS,
+      sandbox: deps.config.KEY_LIMITER_ON_UNREACHABLE_SANDBOX,
+    },
     clock,
   });
   const limits = new LimitsService(
@@ -284,11 +293,15 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     stats: new SelectionStats(),
     metrics: deps.metrics,
   });
+  const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
+  const proxy = new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings });
+  proxy.observe(usageObserver((...totals) => tokenUsage.record(...totals)));
   return {
     registry,
     executor,
     limiter,
     limits,
+    tokenUsage,
     approvalNotifier,
     indexes,
     learning,
@@ -317,7 +330,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     tools,
     tasks: new AgentTasksService(repos.agentTasks),
     routing: new RoutingService(repos.routingHistory),
-    proxy: new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings }),
+    proxy,
     mcpServers,
     health: new HealthService({
       database: repos.database,

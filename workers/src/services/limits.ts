@@ -4,6 +4,8 @@
  * the executor enforces, and a key's usage today. Enforcement itself is in
  * `skills/execution/limits.ts`.
  */
+
+import type { LiveUsage } from "../skills/execution/limit-counters.js";
 import {
   type DailyUsage,
   type ExecutionLimiter,
@@ -129,12 +131,13 @@ export class LimitsService {
   async view(apiKeyId: string): Promise<KeyLimitsView> {
     this.memo.delete(apiKeyId);
     const day = utcDay(this.clock());
-    const [limits, overrides, used] = await Promise.all([
+    const [limits, overrides, used, live] = await Promise.all([
       this.effective(apiKeyId),
       this.overrides(apiKeyId),
       this.usageStore.usage(apiKeyId, day),
+      this.limiter().liveUsage(apiKeyId),
     ]);
-    return { limits, overrides, usage: usageView(day, used, limits, this.limiter(), apiKeyId) };
+    return { limits, overrides, usage: usageView(day, used, limits, live) };
   }
 }
 
@@ -142,8 +145,7 @@ function usageView(
   day: string,
   used: DailyUsage,
   limits: ExecutionLimits,
-  limiter: ExecutionLimiter,
-  apiKeyId: string,
+  live: LiveUsage,
 ): KeyLimitsView["usage"] {
   const budget = limits.dailySandboxSeconds;
   return {
@@ -156,6 +158,6 @@ function usageView(
       budget === null
         ? null
         : Math.max(0, (budget * 1000 - used.sandboxMs - used.reservedMs) / 1000),
-    ...limiter.liveUsage(apiKeyId),
+    ...live,
   };
 }

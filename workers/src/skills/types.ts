@@ -180,6 +180,8 @@ export interface Execution {
   version: string;
   apiKeyId: string | null;
   sessionId: string | null;
+  /** `x-request-id` of the client request that created the execution (docs/api.md#request-ids). */
+  requestId?: string | null;
   status: ExecutionStatus;
   approval: ApprovalState;
   input: unknown;

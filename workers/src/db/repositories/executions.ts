@@ -24,6 +24,7 @@ import type {
   NotificationDelivery,
   Skill,
 } from "../../skills/types.js";
+import { currentRequestId } from "../../telemetry/request-context.js";
 import type { Db } from "../client.js";
 import { type ExecutionRow, skillExecutions } from "../schema.js";
 import type { WriteBatcher } from "../write-batcher.js";
@@ -111,6 +112,7 @@ export class DrizzleExecutionRepository implements ExecutionRepository {
       version: skill.version,
       apiKeyId: ctx.apiKeyId,
       sessionId: ctx.sessionId,
+      requestId: currentRequestId(),
       status: opts.running ? "running" : "pending",
       approval: opts.approval ?? "none",
       input: stored.text,

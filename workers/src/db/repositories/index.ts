@@ -16,6 +16,7 @@ import { DrizzleLearningRepository } from "./learning.js";
 import { createMcpServerStore } from "./mcp-servers.js";
 import { DrizzleSettingsRepository } from "./settings.js";
 import { DrizzleSkillRepository } from "./skills.js";
+import { DrizzleTokenUsageStore } from "./token-usage.js";
 import { DrizzleRoutingHistoryRepository } from "./upstream-calls.js";
 import { DrizzleWorkspaceRepository } from "./workspace-files.js";
 
@@ -37,6 +38,8 @@ export interface Repositories {
   sessionRevocations: DrizzleSessionRevocationRepository;
   /** What selection learned from traffic (docs/scoring.md#learning-from-traffic). */
   learning: DrizzleLearningRepository;
+  /** Proxied token usage per key and day, and token budgets (docs/limits.md#token-budgets). */
+  tokenUsage: DrizzleTokenUsageStore;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
 }
@@ -56,6 +59,8 @@ export function createRepositories(
     skills: new DrizzleSkillRepository(db),
     executions,
     learning: new DrizzleLearningRepository(db, executions.writes),
+    // The execution rows' batcher: a request's usage shares a batch with the writes of its turn.
+    tokenUsage: new DrizzleTokenUsageStore(db, executions.writes),
     apiKeys: new DrizzleApiKeyRepository(db),
     settings: new DrizzleSettingsRepository(db),
     workspaces: new DrizzleWorkspaceRepository(db, clock),

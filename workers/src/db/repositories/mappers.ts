@@ -62,6 +62,7 @@ export function executionFromRow(row: ExecutionRow): Execution {
     version: row.version,
     apiKeyId: row.apiKeyId,
     sessionId: row.sessionId,
+    requestId: row.requestId,
     status: row.status,
     approval: row.approval,
     input: parseJson<unknown>(row.input, null),

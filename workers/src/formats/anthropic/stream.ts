@@ -40,6 +40,8 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
   let stopReason: unknown = null;
   let stopSequence: unknown = null;
   const usage = { input_tokens: 0, output_tokens: 0 } as Record<string, number>;
+  /** This round's usage (token accounting sums the rounds); `usage` is the request's sum. */
+  let roundUsage: Record<string, number> = {};
   let ended = false;
   /** Longest accumulated `input_json_delta` text of this round's tool_use blocks, in characters. */
   let longestJson = 0;
@@ -47,11 +49,15 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
     emit(sseFrame(JSON.stringify({ type: event, ...data }), event));
   const addUsage = (u: unknown, fields: readonly string[]) => {
     if (!isObject(u)) return;
-    for (const f of fields)
-      if (typeof u[f] === "number") usage[f] = (usage[f] ?? 0) + (u[f] as number);
+    for (const f of fields) {
+      if (typeof u[f] !== "number") continue;
+      usage[f] = (usage[f] ?? 0) + (u[f] as number);
+      roundUsage[f] = (roundUsage[f] ?? 0) + (u[f] as number);
+    }
   };
   return {
     beginRound() {
+      roundUsage = {};
       blocks = new Map();
       order = [];
       stopReason = null;
@@ -167,6 +173,7 @@ export function anthropicTranslator(emit: Emit): StreamTranslator {
         content,
         stop_reason: stopReason,
         stop_sequence: stopSequence,
+        usage: { input_tokens: 0, output_tokens: 0, ...roundUsage },
       };
     },
     finish(clientCalls) {

@@ -71,6 +71,9 @@ export function geminiTranslator(emit: Emit): StreamTranslator {
     // `finishReason` (the last chunk of every generation has one) and the upstream closed.
     roundEnded: () => sawChunk && finishReason !== undefined,
     roundResponse() {
+      // The round's own usage (token accounting sums the rounds); the request's sum goes to the
+      // client in the final chunk.
+      const own = roundUsage;
       if (roundUsage !== undefined) {
         usage = sumUsage(usage, roundUsage);
         roundUsage = undefined;
@@ -81,6 +84,7 @@ export function geminiTranslator(emit: Emit): StreamTranslator {
         ],
         responseId,
         modelVersion,
+        ...(own === undefined ? {} : { usageMetadata: own }),
       };
     },
     finish(clientCalls) {

@@ -25,6 +25,8 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
   let model = "";
   let created = 0;
   let usage: unknown;
+  /** This round's usage chunk (token accounting sums the rounds). */
+  let roundUsage: unknown;
   let text = "";
   let calls: CallAcc[] = [];
   /** Upstream `index` → position in `calls` of the call that index currently continues. */
@@ -74,6 +76,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
     );
   return {
     beginRound() {
+      roundUsage = undefined;
       text = "";
       calls = [];
       longestArgs = 0;
@@ -99,7 +102,10 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
       if (!id && typeof data.id === "string") id = data.id;
       if (!model && typeof data.model === "string") model = data.model;
       if (!created && typeof data.created === "number") created = data.created;
-      if (isObject(data.usage)) usage = sumUsage(usage, data.usage);
+      if (isObject(data.usage)) {
+        usage = sumUsage(usage, data.usage);
+        roundUsage = sumUsage(roundUsage, data.usage);
+      }
       const choice = Array.isArray(data.choices) ? data.choices.find(isObject) : undefined;
       if (!choice) return "continue";
       if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
@@ -136,6 +142,7 @@ export function chatTranslator(emit: Emit, includeUsage: boolean): StreamTransla
         created,
         model,
         choices: [{ index: 0, message, finish_reason: finishReason ?? "stop" }],
+        ...(roundUsage === undefined ? {} : { usage: roundUsage }),
       };
     },
     finish(clientCalls) {

@@ -8,4 +8,7 @@
  */
 import { createSkillgateWorker } from "./library-worker.js";
 
+/** The per-key limiter's Durable Object class (`KEY_LIMITER` in wrangler.toml). */
+export { KeyLimiter } from "./key-limiter.js";
+
 export default createSkillgateWorker();

@@ -16,6 +16,8 @@ import { appFor, type ExecutionContextLike, runCron, type WorkerEnv } from "./wo
 export { ExecutionFailure, RetryableError } from "../../errors.js";
 export type { SkillgateOptions } from "../../library-handlers.js";
 export type { HandlerContext, SkillHandler } from "../../skills/types.js";
+/** The per-key limiter's Durable Object class: export it from the Worker entry to bind it. */
+export { KeyLimiter } from "./key-limiter.js";
 export type { ExecutionContextLike, WorkerEnv } from "./worker-app.js";
 
 /** The handlers a Worker module exports as `default`. */

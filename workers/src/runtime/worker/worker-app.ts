@@ -21,6 +21,7 @@ import {
 } from "../../metrics/analytics-engine.js";
 import { sandboxClientFromConfig } from "../../sandbox/client.js";
 import type { PlatformRateLimiter } from "../../skills/execution/limit-counters.js";
+import { type DurableObjectNamespaceLike, DurableObjectWindows } from "./durable-windows.js";
 
 /** Worker bindings (wrangler.toml vars, secrets and the KV namespace). */
 export interface WorkerEnv {
@@ -32,6 +33,12 @@ export interface WorkerEnv {
    * key across isolates (docs/rate-limits.md#the-rate-limiting-binding).
    */
   EXECUTION_RATE_LIMITER?: PlatformRateLimiter;
+  /**
+   * The per-key limiter's Durable Object namespace (class `KeyLimiter`): executions per minute
+   * and concurrent sandbox runs exact across isolates (docs/rate-limits.md#the-per-key-limiter-durable-object).
+   * Absent: counted per isolate.
+   */
+  KEY_LIMITER?: DurableObjectNamespaceLike;
   LIBSQL_URL: string;
   LIBSQL_AUTH_TOKEN?: string;
   [name: string]: unknown;
@@ -78,6 +85,9 @@ export function appFor(env: WorkerEnv): BuiltApp {
     fetch: (input, init) => fetch(input, init),
     metrics: env.ANALYTICS ? createAnalyticsEngineMetrics(env.ANALYTICS) : undefined,
     executionRateLimiter: env.EXECUTION_RATE_LIMITER,
+    shortWindows: env.KEY_LIMITER
+      ? new DurableObjectWindows(env.KEY_LIMITER, config.KEY_LIMITER_TIMEOUT_MS)
+      : undefined,
     runtime: "workerd",
   });
   built = { env, app };

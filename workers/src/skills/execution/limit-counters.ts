@@ -102,3 +102,73 @@ export class ConcurrencyCounter {
     return this.running.get(key) ?? 0;
   }
 }
+
+/** A key's short-window usage as the counters see it. Units: executions, runs. */
+export interface LiveUsage {
+  executionsThisMinute: number;
+  concurrentSandboxRuns: number;
+}
+
+/**
+ * Where the short-window limits of every key are counted (docs/rate-limits.md#where-limits-are-counted):
+ * in process ({@link InProcessWindows}, Node), or in one Durable Object per key in the Worker
+ * (`limiter/durable-windows.ts`), exact across isolates. Every method may reject when the counters
+ * cannot be reached; the caller decides which way to fail.
+ */
+export interface ShortWindowCounters {
+  /**
+   * Counts one execution for `key` when fewer than `limit` (null: no limit) were counted in the
+   * one-minute window holding `now` (ms). @returns the decision; nothing is counted when refused.
+   */
+  take(key: string, limit: number | null, now: number): Promise<MinuteDecision>;
+  /** Gives back one execution counted for `key` in the window holding `now`. */
+  refund(key: string, now: number): Promise<void>;
+  /**
+   * Starts a sandbox run of `key` when fewer than `limit` (null: none) are going. The slot is a
+   * lease that lapses `leaseMs` after `now` (ms) if it is never released (an isolate that died).
+   * @returns the lease's id, or null when the limit refused (nothing held).
+   */
+  acquire(key: string, limit: number | null, leaseMs: number, now: number): Promise<string | null>;
+  /** Ends the run holding lease `lease` of `key` (unknown or lapsed leases: nothing happens). */
+  release(key: string, lease: string): Promise<void>;
+  /** What is counted for `key` at `now` (ms). */
+  live(key: string, now: number): Promise<LiveUsage>;
+}
+
+/**
+ * The short-window counters in process memory: exact on one process, per isolate in a Worker.
+ * Never rejects.
+ */
+export class InProcessWindows implements ShortWindowCounters {
+  private readonly minute = new MinuteCounter();
+  private readonly concurrent = new ConcurrencyCounter();
+  private readonly leases = new Map<string, string>();
+
+  async take(key: string, limit: number | null, now: number): Promise<MinuteDecision> {
+    return this.minute.take(key, limit ?? Number.POSITIVE_INFINITY, now);
+  }
+
+  async refund(key: string, now: number): Promise<void> {
+    this.minute.refund(key, now);
+  }
+
+  async acquire(key: string, limit: number | null): Promise<string | null> {
+    if (!this.concurrent.tryAcquire(key, limit)) return null;
+    const lease = crypto.randomUUID();
+    this.leases.set(lease, key);
+    return lease;
+  }
+
+  async release(key: string, lease: string): Promise<void> {
+    if (this.leases.get(lease) !== key) return;
+    this.leases.delete(lease);
+    this.concurrent.release(key);
+  }
+
+  async live(key: string, now: number): Promise<LiveUsage> {
+    return {
+      executionsThisMinute: this.minute.count(key, now),
+      concurrentSandboxRuns: this.concurrent.current(key),
+    };
+  }
+}

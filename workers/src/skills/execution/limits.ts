@@ -12,12 +12,15 @@
  * {@link UsageStore}). Management calls (no API key) are never limited.
  */
 import { AppError } from "../../errors.js";
+import { logPrefix } from "../../telemetry/request-context.js";
 import type { CallerContext, Skill } from "../types.js";
 import {
   bindingHolds,
-  ConcurrencyCounter,
-  MinuteCounter,
+  InProcessWindows,
+  type LiveUsage,
+  type MinuteDecision,
   type PlatformRateLimiter,
+  type ShortWindowCounters,
 } from "./limit-counters.js";
 
 /** The limits of one key; null = no limit. Units: executions, runs, whole seconds. */
@@ -129,9 +132,30 @@ export interface ExecutionLimiterOptions {
    * fixed limit stands for, consulted besides the in-process window ({@link bindingHolds}).
    */
   platform?: { limiter: PlatformRateLimiter; defaultPerMinute: () => Promise<number | null> };
+  /**
+   * Where executions per minute and concurrent sandbox runs are counted; default in process
+   * ({@link InProcessWindows}). The Worker passes its Durable Object counters.
+   */
+  windows?: ShortWindowCounters;
+  /**
+   * Which way to fail when `windows` cannot be reached (docs/rate-limits.md#when-the-limiter-is-unreachable),
+   * for executions per minute and for sandbox runs: `open` counts in process instead (a limit per
+   * isolate), `closed` refuses with 503 `limiter_unavailable`. Default: executions `open`,
+   * sandbox runs `closed`.
+   */
+  onUnreachable?: { executions: FailDirection; sandbox: FailDirection };
   /** ms since the epoch. */
   clock?: () => number;
 }
+
+/** Which way a limit fails when its counters cannot be reached. */
+export type FailDirection = "open" | "closed";
+
+/**
+ * How long a concurrency slot stays held past its run's time limit when its release never
+ * arrives (an isolate that died mid-run), in ms.
+ */
+export const LEASE_GRACE_MS = 60_000;
 
 const DAY_MS = 86_400_000;
 const POLICY = {
@@ -157,14 +181,18 @@ export const ADMIT_ALL: ExecutionAdmission = { admit: async () => NOOP_TICKET };
 
 /** Enforces the per-key execution limits (see the module docs). */
 export class ExecutionLimiter implements ExecutionAdmission {
-  private readonly minute = new MinuteCounter();
-  private readonly concurrent = new ConcurrencyCounter();
+  private readonly windows: ShortWindowCounters;
+  /** Counts in process when `windows` cannot be reached and the limit fails open. */
+  private readonly local = new InProcessWindows();
+  private readonly onUnreachable: { executions: FailDirection; sandbox: FailDirection };
   private readonly sandboxHandlers: Set<string>;
   private readonly clock: () => number;
 
   constructor(private readonly opts: ExecutionLimiterOptions) {
     this.sandboxHandlers = new Set(opts.sandboxHandlers);
     this.clock = opts.clock ?? Date.now;
+    this.windows = opts.windows ?? this.local;
+    this.onUnreachable = opts.onUnreachable ?? { executions: "open", sandbox: "closed" };
   }
 
   /**
@@ -180,12 +208,38 @@ export class ExecutionLimiter implements ExecutionAdmission {
     return this.sandboxHandlers.has(skill.handlerCode);
   }
 
-  /** This process's view of a key's short-window usage: executions this minute, runs going. */
-  liveUsage(apiKeyId: string): { executionsThisMinute: number; concurrentSandboxRuns: number } {
-    return {
-      executionsThisMinute: this.minute.count(apiKeyId, this.clock()),
-      concurrentSandboxRuns: this.concurrent.current(apiKeyId),
-    };
+  /**
+   * A key's short-window usage (executions this minute, runs going) as its counters see it; the
+   * in-process view when they cannot be reached.
+   */
+  async liveUsage(apiKeyId: string): Promise<LiveUsage> {
+    const now = this.clock();
+    return this.windows.live(apiKeyId, now).catch(() => this.local.live(apiKeyId, now));
+  }
+
+  /**
+   * Runs `op` on the key's counters; when they cannot be reached, on the in-process ones
+   * (`open`) or not at all: 503 `limiter_unavailable` (`closed`).
+   * @returns what `op` returned and the counters that answered (to undo on the same ones).
+   */
+  private async counted<T>(
+    kind: "executions" | "sandbox",
+    op: (w: ShortWindowCounters) => Promise<T>,
+  ): Promise<{ value: T; on: ShortWindowCounters }> {
+    try {
+      return { value: await op(this.windows), on: this.windows };
+    } catch (err) {
+      if (this.windows === this.local) throw err;
+      console.error(`${logPrefix()}the per-key limiter could not be reached (${kind}):`, err);
+      if (this.onUnreachable[kind] === "closed") {
+        throw new AppError(
+          "limiter_unavailable",
+          `The per-key limiter could not be reached; ${kind === "sandbox" ? "sandbox runs" : "executions"} are refused until it answers`,
+          { retryAfterS: 1, cause: err },
+        );
+      }
+      return { value: await op(this.local), on: this.local };
+    }
   }
 
   async admit(skill: Skill, ctx: CallerContext, req: AdmissionRequest): Promise<AdmissionTicket> {
@@ -194,7 +248,24 @@ export class ExecutionLimiter implements ExecutionAdmission {
     const limits = await this.opts.limitsFor(key);
     const sandbox = req.run && this.usesSandbox(skill);
     const policy = policyField(limits, sandbox);
-    if (sandbox && !this.concurrent.tryAcquire(key, limits.concurrentSandboxRuns)) {
+    const now = this.clock();
+    let slot: { lease: string; on: ShortWindowCounters } | null = null;
+    if (sandbox) {
+      const leaseMs = req.limitMs * 2 + LEASE_GRACE_MS;
+      const got = await this.counted("sandbox", (w) =>
+        w.acquire(key, limits.concurrentSandboxRuns, leaseMs, now),
+      );
+      if (got.value !== null) slot = { lease: got.value, on: got.on };
+    }
+    const release = () => {
+      if (!slot) return;
+      const { lease, on } = slot;
+      slot = null;
+      on.release(key, lease).catch((err: unknown) => {
+        console.error(`${logPrefix()}releasing a sandbox slot of key ${key} failed:`, err);
+      });
+    };
+    if (sandbox && !slot) {
       const max = limits.concurrentSandboxRuns ?? 0;
       throw refusal("concurrency_limited", policy, `"${POLICY.concurrent}";r=0`, 1, {
         message: `Concurrent sandbox run limit reached for this API key: ${max} run${max === 1 ? "" : "s"} at a time; retry when one ends`,
@@ -202,19 +273,21 @@ export class ExecutionLimiter implements ExecutionAdmission {
         value: max,
       });
     }
-    const now = this.clock();
-    let counted = false;
+    let counted: ShortWindowCounters | null = null;
     try {
       if (req.count) {
         // Counted without a limit too, so that the key's usage shows its executions this minute.
         const perMinute = limits.executionsPerMinute;
-        const decision = this.minute.take(key, perMinute ?? Number.POSITIVE_INFINITY, now);
+        const taken = await this.counted<MinuteDecision>("executions", (w) =>
+          w.take(key, perMinute, now),
+        );
+        const decision = taken.value;
         const platform = this.opts.platform;
         const platformOk =
           decision.ok && platform && bindingHolds(perMinute, await platform.defaultPerMinute())
             ? (await platform.limiter.limit({ key })).success
             : decision.ok;
-        counted = decision.ok;
+        if (decision.ok) counted = taken.on;
         if (!platformOk && perMinute !== null) {
           const t = decision.resetS;
           throw refusal("rate_limited", policy, `"${POLICY.minute}";r=0;t=${t}`, t, {
@@ -232,10 +305,12 @@ export class ExecutionLimiter implements ExecutionAdmission {
         throw await this.budgetRefusal(key, day, now, policy, budget ?? 0, req.limitMs);
       }
       if (!sandbox) return NOOP_TICKET;
-      return this.ticket(key, day, req.limitMs, budgetMs, now);
+      return this.ticket(key, day, req.limitMs, budgetMs, now, release);
     } catch (err) {
-      if (counted) this.minute.refund(key, now);
-      if (sandbox) this.concurrent.release(key);
+      counted?.refund(key, now).catch((e: unknown) => {
+        console.error(`${logPrefix()}refunding an execution of key ${key} failed:`, e);
+      });
+      release();
       throw err;
     }
   }
@@ -250,6 +325,7 @@ export class ExecutionLimiter implements ExecutionAdmission {
     firstMs: number,
     budgetMs: number | null,
     started: number,
+    release: () => void,
   ): AdmissionTicket {
     let settled = false;
     let reservedMs = firstMs;
@@ -263,12 +339,12 @@ export class ExecutionLimiter implements ExecutionAdmission {
       settle: async () => {
         if (settled) return;
         settled = true;
-        this.concurrent.release(key);
+        release();
         const actualMs = Math.max(0, this.clock() - started);
         // The run has ended and its answer stands; a failed write leaves the reservation held for
         // the rest of the day (docs/rate-limits.md#storage), which only errs on the safe side.
         await this.opts.usage.settle(key, day, reservedMs, actualMs).catch((err: unknown) => {
-          console.error(`[skillgate] settling sandbox time of key ${key} failed:`, err);
+          console.error(`${logPrefix()}settling sandbox time of key ${key} failed:`, err);
         });
       },
     };

@@ -1,0 +1,73 @@
+/**
+ * The `api_key_token_usage` and `api_key_token_budgets` tables (docs/limits.md#token-budgets).
+ * A proxied request's usage is one upsert queued on the execution rows' write batcher, so it
+ * shares a batch (a transaction, one round trip) with the execution writes queued in the same turn.
+ */
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
+import type { DayTokenUsage, TokenUsageDelta, TokenUsageStore } from "../../services/usage.js";
+import type { Db } from "../client.js";
+import { apiKeyTokenBudgets, apiKeyTokenUsage } from "../schema.js";
+import { statementOf, type WriteBatcher } from "../write-batcher.js";
+
+/** Drizzle implementation of {@link TokenUsageStore}. */
+export class DrizzleTokenUsageStore implements TokenUsageStore {
+  constructor(
+    private readonly db: Db,
+    private readonly writes: WriteBatcher,
+  ) {}
+
+  async add(apiKeyId: string, day: string, d: TokenUsageDelta): Promise<void> {
+    const t = apiKeyTokenUsage;
+    const query = this.db
+      .insert(t)
+      .values({ apiKeyId, day, requests: 1, ...d })
+      .onConflictDoUpdate({
+        target: [t.apiKeyId, t.day],
+        set: {
+          inputTokens: sql`${t.inputTokens} + ${d.inputTokens}`,
+          outputTokens: sql`${t.outputTokens} + ${d.outputTokens}`,
+          requests: sql`${t.requests} + 1`,
+          rounds: sql`${t.rounds} + ${d.rounds}`,
+          ownedCalls: sql`${t.ownedCalls} + ${d.ownedCalls}`,
+        },
+      });
+    await this.writes.run(statementOf(query));
+  }
+
+  async days(apiKeyId: string, from: string, to: string): Promise<DayTokenUsage[]> {
+    const t = apiKeyTokenUsage;
+    return this.db
+      .select({
+        day: t.day,
+        inputTokens: t.inputTokens,
+        outputTokens: t.outputTokens,
+        requests: t.requests,
+        rounds: t.rounds,
+        ownedCalls: t.ownedCalls,
+      })
+      .from(t)
+      .where(and(eq(t.apiKeyId, apiKeyId), gte(t.day, from), lte(t.day, to)))
+      .orderBy(asc(t.day));
+  }
+
+  async budget(apiKeyId: string): Promise<number | null> {
+    const [row] = await this.db
+      .select({ dailyTokens: apiKeyTokenBudgets.dailyTokens })
+      .from(apiKeyTokenBudgets)
+      .where(eq(apiKeyTokenBudgets.apiKeyId, apiKeyId))
+      .limit(1);
+    return row?.dailyTokens ?? null;
+  }
+
+  async setBudget(apiKeyId: string, dailyTokens: number | null, at: number): Promise<void> {
+    const b = apiKeyTokenBudgets;
+    if (dailyTokens === null) {
+      await this.db.delete(b).where(eq(b.apiKeyId, apiKeyId));
+      return;
+    }
+    await this.db
+      .insert(b)
+      .values({ apiKeyId, dailyTokens, updatedAt: at })
+      .onConflictDoUpdate({ target: b.apiKeyId, set: { dailyTokens, updatedAt: at } });
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Token accounting of the gateway proxy (docs/limits.md#token-budgets): the usage a proxied
+ * request's rounds reported, summed (as the client receives it), recorded per key and UTC day —
+ * input and output tokens, requests, rounds, owned tool calls — and an optional daily token budget
+ * per key, checked before a request's first round: a key whose input plus output tokens today
+ * reached its budget is refused with 429 `token_budget_exceeded` (in the provider's error shape on
+ * the proxy paths) until 00:00 UTC. A request already going when the budget is reached finishes;
+ * the budget is checked per request, not per token.
+ */
+import { AppError } from "../errors.js";
+import type { WireFormat } from "../formats/types.js";
+import type { Metrics } from "../metrics/types.js";
+import { secondsToUtcMidnight, utcDay } from "../skills/execution/limits.js";
+import { logPrefix } from "../telemetry/request-context.js";
+
+/** What one proxied request adds to its key's day. Units: tokens, rounds, calls. */
+export interface TokenUsageDelta {
+  inputTokens: number;
+  outputTokens: number;
+  rounds: number;
+  ownedCalls: number;
+}
+
+/** One key's proxied traffic on one UTC day. */
+export interface DayTokenUsage extends TokenUsageDelta {
+  /** `YYYY-MM-DD`. */
+  day: string;
+  /** Proxied requests recorded. */
+  requests: number;
+}
+
+/** Where token usage and budgets are kept (drizzle: `db/repositories/token-usage.ts`). */
+export interface TokenUsageStore {
+  /** Adds `delta` and one request to `apiKeyId`'s row of `day`. */
+  add(apiKeyId: string, day: string, delta: TokenUsageDelta): Promise<void>;
+  /** Rows of `apiKeyId` from `from` to `to` (UTC days, inclusive), oldest first. */
+  days(apiKeyId: string, from: string, to: string): Promise<DayTokenUsage[]>;
+  /** The key's daily token budget, null when none. */
+  budget(apiKeyId: string): Promise<number | null>;
+  /** Sets (a non-negative integer) or removes (null) the key's daily token budget. */
+  setBudget(apiKeyId: string, dailyTokens: number | null, at: number): Promise<void>;
+}
+
+const num = (v: unknown): number =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
+
+/**
+ * Input and output tokens of a usage object in `format`'s shape, 0 for what is missing:
+ * OpenAI Chat `prompt_tokens` / `completion_tokens`; OpenAI Responses `input_tokens` /
+ * `output_tokens`; Anthropic `input_tokens` + `cache_creation_input_tokens` +
+ * `cache_read_input_tokens` / `output_tokens` (Anthropic's Messages API reference, "usage");
+ * Gemini `promptTokenCount` / `candidatesTokenCount` + `thoughtsTokenCount` (Gemini API
+ * reference, `UsageMetadata`).
+ */
+export function tokenCounts(format: WireFormat, usage: unknown): { input: number; output: number } {
+  if (typeof usage !== "object" || usage === null) return { input: 0, output: 0 };
+  const u = usage as Record<string, unknown>;
+  switch (format) {
+    case "openai-chat":
+      return { input: num(u.prompt_tokens), output: num(u.completion_tokens) };
+    case "openai-responses":
+      return { input: num(u.input_tokens), output: num(u.output_tokens) };
+    case "anthropic":
+      return {
+        input:
+          num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens),
+        output: num(u.output_tokens),
+      };
+    case "gemini":
+      return {
+        input: num(u.promptTokenCount),
+        output: num(u.candidatesTokenCount) + num(u.thoughtsTokenCount),
+      };
+  }
+}
+
+/** A key's token usage as the API shows it. */
+export interface TokenUsageView {
+  /** The key's daily token budget (input plus output tokens), null for none. */
+  dailyTokenBudget: number | null;
+  /** Today's totals (zeros when nothing was proxied). */
+  today: DayTokenUsage;
+  /** Days with traffic, oldest first, over the period asked for. */
+  days: DayTokenUsage[];
+}
+
+const DAY_MS = 86_400_000;
+
+/** Records proxied usage and enforces token budgets (see the module docs). */
+export class TokenUsageService {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: TokenUsageStore,
+    private readonly clock: () => number,
+    private readonly metrics?: Metrics,
+  ) {}
+
+  /**
+   * Records one proxied request of `apiKeyId` (nothing for management calls, null): its summed
+   * `usage` in `format`'s shape, its rounds and its owned calls. Does not wait for the write (it
+   * joins the next write batch); a failed write is logged and lost.
+   */
+  record(
+    apiKeyId: string | null,
+    format: WireFormat,
+    usage: unknown,
+    rounds: number,
+    ownedCalls: number,
+  ): void {
+    if (apiKeyId === null) return;
+    const { input, output } = tokenCounts(format, usage);
+    const delta = { inputTokens: input, outputTokens: output, rounds, ownedCalls };
+    this.metrics?.countTokens?.({ format, ...delta });
+    const write = this.store
+      .add(apiKeyId, utcDay(this.clock()), delta)
+      .catch((err: unknown) => {
+        console.error(`${logPrefix()}recording token usage of key ${apiKeyId} failed:`, err);
+      })
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
+  }
+
+  /** True while usage writes are in flight (the Worker keeps the isolate for them). */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Settles when the writes in flight now have ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  /**
+   * Refuses a proxied request of a key whose tokens today reached its budget.
+   * @throws AppError 429 `token_budget_exceeded` with `Retry-After` (seconds to 00:00 UTC).
+   */
+  async checkBudget(apiKeyId: string | null): Promise<void> {
+    if (apiKeyId === null) return;
+    const budget = await this.store.budget(apiKeyId);
+    if (budget === null) return;
+    const now = this.clock();
+    const day = utcDay(now);
+    const [today] = await this.store.days(apiKeyId, day, day);
+    const used = (today?.inputTokens ?? 0) + (today?.outputTokens ?? 0);
+    if (used < budget) return;
+    const t = secondsToUtcMidnight(now);
+    throw new AppError(
+      "token_budget_exceeded",
+      `Daily token budget reached for this API key: ${budget} tokens per UTC day, ${used} used; retry after 00:00 UTC (in ${t} s)`,
+      {
+        retryAfterS: t,
+        headers: {
+          "RateLimit-Policy": `"daily-tokens";q=${budget};w=86400;skillgate-unit="tokens"`,
+          RateLimit: `"daily-tokens";r=0;t=${t}`,
+        },
+        details: { limit: "dailyTokens", value: budget, used, retryAfterS: t },
+      },
+    );
+  }
+
+  /**
+   * Usage of `apiKeyId` over the last `days` UTC days (today included) and its budget.
+   * @param days 1–366.
+   */
+  async view(apiKeyId: string, days: number): Promise<TokenUsageView> {
+    const now = this.clock();
+    const to = utcDay(now);
+    const from = utcDay(now - (days - 1) * DAY_MS);
+    const [rows, budget] = await Promise.all([
+      this.store.days(apiKeyId, from, to),
+      this.store.budget(apiKeyId),
+    ]);
+    const today = rows.find((r) => r.day === to) ?? {
+      day: to,
+      inputTokens: 0,
+      outputTokens: 0,
+      requests: 0,
+      rounds: 0,
+      ownedCalls: 0,
+    };
+    return { dailyTokenBudget: budget, today, days: rows };
+  }
+
+  /** Sets (non-negative integer) or removes (null) the daily token budget of `apiKeyId`. */
+  setBudget(apiKeyId: string, dailyTokens: number | null): Promise<void> {
+    return this.store.setBudget(apiKeyId, dailyTokens, this.clock());
+  }
+}
