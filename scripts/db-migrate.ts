@@ -4,18 +4,15 @@
  * it migrates the local embedded database (`<DATA_DIR>/skillgate.db`).
  */
 import { mkdirSync } from "node:fs";
-import { createClient } from "@libsql/client";
 import { createDb } from "../workers/src/db/client.js";
-import { isEmbeddedUrl, openEmbeddedDatabase } from "../workers/src/db/embedded-node.js";
+import { openNodeDatabase } from "../workers/src/db/embedded-node.js";
 import { applyMigrations } from "../workers/src/db/migrate-node.js";
-import { nodeSettings } from "../workers/src/node-deps.js";
+import { databaseOptions, nodeSettings } from "../workers/src/node-deps.js";
 
 async function main(): Promise<void> {
   const settings = nodeSettings(process.env);
   if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
-  const client = isEmbeddedUrl(settings.libsqlUrl)
-    ? await openEmbeddedDatabase(settings.libsqlUrl, { synchronous: settings.synchronous })
-    : createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
+  const client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
   try {
     await applyMigrations(createDb(client));
     const where = settings.libsqlUrl.startsWith("file:")
