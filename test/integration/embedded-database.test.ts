@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@libsql/client";
+import semver from "semver";
 import { afterEach, describe, expect, it } from "vitest";
 import { openEmbeddedDatabase, openNodeDatabase } from "../../workers/src/db/embedded-node.js";
 import { createNodeDeps, nodeSettings } from "../../workers/src/node-deps.js";
@@ -107,5 +108,26 @@ describe("a libSQL server that requires a token", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the libSQL packages", () => {
+  it("a library user gets the versions tested here: exact pins among the dependencies", () => {
+    const read = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+    const pkg = read("package.json");
+    const lock = read("package-lock.json");
+    for (const name of ["@libsql/client", "@libsql/core", "libsql"]) {
+      const pinned = pkg.dependencies?.[name];
+      expect(semver.valid(pinned), `${name} pinned exactly in dependencies`).toBe(pinned);
+      expect(read(`node_modules/${name}/package.json`).version).toBe(pinned);
+      expect(lock.packages[`node_modules/${name}`].version).toBe(pinned);
+      expect(lock.packages[""].dependencies[name]).toBe(pinned);
+    }
+    // The client's own ranges accept the pins, so npm installs one copy of each, the pinned one.
+    const client = read("node_modules/@libsql/client/package.json");
+    expect(semver.satisfies(pkg.dependencies.libsql, client.dependencies.libsql)).toBe(true);
+    expect(
+      semver.satisfies(pkg.dependencies["@libsql/core"], client.dependencies["@libsql/core"]),
+    ).toBe(true);
   });
 });
