@@ -9,12 +9,7 @@
 import { inArray, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { refreshRollupsWhere } from "../../workers/src/db/repositories/execution-rollups.js";
-import { ExecutionWrites } from "../../workers/src/db/repositories/execution-writes.js";
-import {
-  type ExecutionRow,
-  executionHourlyRollups,
-  skillExecutions,
-} from "../../workers/src/db/schema.js";
+import { executionHourlyRollups, skillExecutions } from "../../workers/src/db/schema.js";
 import { sqlStatement } from "../../workers/src/db/write-batcher.js";
 import {
   BUCKET_COLUMNS,
@@ -24,6 +19,7 @@ import {
   PERCENTILE_RELATIVE_ERROR,
 } from "../../workers/src/skills/execution/duration-histogram.js";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { insertExecutionRows, type TestExecutionRow } from "../support/execution-rows.js";
 
 const HOUR = 3_600_000;
 const ENDED = ["success", "error", "timeout"] as const;
@@ -91,41 +87,7 @@ async function expectConsistent(t: TestApp): Promise<void> {
 }
 
 /** Inserts rows (the given columns, the others empty) through the execution write path. */
-async function insertRows(
-  t: TestApp,
-  rows: (Pick<ExecutionRow, "id" | "skillId" | "skillName" | "version" | "status" | "createdAt"> &
-    Partial<ExecutionRow>)[],
-): Promise<void> {
-  const writes = new ExecutionWrites(t.deps.db);
-  await Promise.all(
-    rows.map((r) =>
-      writes.insert({
-        apiKeyId: null,
-        sessionId: null,
-        approval: "none",
-        input: "{}",
-        output: null,
-        inputTruncated: false,
-        outputTruncated: false,
-        errorMessage: null,
-        errorCode: null,
-        durationMs: null,
-        attempts: 1,
-        attemptLog: null,
-        notificationLog: null,
-        timeoutMs: null,
-        codeSha256: null,
-        sandboxHost: null,
-        sandboxQueueMs: null,
-        sandboxProgramMs: null,
-        updatedAt: r.createdAt,
-        startedAt: null,
-        finishedAt: null,
-        ...r,
-      }),
-    ),
-  );
-}
+const insertRows = (t: TestApp, rows: TestExecutionRow[]) => insertExecutionRows(t.deps.db, rows);
 
 const install = (t: TestApp, name: string, handlerCode: string, extra = {}) =>
   t.api.post("/api/skills/install", {
