@@ -2,9 +2,9 @@
  * Execution benchmark (docs/execution.md#what-an-execution-costs), each figure beside its
  * reference measured in the same run:
  * - interception of a response with 8 parallel calls to a no-op handler: interception alone (an
- *   executor double that writes nothing) vs. with execution rows on the embedded database, with
- *   rows written one statement per transaction (no shared batches), and with rows written through
- *   a second connection without the statement cache (every statement compiled anew);
+ *   executor double that writes nothing) vs. with execution rows on the embedded database (each
+ *   end with the upsert of its hourly rollup), and with rows written one write per transaction
+ *   (no shared batches);
  * - 200 concurrent executions of an echo skill through REST over HTTP vs. 200 concurrent POSTs to
  *   a bare Hono route served the same way;
  * - round trips to a libSQL server (the test Hrana server, counted by it) per execution and per
@@ -16,7 +16,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { type Client, createClient } from "@libsql/client";
 import { Hono } from "hono";
 import { startHranaServer } from "../test/workerd/hrana-server.js";
 import { MemoryCache } from "../workers/src/cache/memory-cache.js";
@@ -73,7 +72,6 @@ async function interception(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "skillgate-bench-exec-"));
   const url = `file:${join(dir, "bench.db")}`;
   const client = await openEmbeddedDatabase(url);
-  let uncachedClient: Client | undefined;
   try {
     const db = createDb(client);
     await applyMigrations(db);
@@ -86,20 +84,6 @@ async function interception(): Promise<Record<string, number>> {
     const snapshot = await services.registry.snapshot();
     const skill = snapshot.resolve("noopSkill", null, null)!;
     const response = parallelCalls(emittedToolName(skill));
-
-    // The same writes through a second connection to the same file without a statement cache (the
-    // plain `@libsql/client`, same settings): every statement, triggers included, compiled anew.
-    uncachedClient = createClient({ url, concurrency: 1 });
-    await uncachedClient.execute("PRAGMA synchronous = NORMAL");
-    await uncachedClient.execute("PRAGMA foreign_keys = ON");
-    const uncachedStore = new DrizzleExecutionRepository(
-      db,
-      Date.now,
-      undefined,
-      new WriteBatcher(uncachedClient),
-    );
-    const uncached = new Executor({ store: uncachedStore, isSkillsEnabled: async () => true });
-    uncached.registerHandler("noop", async () => ({ ok: true }));
 
     const unbatchedStore = new DrizzleExecutionRepository(
       db,
@@ -151,7 +135,6 @@ async function interception(): Promise<Record<string, number>> {
       await run(double)();
       await run(services.executor)();
       await run(unbatched)();
-      await run(uncached)();
     }
     const stats = (services.executor.store as DrizzleExecutionRepository).writes.stats;
     const before = { ...stats };
@@ -160,7 +143,6 @@ async function interception(): Promise<Record<string, number>> {
         pure: run(double),
         rows: run(services.executor),
         unbatched: run(unbatched),
-        uncached: run(uncached),
       },
       10,
       30,
@@ -173,13 +155,10 @@ async function interception(): Promise<Record<string, number>> {
       rowsP99: percentile(samples.rows!, 99),
       unbatchedMedian: median(samples.unbatched!),
       unbatchedP99: percentile(samples.unbatched!, 99),
-      uncachedMedian: median(samples.uncached!),
-      uncachedP99: percentile(samples.uncached!, 99),
       statementsPerInterception: (stats.statements - before.statements) / n,
       batchesPerInterception: (stats.batches - before.batches) / n,
     };
   } finally {
-    uncachedClient?.close();
     client.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -305,12 +284,6 @@ export async function runExecutionsBench(): Promise<Record<string, number>> {
     fmt(ic.unbatchedMedian!),
     fmt(ic.unbatchedP99!),
     `${(ic.unbatchedMedian! / ic.pureMedian!).toFixed(1)}×`,
-  );
-  row(
-    "with rows, no statement cache (plain client)",
-    fmt(ic.uncachedMedian!),
-    fmt(ic.uncachedP99!),
-    `${(ic.uncachedMedian! / ic.pureMedian!).toFixed(1)}×`,
   );
   row(
     "writes per interception (statements, batches)",

@@ -4,18 +4,15 @@
  * it migrates the local embedded database (`<DATA_DIR>/skillgate.db`).
  */
 import { mkdirSync } from "node:fs";
-import { createClient } from "@libsql/client";
 import { createDb } from "../workers/src/db/client.js";
-import { isEmbeddedUrl, openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
+import { openNodeDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
-import { nodeSettings } from "../workers/src/runtime/node/node-deps.js";
+import { databaseOptions, nodeSettings } from "../workers/src/runtime/node/node-deps.js";
 
 async function main(): Promise<void> {
   const settings = nodeSettings(process.env);
   if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
-  const client = isEmbeddedUrl(settings.libsqlUrl)
-    ? await openEmbeddedDatabase(settings.libsqlUrl, { synchronous: settings.synchronous })
-    : createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
+  const client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
   try {
     await applyMigrations(createDb(client));
     const where = settings.libsqlUrl.startsWith("file:")

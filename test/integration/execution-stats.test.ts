@@ -2,12 +2,12 @@
  * Chart aggregates (docs/dashboard.md#charts) on a real libSQL database: hourly buckets by status,
  * nearest-rank median / p95 durations, error rates, and the key scope.
  */
-import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SCOPES } from "../../workers/src/auth/scopes.js";
-import { skillExecutions, skills } from "../../workers/src/db/schema.js";
+import { skills } from "../../workers/src/db/schema.js";
 import { PERCENTILE_RELATIVE_ERROR } from "../../workers/src/skills/execution/duration-histogram.js";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { insertExecutionRows } from "../support/execution-rows.js";
 
 const HOUR = 3_600_000;
 /** Matches a percentile estimate within the documented bound of the exact value `ms`. */
@@ -57,7 +57,8 @@ describe("execution chart aggregates", () => {
     rows.push({ name: "beta", ms: 200, status: "success", at: now - 2 * HOUR, key: null });
     rows.push({ name: "beta", ms: null, status: "pending", at: now, key: null });
     rows.push({ name: "beta", ms: 999, status: "success", at: now - 30 * HOUR, key: null });
-    await t.deps.db.insert(skillExecutions).values(
+    await insertExecutionRows(
+      t.deps.db,
       rows.map((r, i) => ({
         id: `ex-${i}`,
         skillId: `sk-${r.name}`,
@@ -119,7 +120,7 @@ describe("execution chart aggregates", () => {
       createdAt: now,
       updatedAt,
     });
-    await t.deps.db.insert(skillExecutions).values(row("g-1", now));
+    await insertExecutionRows(t.deps.db, [row("g-1", Date.now() - 10_000)]);
     const mgmt = { kind: "management" } as const;
     const first = await t.services.operator.charts(mgmt, now);
     expect(first.perSkill).toEqual([
@@ -127,16 +128,13 @@ describe("execution chart aggregates", () => {
     ]);
 
     // A new execution moves the change stamp: the next read recomputes.
-    await t.deps.db.insert(skillExecutions).values(row("g-2", now + 1));
+    await insertExecutionRows(t.deps.db, [row("g-2", Date.now() - 5_000)]);
     const second = await t.services.operator.charts(mgmt, now);
     expect(second.perSkill[0]!.finished).toBe(2);
     expect(second.hourly[23]!.counts.success).toBe(2);
 
-    // A status change moves it too.
-    await t.deps.db
-      .update(skillExecutions)
-      .set({ status: "error", updatedAt: now + 2 })
-      .where(eq(skillExecutions.id, "g-2"));
+    // A status change (the execution ended again) moves it too.
+    await t.services.executor.store.finish("g-2", { status: "error", durationMs: 7, attempts: 1 });
     const third = await t.services.operator.charts(mgmt, now);
     expect(third.perSkill[0]!.errorRate).toBe(0.5);
     expect(third.hourly[23]!.counts).toMatchObject({ success: 1, error: 1 });

@@ -7,7 +7,6 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DrizzleExecutionRepository } from "../../workers/src/db/repositories/executions.js";
 import { apiKeys, settings } from "../../workers/src/db/schema.js";
-import { statementCacheStats } from "../../workers/src/db/statement-cache-node.js";
 import { statementOf, WriteBatcher } from "../../workers/src/db/write-batcher.js";
 import { emittedToolName } from "../../workers/src/skills/injection/tool-names.js";
 import { interceptToolCalls } from "../../workers/src/skills/interception/interception.js";
@@ -63,7 +62,9 @@ describe("execution rows", () => {
     const res = await pending;
     expect(res.body.execution).toMatchObject({ status: "success", output: { i: 1 }, attempts: 1 });
     const after = writes();
-    expect(after.statements - before.statements).toBe(2);
+    // Two transactions: the running row; the end with the upsert of its rollup.
+    expect(after.batches - before.batches).toBe(2);
+    expect(after.statements - before.statements).toBe(3);
   });
 
   it("eight concurrent calls of one interception share two batches: their inserts, then their ends", async () => {
@@ -76,7 +77,6 @@ describe("execution rows", () => {
       function: { name: toolName, arguments: JSON.stringify({ i }) },
     }));
     const before = { ...writes() };
-    const cacheBefore = { ...statementCacheStats(t.client)! };
     const result = await interceptToolCalls({
       format: "openai-chat",
       response: {
@@ -100,12 +100,16 @@ describe("execution rows", () => {
       Array.from({ length: 8 }, (_, i) => ["success", { got: { i } }]),
     );
     const after = writes();
-    expect(after.statements - before.statements).toBe(16);
+    // Eight inserts; eight ends, each with the upsert of its hourly rollup.
+    expect(after.statements - before.statements).toBe(24);
     expect(after.batches - before.batches).toBe(2);
-    // The embedded database compiled the insert and the end statement (with the rollup triggers
-    // compiled into them) once each at most: the other runs came from the statement cache.
-    const cache = statementCacheStats(t.client)!;
-    expect(cache.hits - cacheBefore.hits).toBeGreaterThanOrEqual(14);
+    const rollups = await t.client.execute(
+      "select status, count, error_count from execution_hourly_rollups where skill_name = ?",
+      [skill.name],
+    );
+    expect(rollups.rows.map((r) => [r.status, r.count, r.error_count])).toEqual([
+      ["success", 8, 0],
+    ]);
     const rows = await t.client.execute(
       "select status, started_at, finished_at from skill_executions where skill_id = ?",
       [skill.id],
@@ -163,5 +167,25 @@ describe("execution rows", () => {
       "select key from settings where key in ('batch-a', 'batch-b') order by key",
     );
     expect(rows.rows.map((r) => r.key)).toEqual(["batch-a", "batch-b"]);
+  });
+
+  it("the statements of one write commit together or not at all, also when the batch is retried", async () => {
+    const db = t.deps.db;
+    const batcher = new WriteBatcher(db.$client);
+    const now = Date.now();
+    const setting = (key: string) =>
+      statementOf(db.insert(settings).values({ key, value: "1", updatedAt: now }));
+    const results = await Promise.allSettled([
+      batcher.runAll([setting("group-a1"), setting("group-a2")]),
+      // Its second statement breaks the primary key: its first must not stay.
+      batcher.runAll([setting("group-b1"), setting("group-a1")]),
+      batcher.run(setting("group-c")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, statements: 5, retriedBatches: 1 });
+    const rows = await t.client.execute(
+      "select key from settings where key like 'group-%' order by key",
+    );
+    expect(rows.rows.map((r) => r.key)).toEqual(["group-a1", "group-a2", "group-c"]);
   });
 });

@@ -5,13 +5,16 @@
  * transaction — one commit on the embedded database, one HTTP round trip to a libSQL server.
  *
  * Each caller still gets its own result or error. When a batch fails, its writes are retried one
- * by one, so that a write that breaks a constraint fails alone and the others commit.
+ * by one, so that a write that breaks a constraint fails alone and the others commit. The
+ * statements of one {@link WriteBatcher.runAll} call stay together: they commit or fail as one
+ * (an execution's row and its rollup).
  *
  * Statements are compiled once from drizzle queries with placeholders ({@link compileTemplate})
  * and bound per call ({@link bindTemplate}), so that a hot write does not rebuild its SQL.
  */
 import type { InStatement, InValue, ResultSet, TransactionMode } from "@libsql/client";
-import { fillPlaceholders, getTableColumns, type Table } from "drizzle-orm";
+import { fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 
 /** The part of a libSQL client (embedded or over HTTP) the batcher uses. */
 export interface BatchClient {
@@ -53,6 +56,14 @@ export function statementOf(query: { toSQL(): { sql: string; params: unknown[] }
   return bindTemplate(compileTemplate(query), {});
 }
 
+const dialect = new SQLiteSyncDialect();
+
+/** A drizzle `sql` fragment (no placeholders) as a {@link Statement}. */
+export function sqlStatement(query: SQL): Statement {
+  const { sql, params } = dialect.sqlToQuery(query);
+  return { sql, args: params as InValue[] };
+}
+
 /**
  * Maps the rows of a `returning` result (columns named as in the database) to `table`'s
  * property names, e.g. `skill_id` → `skillId`, each value decoded as drizzle decodes it (integer
@@ -71,8 +82,8 @@ export function rowsOf<T>(table: Table, rs: ResultSet): T[] {
 }
 
 interface Pending {
-  stmt: Statement;
-  resolve: (value: ResultSet) => void;
+  stmts: Statement[];
+  resolve: (value: ResultSet[]) => void;
   reject: (err: unknown) => void;
 }
 
@@ -120,9 +131,18 @@ export class WriteBatcher {
    * Queues `stmt` for the next batch. @returns its result set (rows of a `returning` clause).
    * @throws whatever the database throws for this statement.
    */
-  run(stmt: Statement): Promise<ResultSet> {
-    return new Promise<ResultSet>((resolve, reject) => {
-      this.queue.push({ stmt, resolve, reject });
+  async run(stmt: Statement): Promise<ResultSet> {
+    return (await this.runAll([stmt]))[0]!;
+  }
+
+  /**
+   * Queues `stmts` (at least one) for the next batch, to commit together or not at all.
+   * @returns their result sets, in order.
+   * @throws whatever the database throws for one of them (then none of them is written).
+   */
+  runAll(stmts: Statement[]): Promise<ResultSet[]> {
+    return new Promise<ResultSet[]>((resolve, reject) => {
+      this.queue.push({ stmts, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         this.schedule(() => this.flush());
@@ -130,40 +150,58 @@ export class WriteBatcher {
     });
   }
 
-  /** Number of statements waiting for a batch. */
+  /** Number of writes (calls of {@link run} / {@link runAll}) waiting for a batch. */
   get pending(): number {
     return this.queue.length;
   }
 
   private flush(): void {
     this.scheduled = false;
-    while (this.queue.length > 0) void this.send(this.queue.splice(0, this.maxBatch));
+    while (this.queue.length > 0) {
+      // At most maxBatch statements per batch, but a write's statements are never split.
+      let n = 0;
+      let count = 0;
+      while (
+        n < this.queue.length &&
+        (n === 0 || count + this.queue[n]!.stmts.length <= this.maxBatch)
+      ) {
+        count += this.queue[n]!.stmts.length;
+        n++;
+      }
+      void this.send(this.queue.splice(0, n));
+    }
   }
 
   private async send(items: Pending[]): Promise<void> {
     this.stats.batches++;
-    this.stats.statements += items.length;
+    for (const p of items) this.stats.statements += p.stmts.length;
     if (items.length === 1) return this.sendOne(items[0]!);
     let results: ResultSet[];
     try {
       results = await this.client.batch(
-        items.map((p) => p.stmt),
+        items.flatMap((p) => p.stmts),
         "write",
       );
     } catch {
-      // The transaction rolled back as a whole: find the statement(s) at fault.
+      // The transaction rolled back as a whole: find the write(s) at fault.
       this.stats.retriedBatches++;
       for (const p of items) await this.sendOne(p);
       return;
     }
-    items.forEach((p, i) => {
-      p.resolve(results[i]!);
-    });
+    let at = 0;
+    for (const p of items) {
+      p.resolve(results.slice(at, at + p.stmts.length));
+      at += p.stmts.length;
+    }
   }
 
   private async sendOne(p: Pending): Promise<void> {
     try {
-      p.resolve(await this.client.execute(p.stmt));
+      p.resolve(
+        p.stmts.length === 1
+          ? [await this.client.execute(p.stmts[0]!)]
+          : await this.client.batch(p.stmts, "write"),
+      );
     } catch (err) {
       p.reject(err);
     }

@@ -9,7 +9,8 @@ import type {
 } from "../../skills/registry/skill-repository.js";
 import type { Skill, SkillOrigin } from "../../skills/types.js";
 import type { Db } from "../client.js";
-import { type NewSkillRow, skills } from "../schema.js";
+import { type NewSkillRow, skillExecutions, skills } from "../schema.js";
+import { refreshRollupsWhere, subtractRowsWhere } from "./execution-rollups.js";
 import { skillFromRow, skillToRow } from "./mappers.js";
 
 /** True for SQLite unique/primary-key constraint violations, through drizzle's wrapping. */
@@ -61,11 +62,21 @@ export class DrizzleSkillRepository implements SkillRepository {
     return row ? skillFromRow(row) : undefined;
   }
 
+  /**
+   * Deletes a skill; its executions go with it (foreign-key cascade), and what they contributed to
+   * the hourly rollups goes in the same transaction (execution-rollups.ts).
+   */
   async delete(id: string): Promise<boolean> {
-    const deleted = await this.db
-      .delete(skills)
-      .where(eq(skills.id, id))
-      .returning({ id: skills.id });
+    const [skill] = await this.db
+      .select({ name: skills.name })
+      .from(skills)
+      .where(eq(skills.id, id));
+    if (!skill) return false;
+    const [, deleted] = await this.db.batch([
+      this.db.run(subtractRowsWhere(eq(skillExecutions.skillId, id))),
+      this.db.delete(skills).where(eq(skills.id, id)).returning({ id: skills.id }),
+      ...refreshRollupsWhere(sql`skill_name = ${skill.name}`).map((q) => this.db.run(q)),
+    ]);
     return deleted.length > 0;
   }
 

@@ -5,13 +5,13 @@
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { MemoryCache } from "../../cache/memory-cache.js";
 import { type Config, parseConfig } from "../../config.js";
 import { createDb, type Db } from "../../db/client.js";
 import type { AppDeps } from "../../deps.js";
 import { sandboxClientFromConfig } from "../../sandbox/client.js";
-import { isEmbeddedUrl, openEmbeddedDatabase, type SynchronousLevel } from "./embedded-db.js";
+import { openNodeDatabase, type SynchronousLevel } from "./embedded-db.js";
 import { applyMigrations } from "./migrate.js";
 import { createNodeOutbound } from "./outbound.js";
 import { fileStorageProbe } from "./storage.js";
@@ -27,7 +27,12 @@ export interface NodeSettings {
   dataDir: string;
   /** libSQL URL (default `file:<dataDir>/skillgate.db`). */
   libsqlUrl: string;
+  /** Token of the libSQL server (`LIBSQL_AUTH_TOKEN`): of `libsqlUrl`, or of `libsqlSyncUrl`. */
   libsqlAuthToken: string | undefined;
+  /** Server an embedded file replicates (`LIBSQL_SYNC_URL`, libSQL embedded replica). */
+  libsqlSyncUrl: string | undefined;
+  /** Key the embedded file is encrypted with (`LIBSQL_ENCRYPTION_KEY`). */
+  libsqlEncryptionKey: string | undefined;
   /** Commit durability of the embedded database (`LIBSQL_SYNCHRONOUS`, default `normal`). */
   synchronous: SynchronousLevel;
 }
@@ -59,7 +64,19 @@ export function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
     dataDir,
     libsqlUrl: env.LIBSQL_URL?.trim() || `file:${resolve(dataDir, "skillgate.db")}`,
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN?.trim() || undefined,
+    libsqlSyncUrl: env.LIBSQL_SYNC_URL?.trim() || undefined,
+    libsqlEncryptionKey: env.LIBSQL_ENCRYPTION_KEY || undefined,
     synchronous,
+  };
+}
+
+/** The options {@link openNodeDatabase} takes from the Node settings. */
+export function databaseOptions(settings: NodeSettings) {
+  return {
+    synchronous: settings.synchronous,
+    authToken: settings.libsqlAuthToken,
+    syncUrl: settings.libsqlSyncUrl,
+    encryptionKey: settings.libsqlEncryptionKey,
   };
 }
 
@@ -74,9 +91,7 @@ export async function createNodeDeps(
 ): Promise<{ deps: AppDeps; client: Client; db: Db; config: Config }> {
   const config = parseConfig(env);
   if (settings.libsqlUrl.startsWith("file:")) ensurePrivateDir(settings.dataDir);
-  const client = isEmbeddedUrl(settings.libsqlUrl)
-    ? await openEmbeddedDatabase(settings.libsqlUrl, { synchronous: settings.synchronous })
-    : createClient({ url: settings.libsqlUrl, authToken: settings.libsqlAuthToken });
+  const client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
   const db = createDb(client);
   await applyMigrations(db);
   const sandbox = sandboxClientFromConfig(config);

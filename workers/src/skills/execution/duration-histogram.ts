@@ -5,8 +5,10 @@
  * smallest; bucket 31 holds 120 s and more. A percentile read from the counts is the geometric
  * middle of the bucket holding the nearest-rank value, brought within the least and greatest
  * duration seen, so below 120 s it is off by at most {@link PERCENTILE_RELATIVE_ERROR} of that
- * value, plus 0.5 ms of rounding (values under 5 ms are exact). The bucket boundaries are also spelled out in SQL in the rollup triggers of the
- * migration `execution_hourly_rollups`; they must not change without a new migration.
+ * value, plus 0.5 ms of rounding (values under 5 ms are exact). The rollup writes
+ * (db/repositories/execution-rollups.ts) build their SQL from these bounds, and the backfill of
+ * the migration `execution_hourly_rollups` spells them out: stored rollups are counted with them,
+ * so they must not change without a migration that counts the rollups again.
  */
 
 /** Number of buckets. */
