@@ -61,7 +61,7 @@ const LAYERS: Layer[] = [
     mayImport: ["kernel", "model"],
     npm: ["ipaddr.js"],
   },
-  // The wire formats: one adapter per LLM API (docs/architecture.md#wire-formats).
+  // The wire formats: one adapter per LLM API (docs/architecture.md#layers).
   {
     name: "formats",
     units: ["formats"],

@@ -32,7 +32,7 @@ export interface Repositories {
   usage: DrizzleUsageStore;
   /** Imported MCP servers. */
   mcpServers: McpServerStore;
-  /** Dashboard sessions ended by sign-out (docs/dashboard.md#sessions). */
+  /** Dashboard sessions ended by sign-out (docs/dashboard.md#signing-in-and-sessions). */
   sessionRevocations: DrizzleSessionRevocationRepository;
   /** `select 1`, for health checks. */
   database: DatabaseProbe;
