@@ -370,6 +370,7 @@ describe("layers of the repository", () => {
         'export { c } from "./c.js";',
         'import d = require("libsql");',
         'const e = require("node:fs");',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template import()
         "const f = await import(`../db/${name}.js`);",
         'type G = typeof import("drizzle-orm");',
         'const h = process["env"].X;',

@@ -15,7 +15,7 @@ import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query
 import { decodeBm25, encodeBm25 } from "../../workers/src/skills/injection/rankers/bm25-serial.js";
 import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
 import type { Skill } from "../../workers/src/skills/types.js";
-import { forRandom, forRandomAsync, type Rand } from "../support/random.js";
+import { forRandom, type Rand } from "../support/random.js";
 import { skill } from "./injection-fixtures.js";
 
 const WORDS = (
