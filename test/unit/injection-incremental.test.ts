@@ -15,7 +15,7 @@ import {
 import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/injection/scoring.js";
 import { isActive, type SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { Skill } from "../../workers/src/skills/types.js";
-import { forRandom, type Rand } from "../support/random.js";
+import { forRandom } from "../support/random.js";
 import { skill } from "./injection-fixtures.js";
 
 /** Deterministic pseudo-random integers in [0, n). */

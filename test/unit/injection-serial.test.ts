@@ -13,7 +13,7 @@ import {
 } from "../../workers/src/skills/injection/scoring.js";
 import type { SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { Skill } from "../../workers/src/skills/types.js";
-import { forRandom, type Rand } from "../support/random.js";
+import { forRandom } from "../support/random.js";
 import { skill } from "./injection-fixtures.js";
 
 const WORDS = ["web", "search", "weather", "report", "code", "the", "and", "claude", "gpt", "map"];

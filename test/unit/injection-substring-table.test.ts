@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SubstringTable } from "../../workers/src/skills/injection/substring-table.js";
-import { forRandom, type Rand } from "../support/random.js";
+import { forRandom } from "../support/random.js";
 
 function found(table: SubstringTable, text: string, limit?: number): number[] {
   const ids = new Set<number>();
