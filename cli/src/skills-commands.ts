@@ -3,11 +3,6 @@
  */
 import type { Command } from "commander";
 import semver from "semver";
-import { parseSkillMd } from "../../workers/src/catalogs/skill-md.js";
-import {
-  INSTRUCTION_HANDLER,
-  INSTRUCTION_INPUT_SCHEMA,
-} from "../../workers/src/skills/builtins/instructions.js";
 import { apiPath, CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, jsonArg, qs, readText } from "./context.js";
 import { fields, print, printJson, table, withProgress } from "./output.js";
@@ -133,32 +128,21 @@ export function showExecution(ctx: Ctx, e: ExecutionView): number {
   return e.status === "error" || e.status === "timeout" ? EXIT.executionFailed : EXIT.ok;
 }
 
-/** The install body of a SKILL.md file (an instruction skill) or a JSON install body. */
-function installBody(file: string): Record<string, unknown> {
+/**
+ * What `skills install <file>` sends: a SKILL.md file goes to `POST /api/skills/skill-md/install`
+ * as text (the API validates it; docs/cli.md#commands), anything else must be a JSON install body
+ * for `POST /api/skills/install`.
+ */
+function installRequest(file: string): { path: string; body: Record<string, unknown> } {
   const content = readText(file);
   if (file.toLowerCase().endsWith(".md") || content.trimStart().startsWith("---")) {
-    let md: ReturnType<typeof parseSkillMd>;
-    try {
-      md = parseSkillMd(content);
-    } catch (err) {
-      throw new CliError(`${file} is not a valid SKILL.md: ${(err as Error).message}`, EXIT.usage);
-    }
-    return {
-      name: md.name,
-      version: md.version,
-      description: md.description,
-      schema: { input: INSTRUCTION_INPUT_SCHEMA },
-      handlerCode: INSTRUCTION_HANDLER,
-      instructions: md.body,
-      tags: md.tags,
-      mode: "auto",
-    };
+    return { path: "/api/skills/skill-md/install", body: { content } };
   }
   const body = jsonArg(`@${file}`, file);
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw new CliError(`${file} must hold a JSON object (the install body)`, EXIT.usage);
   }
-  return body as Record<string, unknown>;
+  return { path: "/api/skills/install", body: body as Record<string, unknown> };
 }
 
 /** Registers `skills`, `exec` and `catalog`. */
@@ -200,12 +184,12 @@ export function registerSkillCommands(program: Command): void {
     .option("--api-key-id <id>", "owner key (default: global)")
     .action(async (file: string, o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const body = installBody(file);
+      const { path, body } = installRequest(file);
       if (o.mode) body.mode = o.mode;
       if (o.policy) body.policy = o.policy;
       if (o.apiKeyId) body.apiKeyId = o.apiKeyId;
-      const { skill } = await withProgress(`Installing ${String(body.name)}`, () =>
-        ctx.client.post<{ skill: SkillView }>("/api/skills/install", body),
+      const { skill } = await withProgress(`Installing ${String(body.name ?? file)}`, () =>
+        ctx.client.post<{ skill: SkillView }>(path, body),
       );
       if (ctx.json) return printJson({ skill });
       print(`Installed ${skill.name}@${skill.version} (${skill.id})`);

@@ -132,6 +132,30 @@ describe("skillgate CLI", () => {
     expect(dup.stderr).toContain("skill_exists");
   });
 
+  it("installs a SKILL.md through the API, which validates it: a broken one is refused with its code", async () => {
+    const good = join(tmp.dir, "good-notes.md");
+    writeFileSync(
+      good,
+      "---\nname: cli-md-notes\ndescription: Notes from PDFs\nmetadata:\n  version: 2.1.0\n---\nRead, then summarise.\n",
+    );
+    const installed = await json(["skills", "install", good, "--mode", "on", "--policy", "manual"]);
+    expect(installed.skill).toMatchObject({
+      name: "cli-md-notes",
+      version: "2.1.0",
+      mode: "on",
+      policy: "manual",
+      handlerCode: "skill-instructions",
+      instructions: "Read, then summarise.",
+    });
+    const bad = join(tmp.dir, "bad-notes.md");
+    writeFileSync(bad, "---\nname: Not A Valid Name\ndescription: x\n---\nbody\n");
+    const refused = await cli(["skills", "install", bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("invalid_skill_md");
+    const list = await json(["skills", "list", "-q", "cli-md-"]);
+    expect(list.data.map((s: { name: string }) => s.name)).toEqual(["cli-md-notes"]);
+  });
+
   it("sends every id as one encoded path segment: a traversal id reaches no other endpoint", async () => {
     const skill = (
       await t.api.post("/api/skills/install", {

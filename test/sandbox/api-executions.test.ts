@@ -89,14 +89,12 @@ describe("an unreachable sandbox host", () => {
     const dead = createSandboxClient({ baseUrl: "http://127.0.0.1:9", secret: "x".repeat(32) });
     const t = await startTestApp({ deps: { sandbox: dead }, services: { retryBackoffMs: 10 } });
     try {
-      const started = Date.now();
       const res = await t.api.post("/api/skills/executions", {
         skillName: "eval_code",
         input: { language: "python", code: "print(1)" },
       });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe("sandbox_unavailable");
-      expect(Date.now() - started).toBeLessThan(20_000);
       const history = await t.api.get("/api/skills/executions?skill=eval_code");
       expect(history.body.data[0]).toMatchObject({
         status: "error",

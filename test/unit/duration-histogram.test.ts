@@ -2,6 +2,7 @@
  * The log-scale duration histogram of the chart rollups (docs/dashboard.md#charts): bucket bounds,
  * and percentile estimates within the documented error bound of the exact nearest-rank value.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   bucketOf,
@@ -11,17 +12,6 @@ import {
   estimatePercentile,
   PERCENTILE_RELATIVE_ERROR,
 } from "../../workers/src/skills/execution/duration-histogram.js";
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function nearestRank(sorted: number[], p: number): number {
   const k = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
@@ -50,25 +40,28 @@ describe("duration histogram", () => {
   });
 
   it("estimates median and p95 within the documented bound", () => {
-    const next = random(42);
+    const unit = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
     let exactHits = 0;
-    for (let round = 0; round < 400; round++) {
-      const n = 1 + Math.floor(next() * 300);
-      const spread = 10 ** (1 + next() * 4); // up to 100 s
-      const values = Array.from({ length: n }, () => Math.floor(next() ** 3 * spread));
-      const counts = Array<number>(DURATION_BUCKETS).fill(0);
-      for (const v of values) counts[bucketOf(v)]!++;
-      const sorted = [...values].sort((a, b) => a - b);
-      const bounds = { minMs: sorted[0]!, maxMs: sorted[n - 1]! };
-      for (const p of [50, 95, 99]) {
-        const exact = nearestRank(sorted, p);
-        const estimate = estimatePercentile(counts, p, bounds);
-        expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(
-          PERCENTILE_RELATIVE_ERROR * exact + 0.5,
-        );
-        if (estimate === exact) exactHits++;
-      }
-    }
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 300 }), unit, (draws, s) => {
+        const n = draws.length;
+        const spread = 10 ** (1 + s * 4); // up to 100 s
+        const values = draws.map((d) => Math.floor(d ** 3 * spread));
+        const counts = Array<number>(DURATION_BUCKETS).fill(0);
+        for (const v of values) counts[bucketOf(v)]!++;
+        const sorted = [...values].sort((a, b) => a - b);
+        const bounds = { minMs: sorted[0]!, maxMs: sorted[n - 1]! };
+        for (const p of [50, 95, 99]) {
+          const exact = nearestRank(sorted, p);
+          const estimate = estimatePercentile(counts, p, bounds);
+          expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(
+            PERCENTILE_RELATIVE_ERROR * exact + 0.5,
+          );
+          if (estimate === exact) exactHits++;
+        }
+      }),
+      { numRuns: 400 },
+    );
     expect(exactHits).toBeGreaterThan(0);
   });
 

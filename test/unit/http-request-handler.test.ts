@@ -173,11 +173,10 @@ describe("http_request", () => {
   });
 
   it("stops reading an endless body once past the cap", async () => {
-    const started = Date.now();
+    // The body never ends: a reader that did not stop would hang until the test's time limit.
     const out = await call({ url: at("/endless"), maxBytes: 50_000 });
     expect(out.truncated).toBe(true);
     expect(out.body.length).toBe(50_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
     await new Promise((r) => setTimeout(r, 50));
     expect(endlessStopped).toBeGreaterThanOrEqual(1);
   });
@@ -199,11 +198,9 @@ describe("http_request", () => {
   });
 
   it("stops at the time limit with a timeout failure", async () => {
-    const started = Date.now();
     const err = await expectFailure(call({ url: at("/slow"), timeoutMs: 200 }));
     expect(err.status).toBe("timeout");
     expect(err.code).toBe("http_timeout");
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("refuses methods outside the allowlist, bodies on GET/HEAD and header injection", async () => {

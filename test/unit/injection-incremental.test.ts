@@ -15,17 +15,10 @@ import {
 import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/injection/scoring.js";
 import { isActive, type SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { Skill } from "../../workers/src/skills/types.js";
+import { forRandom } from "../support/random.js";
 import { skill } from "./injection-fixtures.js";
 
 /** Deterministic pseudo-random integers in [0, n). */
-function rng(seed: number) {
-  let s = seed;
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((s / 2 ** 31) * n);
-  };
-}
-
 const WORDS = [
   "web",
   "search",
@@ -97,111 +90,112 @@ function expected(
 
 describe("incremental injection index", () => {
   it("answers like the reference scorer after every random add, update and delete", () => {
-    const rand = rng(11);
-    const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
-    const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
-    let nextId = 1;
-    const fresh = (): Skill =>
-      skill({
-        id: `inc-${nextId++}`,
-        name: `${pick(WORDS)}${pick(["Tool", "Helper", "Web"])}${rand(12)}`,
-        version: pick(["1.0.0", "1.2.0", "2.0.0"]),
-        apiKeyId: pick(KEYS),
-        mode: pick(["auto", "auto", "auto", "on", "off"] as const),
-        policy: pick(["auto", "auto", "hybrid", "manual"] as const),
-        enabled: rand(10) > 0,
-        description: words(3 + rand(8)),
-        tags: Array.from({ length: rand(3) }, () => pick(WORDS)),
-        installCount: rand(4),
-      });
-    let generation = 5_000_000;
-    let skills: Skill[] = [];
-    for (const s of Array.from({ length: 140 }, fresh)) {
-      const ref = (x: Skill) => `${x.apiKeyId}:${x.name}@${x.version}`;
-      if (!skills.some((x) => ref(x) === ref(s))) skills.push(s);
-    }
-    let source: SkillSource = { generation: generation++, skills };
-    const first = getInjectionIndex(source);
-    let derivedSteps = 0;
-    for (let step = 0; step < 160; step++) {
-      const upserted: Skill[] = [];
-      const replaced: Skill[] = [];
-      const ops = step % 23 === 0 ? 70 : 1 + rand(3);
-      let next = skills.slice();
-      for (let o = 0; o < ops; o++) {
-        const kind = rand(3);
-        if (kind === 0 || next.length < 10) {
-          const s = fresh();
-          // The registry keeps name@version unique per owner.
-          const ref = (x: Skill) => `${x.apiKeyId}:${x.name}@${x.version}`;
-          if (next.some((x) => ref(x) === ref(s))) continue;
-          next.push(s);
-          upserted.push(s);
-        } else {
-          const at = rand(next.length);
-          const old = next[at]!;
-          if (upserted.includes(old)) continue;
-          replaced.push(old);
-          if (kind === 1) {
-            const changed: Skill = {
-              ...old,
-              description: rand(2) ? words(2 + rand(6)) : old.description,
-              tags: rand(3) ? old.tags : [pick(WORDS)],
-              installCount: rand(3) ? old.installCount : rand(5),
-              mode: rand(4) ? old.mode : pick(["auto", "on", "off"] as const),
-              policy: rand(5) ? old.policy : pick(["auto", "manual"] as const),
-              enabled: rand(6) ? old.enabled : !old.enabled,
-            };
-            next[at] = changed;
-            upserted.push(changed);
-          } else next = next.filter((_, i) => i !== at);
-        }
-      }
-      skills = next;
-      source = {
-        generation: generation++,
-        skills,
-        change: { from: source, upserted, replaced },
-      };
-      const index = getInjectionIndex(source);
-      if (index.core.state.shared === first.core.state.shared) derivedSteps++;
-      // Every tenth step, an index rebuilt from scratch (a fresh scoring core) as well.
-      const rebuilt =
-        step % 10 === 9
-          ? (() => {
-              const plan = InjectionIndex.plan({ generation: -step, skills });
-              return InjectionIndex.fromPlan(plan, ScoringCore.build(plan.candidates));
-            })()
-          : undefined;
-      for (let probe = 0; probe < 4; probe++) {
-        const caller = pick(KEYS);
-        const text = `${words(4 + rand(20))} ${rand(2) ? pick(skills).name : ""}`;
-        const ctx = buildScoringContext({
-          text,
-          provider: pick(["openai", "anthropic", "google"] as const),
-          backgroundReason: rand(3) === 0 ? words(2) : null,
+    forRandom(1, (rand) => {
+      const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
+      const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
+      let nextId = 1;
+      const fresh = (): Skill =>
+        skill({
+          id: `inc-${nextId++}`,
+          name: `${pick(WORDS)}${pick(["Tool", "Helper", "Web"])}${rand(12)}`,
+          version: pick(["1.0.0", "1.2.0", "2.0.0"]),
+          apiKeyId: pick(KEYS),
+          mode: pick(["auto", "auto", "auto", "on", "off"] as const),
+          policy: pick(["auto", "auto", "hybrid", "manual"] as const),
+          enabled: rand(10) > 0,
+          description: words(3 + rand(8)),
+          tags: Array.from({ length: rand(3) }, () => pick(WORDS)),
+          installCount: rand(4),
         });
-        const k = pick([5, 40]);
-        const want = expected(skills, caller, ctx, k);
-        const got = index.topAuto(ctx, caller, () => true, k).map((r) => [r.skill.id, r.score]);
-        expect(got).toEqual(want.auto);
-        if (rebuilt) {
-          expect(rebuilt.core).not.toBe(index.core);
-          const fresh = rebuilt.topAuto(ctx, caller, () => true, k);
-          expect(fresh.map((r) => [r.skill.id, r.score])).toEqual(got);
-        }
-        expect(
-          index
-            .onSkills(caller)
-            .map((s) => s.id)
-            .sort(),
-        ).toEqual(want.on);
-        const name = pick(skills).name;
-        expect(index.resolver.winner(name, caller)).toBe(winnerOf(skills, name, caller));
+      let generation = 5_000_000;
+      let skills: Skill[] = [];
+      for (const s of Array.from({ length: 140 }, fresh)) {
+        const ref = (x: Skill) => `${x.apiKeyId}:${x.name}@${x.version}`;
+        if (!skills.some((x) => ref(x) === ref(s))) skills.push(s);
       }
-    }
-    // Every step was derived from the one before, never rebuilt.
-    expect(derivedSteps).toBe(160);
+      let source: SkillSource = { generation: generation++, skills };
+      const first = getInjectionIndex(source);
+      let derivedSteps = 0;
+      for (let step = 0; step < 160; step++) {
+        const upserted: Skill[] = [];
+        const replaced: Skill[] = [];
+        const ops = step % 23 === 0 ? 70 : 1 + rand(3);
+        let next = skills.slice();
+        for (let o = 0; o < ops; o++) {
+          const kind = rand(3);
+          if (kind === 0 || next.length < 10) {
+            const s = fresh();
+            // The registry keeps name@version unique per owner.
+            const ref = (x: Skill) => `${x.apiKeyId}:${x.name}@${x.version}`;
+            if (next.some((x) => ref(x) === ref(s))) continue;
+            next.push(s);
+            upserted.push(s);
+          } else {
+            const at = rand(next.length);
+            const old = next[at]!;
+            if (upserted.includes(old)) continue;
+            replaced.push(old);
+            if (kind === 1) {
+              const changed: Skill = {
+                ...old,
+                description: rand(2) ? words(2 + rand(6)) : old.description,
+                tags: rand(3) ? old.tags : [pick(WORDS)],
+                installCount: rand(3) ? old.installCount : rand(5),
+                mode: rand(4) ? old.mode : pick(["auto", "on", "off"] as const),
+                policy: rand(5) ? old.policy : pick(["auto", "manual"] as const),
+                enabled: rand(6) ? old.enabled : !old.enabled,
+              };
+              next[at] = changed;
+              upserted.push(changed);
+            } else next = next.filter((_, i) => i !== at);
+          }
+        }
+        skills = next;
+        source = {
+          generation: generation++,
+          skills,
+          change: { from: source, upserted, replaced },
+        };
+        const index = getInjectionIndex(source);
+        if (index.core.state.shared === first.core.state.shared) derivedSteps++;
+        // Every tenth step, an index rebuilt from scratch (a fresh scoring core) as well.
+        const rebuilt =
+          step % 10 === 9
+            ? (() => {
+                const plan = InjectionIndex.plan({ generation: -step, skills });
+                return InjectionIndex.fromPlan(plan, ScoringCore.build(plan.candidates));
+              })()
+            : undefined;
+        for (let probe = 0; probe < 4; probe++) {
+          const caller = pick(KEYS);
+          const text = `${words(4 + rand(20))} ${rand(2) ? pick(skills).name : ""}`;
+          const ctx = buildScoringContext({
+            text,
+            provider: pick(["openai", "anthropic", "google"] as const),
+            backgroundReason: rand(3) === 0 ? words(2) : null,
+          });
+          const k = pick([5, 40]);
+          const want = expected(skills, caller, ctx, k);
+          const got = index.topAuto(ctx, caller, () => true, k).map((r) => [r.skill.id, r.score]);
+          expect(got).toEqual(want.auto);
+          if (rebuilt) {
+            expect(rebuilt.core).not.toBe(index.core);
+            const fresh = rebuilt.topAuto(ctx, caller, () => true, k);
+            expect(fresh.map((r) => [r.skill.id, r.score])).toEqual(got);
+          }
+          expect(
+            index
+              .onSkills(caller)
+              .map((s) => s.id)
+              .sort(),
+          ).toEqual(want.on);
+          const name = pick(skills).name;
+          expect(index.resolver.winner(name, caller)).toBe(winnerOf(skills, name, caller));
+        }
+      }
+      // Every step was derived from the one before, never rebuilt.
+      expect(derivedSteps).toBe(160);
+    });
   });
 
   it("derives resolvers that resolve names, versions and owners like a fresh build", () => {

@@ -7,14 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SubstringTable } from "../../workers/src/skills/injection/substring-table.js";
-
-function rng(seed: number) {
-  let s = seed;
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((s / 2 ** 31) * n);
-  };
-}
+import { forRandom } from "../support/random.js";
 
 function found(table: SubstringTable, text: string, limit?: number): number[] {
   const ids = new Set<number>();
@@ -24,52 +17,60 @@ function found(table: SubstringTable, text: string, limit?: number): number[] {
 
 describe("SubstringTable", () => {
   it("finds exactly what includes finds while patterns of any length are added", () => {
-    const rand = rng(5);
-    const word = (alphabet: string, min: number, max: number) =>
-      Array.from({ length: min + rand(max - min + 1) }, () => alphabet[rand(alphabet.length)]).join(
-        "",
-      );
-    const table = new SubstringTable(4);
-    const patterns: string[] = [];
-    for (let round = 0; round < 40; round++) {
-      for (let i = 0; i < 12; i++) {
-        const p = word("ab-é", 1, 9);
-        patterns.push(p);
-        expect(table.add(p)).toBe(patterns.length - 1);
+    forRandom(3, (rand) => {
+      const word = (alphabet: string, min: number, max: number) =>
+        Array.from(
+          { length: min + rand(max - min + 1) },
+          () => alphabet[rand(alphabet.length)],
+        ).join("");
+      const table = new SubstringTable(4);
+      const patterns: string[] = [];
+      for (let round = 0; round < 40; round++) {
+        for (let i = 0; i < 12; i++) {
+          const p = word("ab-é", 1, 9);
+          patterns.push(p);
+          expect(table.add(p)).toBe(patterns.length - 1);
+        }
+        for (let t = 0; t < 5; t++) {
+          const text = word("ab- é", 0, 150);
+          const want = patterns
+            .map((p, id) => (text.includes(p) ? id : -1))
+            .filter((id) => id >= 0);
+          expect(found(table, text)).toEqual(want);
+        }
       }
-      for (let t = 0; t < 5; t++) {
-        const text = word("ab- é", 0, 150);
-        const want = patterns.map((p, id) => (text.includes(p) ? id : -1)).filter((id) => id >= 0);
-        expect(found(table, text)).toEqual(want);
-      }
-    }
-    expect(table.size).toBe(patterns.length);
+      expect(table.size).toBe(patterns.length);
+    });
   });
 
   it("finds exactly what includes finds with long patterns sharing their first eight characters", () => {
-    const rand = rng(11);
-    const word = (alphabet: string, min: number, max: number) =>
-      Array.from({ length: min + rand(max - min + 1) }, () => alphabet[rand(alphabet.length)]).join(
-        "",
-      );
-    const table = new SubstringTable();
-    const patterns: string[] = [];
-    const stems = ["abababab", "ašabab", "baĀa", "ab"];
-    for (let round = 0; round < 30; round++) {
-      for (let i = 0; i < 20; i++) {
-        const p =
-          rand(2) === 0 ? stems[rand(stems.length)]! + word("abš", 0, 6) : word("abšĀ", 1, 12);
-        patterns.push(p);
-        expect(table.add(p)).toBe(patterns.length - 1);
+    forRandom(3, (rand) => {
+      const word = (alphabet: string, min: number, max: number) =>
+        Array.from(
+          { length: min + rand(max - min + 1) },
+          () => alphabet[rand(alphabet.length)],
+        ).join("");
+      const table = new SubstringTable();
+      const patterns: string[] = [];
+      const stems = ["abababab", "ašabab", "baĀa", "ab"];
+      for (let round = 0; round < 30; round++) {
+        for (let i = 0; i < 20; i++) {
+          const p =
+            rand(2) === 0 ? stems[rand(stems.length)]! + word("abš", 0, 6) : word("abšĀ", 1, 12);
+          patterns.push(p);
+          expect(table.add(p)).toBe(patterns.length - 1);
+        }
+        for (let t = 0; t < 8; t++) {
+          const text = word("abšĀ ", 0, 200);
+          const want = patterns
+            .map((p, id) => (text.includes(p) ? id : -1))
+            .filter((id) => id >= 0);
+          expect(found(table, text)).toEqual(want);
+          const limit = rand(patterns.length + 1);
+          expect(found(table, text, limit)).toEqual(want.filter((id) => id < limit));
+        }
       }
-      for (let t = 0; t < 8; t++) {
-        const text = word("abšĀ ", 0, 200);
-        const want = patterns.map((p, id) => (text.includes(p) ? id : -1)).filter((id) => id >= 0);
-        expect(found(table, text)).toEqual(want);
-        const limit = rand(patterns.length + 1);
-        expect(found(table, text, limit)).toEqual(want.filter((id) => id < limit));
-      }
-    }
+    });
   });
 
   it("ignores patterns at or past the limit and never matches an empty pattern", () => {

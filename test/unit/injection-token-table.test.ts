@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tokenize } from "../../workers/src/skills/injection/scoring.js";
 import { TokenTable } from "../../workers/src/skills/injection/token-table.js";
+import { forRandom } from "../support/random.js";
 
 describe("TokenTable", () => {
   it("finds the known tokens of a text exactly as tokenize does", () => {
@@ -37,22 +38,19 @@ describe("TokenTable", () => {
     const known = stems.flatMap((s) => [3, 4, 7, 8, 9, 12].map((n) => s.slice(0, n)));
     const unique = [...new Set(known)];
     const table = new TokenTable(new Map(unique.map((t, i) => [t, i])));
-    let seed = 7;
-    const rand = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
-    for (let round = 0; round < 200; round++) {
-      const words = Array.from({ length: 12 }, () => {
-        const s = stems[rand(stems.length)]!;
-        return s.slice(0, 1 + rand(s.length)) + (rand(4) === 0 ? "q" : "");
-      });
-      const text = words.join(rand(2) === 0 ? " " : "-");
-      const seen = new Set<string>();
-      table.scan(text, (i) => seen.add(unique[i]!));
-      const expected = tokenize(text).filter((t) => unique.includes(t));
-      expect([...seen].sort()).toEqual(expected.sort());
-    }
+    forRandom(3, (rand) => {
+      for (let round = 0; round < 200; round++) {
+        const words = Array.from({ length: 12 }, () => {
+          const s = stems[rand(stems.length)]!;
+          return s.slice(0, 1 + rand(s.length)) + (rand(4) === 0 ? "q" : "");
+        });
+        const text = words.join(rand(2) === 0 ? " " : "-");
+        const seen = new Set<string>();
+        table.scan(text, (i) => seen.add(unique[i]!));
+        const expected = tokenize(text).filter((t) => unique.includes(t));
+        expect([...seen].sort()).toEqual(expected.sort());
+      }
+    });
   });
   it("compares the text of a token with characters outside one byte", () => {
     // "\u0161" & 0xff is "a": packed alone it would look like "abc".
@@ -71,23 +69,20 @@ describe("TokenTable", () => {
     // 6,000 tokens: a table of more than 64 KB, looked up in batches (token-table.ts).
     const known = Array.from({ length: 6000 }, (_, i) => `w${i.toString(36)}z`);
     const table = new TokenTable(new Map(known.map((t, i) => [t, i])));
-    let seed = 3;
-    const rand = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
-    for (let round = 0; round < 50; round++) {
-      const words = Array.from({ length: 40 }, () =>
-        rand(3) === 0 ? `w${rand(9000).toString(36)}z` : `w${rand(9000).toString(36)}`,
-      );
-      const text = words.join(rand(2) === 0 ? " " : ", ");
-      const out = new Int32Array(3 + TokenTable.room(text));
-      const end = table.collect(text, out, 3);
-      const expected = text
-        .split(/[^a-z0-9]+/)
-        .filter((t) => t.length >= 3 && known.includes(t))
-        .map((t) => known.indexOf(t));
-      expect([...out.subarray(3, end)]).toEqual(expected);
-    }
+    forRandom(3, (rand) => {
+      for (let round = 0; round < 50; round++) {
+        const words = Array.from({ length: 40 }, () =>
+          rand(3) === 0 ? `w${rand(9000).toString(36)}z` : `w${rand(9000).toString(36)}`,
+        );
+        const text = words.join(rand(2) === 0 ? " " : ", ");
+        const out = new Int32Array(3 + TokenTable.room(text));
+        const end = table.collect(text, out, 3);
+        const expected = text
+          .split(/[^a-z0-9]+/)
+          .filter((t) => t.length >= 3 && known.includes(t))
+          .map((t) => known.indexOf(t));
+        expect([...out.subarray(3, end)]).toEqual(expected);
+      }
+    });
   });
 });

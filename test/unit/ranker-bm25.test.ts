@@ -15,15 +15,8 @@ import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query
 import { decodeBm25, encodeBm25 } from "../../workers/src/skills/injection/rankers/bm25-serial.js";
 import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
 import type { Skill } from "../../workers/src/skills/types.js";
+import { forRandom, type Rand } from "../support/random.js";
 import { skill } from "./injection-fixtures.js";
-
-function rng(seed: number) {
-  let s = seed;
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((s / 2 ** 31) * n);
-  };
-}
 
 const WORDS = (
   "weather forecast city rain search web issue github ticket create update delete invoice " +
@@ -31,7 +24,7 @@ const WORDS = (
   "stock price quote file upload download the and for with map route traffic"
 ).split(" ");
 
-function randomSkill(rand: (n: number) => number, i: number): Skill {
+function randomSkill(rand: Rand, i: number): Skill {
   const w = () => WORDS[rand(WORDS.length)]!;
   const props: Record<string, unknown> = {};
   for (let p = 0; p < rand(4); p++)
@@ -105,7 +98,7 @@ function reference(
 const topIds = (core: Bm25Core, query: Bm25Query, k = 5) =>
   core.top(query, k, () => true).map((h) => ({ id: core.state.slotIds[h.id], score: h.score }));
 
-const randomQuery = (rand: (n: number) => number) =>
+const randomQuery = (rand: Rand) =>
   bm25Query(Array.from({ length: 3 + rand(20) }, () => WORDS[rand(WORDS.length)]!).join(" "));
 
 describe("text analysis", () => {
@@ -131,8 +124,7 @@ describe("text analysis", () => {
 
 describe("bm25 core", () => {
   it("scores as the reference formulas on random registries", () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const rand = rng(seed);
+    forRandom(20, (rand) => {
       const candidates = Array.from({ length: 5 + rand(60) }, (_, i) => randomSkill(rand, i));
       const core = Bm25Core.build(candidates, "k");
       for (let r = 0; r < 10; r++) {
@@ -142,12 +134,11 @@ describe("bm25 core", () => {
         expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
         for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(want[i]!.score, 9);
       }
-    }
+    });
   });
 
   it("finds the same skills as the reference when most postings are pruned (large registry, long questions)", () => {
-    for (let seed = 31; seed <= 34; seed++) {
-      const rand = rng(seed);
+    forRandom(4, (rand) => {
       const candidates = Array.from({ length: 400 }, (_, i) => randomSkill(rand, i));
       const core = Bm25Core.build(candidates, "k");
       for (let r = 0; r < 5; r++) {
@@ -161,22 +152,22 @@ describe("bm25 core", () => {
           for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(want[i]!.score, 9);
         }
       }
-    }
+    });
   });
 
   it("scores a single skill as top() does", () => {
-    const rand = rng(7);
-    const candidates = Array.from({ length: 40 }, (_, i) => randomSkill(rand, i));
-    const core = Bm25Core.build(candidates, "k");
-    const query = bm25Query("weather forecast for the city and the rain");
-    for (const hit of core.top(query, 5, () => true)) {
-      expect(scoreSkill(core, query, candidates[hit.id]!)).toBe(hit.score);
-    }
+    forRandom(3, (rand) => {
+      const candidates = Array.from({ length: 40 }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(candidates, "k");
+      const query = bm25Query("weather forecast for the city and the rain");
+      for (const hit of core.top(query, 5, () => true)) {
+        expect(scoreSkill(core, query, candidates[hit.id]!)).toBe(hit.score);
+      }
+    });
   });
 
   it("a core updated change by change answers exactly as one built from scratch", () => {
-    for (let seed = 1; seed <= 8; seed++) {
-      const rand = rng(100 + seed);
+    forRandom(8, (rand) => {
       let next = 0;
       let live = Array.from({ length: 20 }, () => randomSkill(rand, next++));
       let core = Bm25Core.build(live, "k");
@@ -200,32 +191,37 @@ describe("bm25 core", () => {
           expect(topIds(core, query, 8)).toEqual(topIds(fresh, query, 8));
         }
       }
-    }
+    });
   });
 
   it("refuses a second derivation from the same core", () => {
-    const rand = rng(3);
-    const core = Bm25Core.build([randomSkill(rand, 0)], "k");
-    expect(core.derive({ removed: [], added: [randomSkill(rand, 1)] }, "k")).toBeDefined();
-    expect(core.derive({ removed: [], added: [randomSkill(rand, 2)] }, "k")).toBeUndefined();
+    forRandom(3, (rand) => {
+      const core = Bm25Core.build([randomSkill(rand, 0)], "k");
+      expect(core.derive({ removed: [], added: [randomSkill(rand, 1)] }, "k")).toBeDefined();
+      expect(core.derive({ removed: [], added: [randomSkill(rand, 2)] }, "k")).toBeUndefined();
+    });
   });
 
   it("a serialised core answers as the core it came from, and can be derived from", () => {
-    const rand = rng(11);
-    const live = Array.from({ length: 50 }, (_, i) => randomSkill(rand, i));
-    const core = Bm25Core.build(live, "key-1");
-    const loaded = decodeBm25(encodeBm25(core));
-    expect(loaded.key).toBe("key-1");
-    for (let r = 0; r < 20; r++) {
-      const query = randomQuery(rand);
-      expect(topIds(loaded, query, 10)).toEqual(topIds(core, query, 10));
-    }
-    const extra = randomSkill(rand, 99);
-    const a = loaded.derive({ removed: [{ slot: 0, candidate: live[0]! }], added: [extra] }, "k2");
-    const fresh = Bm25Core.build([...live.slice(1), extra], "k2");
-    const query = bm25Query(`${extra.description} ${live[0]!.description}`);
-    expect(topIds(a!.core, query, 10)).toEqual(topIds(fresh, query, 10));
-    expect(() => decodeBm25(new Uint8Array([1, 2, 3]))).toThrow();
+    forRandom(3, (rand) => {
+      const live = Array.from({ length: 50 }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(live, "key-1");
+      const loaded = decodeBm25(encodeBm25(core));
+      expect(loaded.key).toBe("key-1");
+      for (let r = 0; r < 20; r++) {
+        const query = randomQuery(rand);
+        expect(topIds(loaded, query, 10)).toEqual(topIds(core, query, 10));
+      }
+      const extra = randomSkill(rand, 99);
+      const a = loaded.derive(
+        { removed: [{ slot: 0, candidate: live[0]! }], added: [extra] },
+        "k2",
+      );
+      const fresh = Bm25Core.build([...live.slice(1), extra], "k2");
+      const query = bm25Query(`${extra.description} ${live[0]!.description}`);
+      expect(topIds(a!.core, query, 10)).toEqual(topIds(fresh, query, 10));
+      expect(() => decodeBm25(new Uint8Array([1, 2, 3]))).toThrow();
+    });
   });
 
   it("an unrelated question reaches no skill past the gate; a relevant one ranks its skill first", () => {

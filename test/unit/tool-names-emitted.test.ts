@@ -5,6 +5,7 @@ import {
   refHash,
   TOOL_NAME_PATTERN,
 } from "../../workers/src/skills/injection/tool-names.js";
+import { forRandom } from "../support/random.js";
 
 const REGISTRY_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 const long64 = `a${"b".repeat(62)}z`;
@@ -56,23 +57,20 @@ describe("emitted tool names", () => {
   });
   it("matches the provider pattern and maps back for every registry name shape", () => {
     const alphabet = "abcXYZ019_-";
-    let seed = 7;
-    const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    for (let i = 0; i < 2000; i++) {
-      const len = 1 + rand(64);
-      let name = "";
-      for (let j = 0; j < len; j++)
-        name += alphabet[rand(j === 0 ? alphabet.length - 1 : alphabet.length)];
-      const version = `${rand(100)}.${rand(1000)}.${rand(10000)}`;
-      expect(name).toMatch(REGISTRY_NAME);
-      const emitted = emittedToolName({ name, version });
-      expect(emitted).toMatch(TOOL_NAME_PATTERN);
-      const parsed = parseToolName(emitted);
-      if (parsed.kind === "ref") expect(parsed).toEqual({ kind: "ref", name, version });
-      else expect(parsed).toEqual({ kind: "hash", hash: refHash(name, version) });
-    }
+    forRandom(3, (rand) => {
+      for (let i = 0; i < 2000; i++) {
+        const len = 1 + rand(64);
+        let name = "";
+        for (let j = 0; j < len; j++)
+          name += alphabet[rand(j === 0 ? alphabet.length - 1 : alphabet.length)];
+        const version = `${rand(100)}.${rand(1000)}.${rand(10000)}`;
+        expect(name).toMatch(REGISTRY_NAME);
+        const emitted = emittedToolName({ name, version });
+        expect(emitted).toMatch(TOOL_NAME_PATTERN);
+        const parsed = parseToolName(emitted);
+        if (parsed.kind === "ref") expect(parsed).toEqual({ kind: "ref", name, version });
+        else expect(parsed).toEqual({ kind: "hash", hash: refHash(name, version) });
+      }
+    });
   });
 });

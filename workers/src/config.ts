@@ -46,7 +46,7 @@ export const configSchema = z.object({
   /** Management token (Bearer). Unset: management calls are refused (fail closed). */
   MGMT_TOKEN: optionalString,
   /**
-   * Secret that signs dashboard session cookies (docs/dashboard.md#sessions). Unset: a key derived
+   * Secret that signs dashboard session cookies (docs/dashboard.md#signing-in-and-sessions). Unset: a key derived
    * from `MGMT_TOKEN`; with neither, dashboard sign-in is refused (fail closed).
    */
   DASHBOARD_SESSION_SECRET: optionalString,

@@ -116,7 +116,7 @@ export function a2aRoutes(opts: A2ARouteOptions) {
           ? "Invalid, revoked or expired credentials"
           : "Send Authorization: Bearer <API key or management token>",
       );
-    // Every A2A skill reads what the key may see (docs/a2a.md#authentication): a key without the
+    // Every A2A skill reads what the key may see (docs/a2a.md#json-rpc): a key without the
     // `read` scope gets the same 403 `missing_scope` as on REST, before the JSON-RPC layer.
     requireScope(principal, "read");
     const requested = c.req.header(A2A_VERSION_HEADER) || undefined;

@@ -1,5 +1,5 @@
 /**
- * A2A skills (docs/a2a.md#skills): the skills Skillgate's agent offers, dispatched by id. Two ship
+ * A2A skills (docs/a2a.md#messages-and-skills): the skills Skillgate's agent offers, dispatched by id. Two ship
  * with the product — `list-capabilities` (what this deployment offers the caller) and
  * `memory_aware_routing` (a provider/model recommendation from the caller's own upstream call
  * history) — and code embedding Skillgate adds its own with `registerA2ASkill`.

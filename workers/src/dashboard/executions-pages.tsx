@@ -1,5 +1,5 @@
 /**
- * Overview (charts) and execution pages (docs/dashboard.md#executions): filters, pagination,
+ * Overview (charts) and execution pages (docs/dashboard.md#pages): filters, pagination,
  * the detail of one execution, and approve / reject of pending hybrid executions.
  */
 import { Hono } from "hono";

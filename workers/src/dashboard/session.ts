@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (docs/dashboard.md#sessions): a signed, expiring cookie that names the
+ * Dashboard sessions (docs/dashboard.md#signing-in-and-sessions): a signed, expiring cookie that names the
  * principal and carries a session id and a per-session CSRF token. It never holds the token the
  * operator signed in with. Sign-out ends the session on the server too (by its id, through the
  * operator service), so a copied cookie stops working. The cookie is HttpOnly, SameSite=Strict, scoped to `/dashboard`, and Secure over https;

@@ -1,5 +1,5 @@
 /**
- * Settings and API key pages (docs/dashboard.md#settings): the master switch, the custom skill
+ * Settings and API key pages (docs/dashboard.md#pages): the master switch, the custom skill
  * execution switch, the active catalog provider, the SkillsMP key (write-only: the page shows only
  * whether it is set), the default limits of keys (docs/rate-limits.md), and API keys (create — the
  * key is shown once —, list with a link to each key's page, revoke). Management only; a key is

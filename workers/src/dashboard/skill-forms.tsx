@@ -1,5 +1,5 @@
 /**
- * Parts of the skill pages (docs/dashboard.md#skills): the mode and policy toggles, the install
+ * Parts of the skill pages (docs/dashboard.md#pages): the mode and policy toggles, the install
  * form, and the values the filters and forms accept.
  */
 import type { FC } from "hono/jsx";

@@ -1,5 +1,5 @@
 /**
- * Installing a custom skill from the dashboard (docs/dashboard.md#skills): the form, and its post
+ * Installing a custom skill from the dashboard (docs/dashboard.md#pages): the form, and its post
  * with validation feedback (the form comes back with every error and the values as posted, and
  * nothing is installed). Management only.
  */

@@ -1,5 +1,5 @@
 /**
- * Skill pages (docs/dashboard.md#skills): search and filters, versions of a name, mode and policy
+ * Skill pages (docs/dashboard.md#pages): search and filters, versions of a name, mode and policy
  * toggles, editing, installing a custom skill with validation feedback, and deletion with a
  * confirmation step. Keys see the global skills and their own, read-only; management edits.
  */

@@ -121,7 +121,7 @@ export const mcpServers = sqliteTable(
 );
 
 /**
- * Dashboard sessions ended by sign-out before their expiry (docs/dashboard.md#sessions): the
+ * Dashboard sessions ended by sign-out before their expiry (docs/dashboard.md#signing-in-and-sessions): the
  * session cookie is signed and stateless, so a copy of it stays valid until `expires_at` (ms since
  * the epoch) unless its id is here. Rows past their expiry are deleted at the next sign-out.
  */
@@ -149,7 +149,7 @@ export const apiKeyLimits = sqliteTable("api_key_limits", {
 });
 
 /**
- * Usage of one key on one UTC day (docs/rate-limits.md#daily-budget): executions admitted, sandbox
+ * Usage of one key on one UTC day (docs/rate-limits.md#storage): executions admitted, sandbox
  * time of finished runs and sandbox time reserved by runs still going (ms). The daily budget is
  * checked and reserved in one conditional UPDATE.
  */
@@ -218,7 +218,7 @@ export const a2aTasks = sqliteTable(
 );
 
 /**
- * Upstream LLM calls of a key (docs/a2a.md#memory-aware-routing): one row per call a gateway (or
+ * Upstream LLM calls of a key (docs/a2a.md#memory_aware_routing): one row per call a gateway (or
  * the proxy) reports, with its outcome and latency. The routing recommendation reads them.
  */
 export const upstreamCalls = sqliteTable(

@@ -5,14 +5,17 @@
  * from the catalog that is not the active provider setting answers 409 `provider_not_active`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { actingKey } from "../auth/principal.js";
+import { actingKey, requireManagement } from "../auth/principal.js";
 import { CATALOG_IDS, MAX_CATALOG_LIMIT } from "../services/catalogs.js";
 import { createRouter, principalOf } from "./context.js";
 import {
+  ExecutionPolicySchema,
   errorResponses,
+  InjectionModeSchema,
   jsonBody,
   jsonResponse,
   KEY_OR_MANAGEMENT,
+  MANAGEMENT_ONLY,
   SkillSchema,
   TAGS,
 } from "./schemas.js";
@@ -165,6 +168,37 @@ const skillsShInstallRoute = createRoute({
   responses: installResponses,
 });
 
+/** Largest SKILL.md text `POST /api/skills/skill-md/install` takes (characters; the instructions cap). */
+const MAX_SKILL_MD_CHARS = 512 * 1024;
+
+const SkillMdInstallBody = z
+  .object({
+    content: z.string().min(1).max(MAX_SKILL_MD_CHARS).openapi({
+      description: "The SKILL.md file: YAML frontmatter (name, description, …) and a Markdown body",
+      example: "---\nname: pdf-notes\ndescription: How to take notes from PDFs\n---\n# PDF notes\n",
+    }),
+    mode: InjectionModeSchema.optional(),
+    policy: ExecutionPolicySchema.optional(),
+    apiKeyId: z.string().min(1).nullable().optional(),
+  })
+  .strict()
+  .openapi("SkillMdInstall");
+
+const skillMdInstallRoute = createRoute({
+  method: "post",
+  path: "/api/skills/skill-md/install",
+  operationId: "installSkillMd",
+  tags: [TAGS.skills],
+  security: MANAGEMENT_ONLY,
+  summary: "Install a SKILL.md file as a local instruction skill",
+  request: { body: jsonBody(SkillMdInstallBody) },
+  responses: {
+    201: jsonResponse(z.object({ skill: SkillSchema }), "Installed"),
+    ...errorResponses(400, 401, 403, 409),
+    422: { description: "The SKILL.md breaks the Agent Skills rules" },
+  },
+});
+
 /** Builds the catalog route group; mount it before `/api/skills/{id}`. */
 export function catalogsRoutes() {
   const app = createRouter();
@@ -191,6 +225,15 @@ export function catalogsRoutes() {
     const { apiKeyId, ...ref } = c.req.valid("json");
     const owner = actingKey(principalOf(c), apiKeyId);
     return c.json(await c.get("services").catalogs.install("skillssh", ref, owner), 201);
+  });
+
+  app.openapi(skillMdInstallRoute, async (c) => {
+    requireManagement(c.get("principal"));
+    const { content, mode, policy, apiKeyId } = c.req.valid("json");
+    const skill = await c
+      .get("services")
+      .catalogs.installSkillMd(content, { owner: apiKeyId ?? null, mode, policy });
+    return c.json({ skill }, 201);
   });
 
   return app;

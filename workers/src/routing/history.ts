@@ -1,5 +1,5 @@
 /**
- * The upstream call history of each key (docs/a2a.md#memory-aware-routing): one row per LLM call a
+ * The upstream call history of each key (docs/a2a.md#memory_aware_routing): one row per LLM call a
  * gateway reports (`POST /api/routing/observations`) with provider, model, outcome, error class and
  * latency, and the per provider/model statistics over a recent window that the routing
  * recommendation reads. A key sees only its own history.

@@ -1,5 +1,5 @@
 /**
- * Memory-aware routing (docs/a2a.md#memory-aware-routing): recommends an upstream provider and
+ * Memory-aware routing (docs/a2a.md#memory_aware_routing): recommends an upstream provider and
  * model for a described task from a key's own upstream call history, and shows the numbers it
  * used. Pure: the caller reads the history.
  *

@@ -1,5 +1,5 @@
 /**
- * `/api/routing` (docs/a2a.md#memory-aware-routing): a gateway reports the outcome of its upstream
+ * `/api/routing` (docs/a2a.md#memory_aware_routing): a gateway reports the outcome of its upstream
  * LLM calls, and reads the provider/model recommendation built from them (the same one the A2A
  * skill `memory_aware_routing` answers).
  * - `POST /api/routing/observations` `{ calls: [{ provider, model, status, errorClass?, latencyMs, task? }], apiKeyId? }`

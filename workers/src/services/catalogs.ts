@@ -22,7 +22,7 @@ import type {
 import { ConflictError } from "../errors.js";
 import { INSTRUCTION_HANDLER, INSTRUCTION_INPUT_SCHEMA } from "../skills/builtins/instructions.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
-import type { Skill } from "../skills/types.js";
+import type { ExecutionPolicy, InjectionMode, Skill } from "../skills/types.js";
 import type { SettingsService } from "./settings.js";
 import type { SkillsService } from "./skills.js";
 
@@ -136,5 +136,33 @@ export class CatalogsService {
     });
     const counted = await this.opts.registry.countCatalogInstall(skill);
     return { skill: counted, skillMd: { url: found.url, path: found.path } };
+  }
+
+  /**
+   * Installs the SKILL.md text `content` as a local instruction skill
+   * (`POST /api/skills/skill-md/install`; docs/catalogs.md#installing-a-skillmd-file): the same
+   * validation and skill shape as a catalog install, with no catalog source. `mode` defaults to
+   * `auto`, `policy` to the registry's default; `owner` null = global.
+   * @throws InvalidSkillMdError (422) for a SKILL.md breaking the Agent Skills rules;
+   *   ConflictError `skill_exists` (409) for a duplicate `name@version` of the owner,
+   *   `reserved_name` for a builtin name.
+   */
+  async installSkillMd(
+    content: string,
+    opts: { owner: string | null; mode?: InjectionMode; policy?: ExecutionPolicy },
+  ): Promise<Skill> {
+    const md = parseSkillMd(content);
+    return this.opts.skills.install({
+      name: md.name,
+      version: md.version,
+      description: md.description,
+      schema: { input: INSTRUCTION_INPUT_SCHEMA },
+      handlerCode: INSTRUCTION_HANDLER,
+      instructions: md.body,
+      mode: opts.mode ?? "auto",
+      ...(opts.policy === undefined ? {} : { policy: opts.policy }),
+      tags: md.tags,
+      apiKeyId: opts.owner,
+    });
   }
 }

@@ -52,7 +52,7 @@ export interface FrontDoorServices {
   health: HealthService;
   /** A2A tasks, scoped to the key that created them (docs/a2a.md#tasks). */
   tasks: AgentTasksService;
-  /** Upstream call history and routing recommendations (docs/a2a.md#memory-aware-routing). */
+  /** Upstream call history and routing recommendations (docs/a2a.md#memory_aware_routing). */
   routing: RoutingService;
   /** The gateway proxy's upstreams, limits and mixed-turn storage (docs/proxy.md). */
   proxy: ProxyService;

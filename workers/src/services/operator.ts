@@ -36,7 +36,7 @@ export type OperatorExecutionFilter = Omit<ExecutionFilter, "apiKeyId"> & {
   apiKeyId?: string;
 };
 
-/** Where the ids of dashboard sessions ended by sign-out are kept (docs/dashboard.md#sessions). */
+/** Where the ids of dashboard sessions ended by sign-out are kept (docs/dashboard.md#signing-in-and-sessions). */
 export interface SessionRevocationRepository {
   /**
    * Records that the session `sessionId`, valid until `expiresAt` (ms since epoch), has ended;
@@ -92,7 +92,7 @@ export class OperatorService {
 
   /**
    * Ends the dashboard session `sessionId` (valid until `expiresAt`, ms since epoch) on the
-   * server: a copy of its cookie no longer signs anyone in (docs/dashboard.md#sessions).
+   * server: a copy of its cookie no longer signs anyone in (docs/dashboard.md#signing-in-and-sessions).
    */
   endSession(sessionId: string, expiresAt: number): Promise<void> {
     return this.opts.sessionRevocations.revoke(sessionId, expiresAt, this.opts.clock());

@@ -1,5 +1,5 @@
 /**
- * The routing service (docs/a2a.md#memory-aware-routing): records the upstream LLM calls a gateway
+ * The routing service (docs/a2a.md#memory_aware_routing): records the upstream LLM calls a gateway
  * reports for a key and recommends a provider/model from that key's recent history.
  */
 import type { RoutingHistoryRepository, UpstreamCall } from "../routing/history.js";

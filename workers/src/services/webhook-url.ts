@@ -1,5 +1,5 @@
 /**
- * The set-time check of an approval webhook URL (docs/approval-notifications.md#configuring):
+ * The set-time check of an approval webhook URL (docs/approval-notifications.md#where-it-goes):
  * the outbound guard's literal rules (workers/src/outbound/guard.ts, docs/outbound.md#the-guard)
  * without resolving names — scheme http or https, no user name or password, none of the refused
  * special names (`localhost`, `.internal`, ...), and an IP literal only when it is public unicast.

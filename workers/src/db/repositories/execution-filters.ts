@@ -1,5 +1,5 @@
 /**
- * The WHERE clauses of `skill_executions` queries (docs/api.md#executions): the filters of the
+ * The WHERE clauses of `skill_executions` queries (docs/execution.md#history): the filters of the
  * execution list and count, and of the deletion of finished executions. Both name a key (null =
  * management's own executions) and a skill as `name` or `name@version` the same way.
  */

@@ -34,7 +34,7 @@ export interface Repositories {
   usage: DrizzleUsageStore;
   /** Imported MCP servers. */
   mcpServers: McpServerStore;
-  /** Dashboard sessions ended by sign-out (docs/dashboard.md#sessions). */
+  /** Dashboard sessions ended by sign-out (docs/dashboard.md#signing-in-and-sessions). */
   sessionRevocations: DrizzleSessionRevocationRepository;
   /** What selection learned from traffic (docs/scoring.md#learning-from-traffic). */
   learning: DrizzleLearningRepository;

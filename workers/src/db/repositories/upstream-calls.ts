@@ -1,6 +1,6 @@
 /**
  * The `upstream_calls` table behind {@link RoutingHistoryRepository} (drizzle over libSQL;
- * docs/a2a.md#memory-aware-routing). A key sees only its own history.
+ * docs/a2a.md#memory_aware_routing). A key sees only its own history.
  */
 import { and, desc, eq, gte, isNull } from "drizzle-orm";
 import {

@@ -7,25 +7,36 @@ import { z } from "zod";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import { base64ToBytes, bytesToBase64, utf8DecodeStrict, utf8Encode } from "./bytes.js";
+import { inputSchemaOf } from "./input-schema.js";
 import type { BuiltinDefinition, BuiltinDeps, BuiltinHandlerFactory } from "./types.js";
 import { validateWorkspacePath } from "./workspace-path.js";
 import { workspaceIdFor } from "./workspace-repository.js";
 
-const encodingSchema = z.enum(["utf8", "base64"]);
+const encodingSchema = z
+  .enum(["utf8", "base64"])
+  .describe("`utf8` for text (default), `base64` for binary data.");
+const pathSchema = z
+  .string()
+  .describe(
+    "Path relative to your workspace, e.g. `notes/todo.md`. No absolute paths, `..`, backslashes or hidden secret folders.",
+  );
 
 /** Input of `file_read`. */
 export const fileReadInput = z.object({
-  path: z.string(),
+  path: pathSchema,
   encoding: encodingSchema.default("utf8"),
 });
 
 /** Input of `file_write`. */
 export const fileWriteInput = z.object({
-  path: z.string(),
-  content: z.string(),
+  path: pathSchema,
+  content: z.string().describe("The data to write, in `encoding`."),
   encoding: encodingSchema.default("utf8"),
-  append: z.boolean().default(false),
-  overwrite: z.boolean().default(true),
+  append: z.boolean().default(false).describe("Append instead of replacing (default false)."),
+  overwrite: z
+    .boolean()
+    .default(true)
+    .describe("Replace an existing file (default true); false fails if it exists."),
 });
 
 /** Result of `file_read`: `content` is the file in the requested encoding. */
@@ -45,29 +56,13 @@ export interface FileWriteResult {
   encoding: "utf8" | "base64";
 }
 
-const pathProperty = {
-  type: "string",
-  description:
-    "Path relative to your workspace, e.g. `notes/todo.md`. No absolute paths, `..`, backslashes or hidden secret folders.",
-};
-const encodingProperty = {
-  type: "string",
-  enum: ["utf8", "base64"],
-  description: "`utf8` for text (default), `base64` for binary data.",
-};
-
 /** Declarations of the two file builtins (policy `auto`; docs/registry.md#builtins). */
 export const fileDefinitions: BuiltinDefinition[] = [
   {
     name: "file_read",
     description:
       "Read a file from your private workspace. Returns its content as UTF-8 text or base64.",
-    inputSchema: {
-      type: "object",
-      properties: { path: pathProperty, encoding: encodingProperty },
-      required: ["path"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(fileReadInput),
     policy: "auto",
     mode: "auto",
     tags: ["file", "read", "workspace", "files"],
@@ -76,21 +71,7 @@ export const fileDefinitions: BuiltinDefinition[] = [
     name: "file_write",
     description:
       "Write a file in your private workspace (replace by default, or append). Content is UTF-8 text or base64.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: pathProperty,
-        content: { type: "string", description: "The data to write, in `encoding`." },
-        encoding: encodingProperty,
-        append: { type: "boolean", description: "Append instead of replacing (default false)." },
-        overwrite: {
-          type: "boolean",
-          description: "Replace an existing file (default true); false fails if it exists.",
-        },
-      },
-      required: ["path", "content"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(fileWriteInput),
     policy: "auto",
     mode: "auto",
     tags: ["file", "write", "save", "workspace", "files"],

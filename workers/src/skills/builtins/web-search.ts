@@ -8,6 +8,7 @@ import { sha256Hex } from "../../auth/crypto.js";
 import type { Cache } from "../../cache/types.js";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
+import { inputSchemaOf } from "./input-schema.js";
 import { createSearchBackend, type SearchBackend, type SearchResult } from "./search-backends.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
@@ -18,8 +19,14 @@ export const MAX_SEARCH_LIMIT = 20;
 
 /** Input of `web_search`. */
 export const webSearchInput = z.object({
-  query: z.string().trim().min(1).max(1000),
-  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
+  query: z.string().trim().min(1).max(1000).describe("What to search for."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEARCH_LIMIT)
+    .default(DEFAULT_SEARCH_LIMIT)
+    .describe(`Number of results (default ${DEFAULT_SEARCH_LIMIT}).`),
 });
 
 /** Result of `web_search`. */
@@ -37,20 +44,7 @@ export const webSearchDefinitions: BuiltinDefinition[] = [
   {
     name: "web_search",
     description: "Search the web and return the top results as title, url and snippet.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: { type: "string", description: "What to search for." },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_SEARCH_LIMIT,
-          description: `Number of results (default ${DEFAULT_SEARCH_LIMIT}).`,
-        },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(webSearchInput),
     policy: "auto",
     mode: "auto",
     tags: ["search", "web", "internet", "lookup", "news"],
