@@ -16,6 +16,8 @@ export type ContainerPhase = "create" | "start" | "remove";
 
 /** Live state read at scrape time (gauges). */
 export interface HostState {
+  /** The image and container runtime of each kind of run (fixed by the configuration). */
+  images(): Array<{ kind: SandboxRunKind; image: string; runtime: string }>;
   /** Runs holding a concurrency slot. */
   running(): number;
   /** Runs waiting for a slot. */

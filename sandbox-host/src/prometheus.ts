@@ -80,6 +80,16 @@ export function createPrometheusHostMetrics(
     registers,
   });
   new Gauge({
+    name: "skillgate_sandbox_image_runtime_info",
+    help: "Image and container runtime of each kind of run (value 1)",
+    labelNames: ["kind", "image", "runtime"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const row of state?.images() ?? []) this.set(row, 1);
+    },
+  });
+  new Gauge({
     name: "skillgate_sandbox_queue_depth",
     help: "Runs waiting for a concurrency slot",
     registers,
