@@ -99,6 +99,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     MAX_SANDBOX_TIMEOUT_MS,
   );
   const env = { ...BASE_ENV, ...userEnv };
+  const runtime = config.runtimes[req.language];
   const poolable =
     req.language !== "shell" &&
     image === config.images[req.language] &&
@@ -111,7 +112,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     kind: req.language,
     language: req.language,
     image,
-    cmd: commandFor(req.language, req.command, req.args),
+    cmd: commandFor(req.language, req.command, req.args, runtime),
     env,
     network,
     cpuLimit,
@@ -120,7 +121,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     queueTimeoutMs: Math.min(req.queueTimeoutMs ?? config.queueTimeoutMs, config.queueTimeoutMs),
     input: req.language === "shell" ? undefined : Buffer.from(req.code ?? "", "utf8"),
     poolable,
-    runtime: config.runtimes[req.language],
+    runtime,
   };
 }
 

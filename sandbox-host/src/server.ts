@@ -259,7 +259,6 @@ export async function startSandboxHost(
     poolReady: () => pool.sizes(),
   });
 
-
   const presence = new ImagePresence(docker, kindImages, opts.imagePresence);
   const health = async (): Promise<SandboxHealth> => {
     const [reachable, present] = await Promise.all([dockerReachable(docker), presence.snapshot()]);
