@@ -319,7 +319,7 @@ export class Runner {
     active.container = container;
     if (stdinProgram) {
       try {
-        await announce();
+        await timed(this.metrics, "handover", announce);
       } catch (err) {
         await this.dispose(container);
         throw err;
@@ -349,12 +349,14 @@ export class Runner {
             (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS)),
         ),
       ]);
-      const durationMs = Math.round(performance.now() - started);
+      const programMs = performance.now() - started;
+      const durationMs = Math.round(programMs);
+      this.metrics.observeContainerPhase("program", programMs);
       clearTimeout(limitTimer);
       clearTimeout(graceTimer);
       clearTimeout(slackTimer);
-      await container.drain(DRAIN_MS);
-      const state = await container.inspectState();
+      await timed(this.metrics, "drain", () => container.drain(DRAIN_MS));
+      const state = await timed(this.metrics, "inspect", () => container.inspectState());
       const exitCode = waited === "slack" ? null : (waited ?? state.exitCode);
       const stdout = container.stdout.text();
       const stderr = container.stderr.text();
