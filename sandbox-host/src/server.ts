@@ -7,11 +7,12 @@
  * 401 before anything is parsed or run, unknown paths included.
  *
  * - `POST /v1/run` — body `SandboxRunRequest` JSON → 200 `SandboxRunResult` JSON for every run
- *   that started (whatever its exit code, timeout or OOM). `timeoutMs` counts from the request's
- *   arrival: a wait for a slot is taken from it. Errors: 400 `invalid_json` / `invalid_input`,
+ *   that started (whatever its exit code, timeout or OOM). `timeoutMs` counts from the handover
+ *   of the program; the wait for a slot is bounded apart by `queueTimeoutMs`. Errors: 400 `invalid_json` / `invalid_input`,
  *   409 `run_exists` / `killed` (killed while queued), 413 `body_too_large`,
- *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full or no
- *   slot came free within the run's limit (the program never started), 503 `image_unavailable` /
+ *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full,
+ *   429 `queue_timeout` when no slot came free within the run's queue wait (the program never
+ *   started), 503 `image_unavailable` /
  *   `docker_unavailable` / `shutting_down`.
  * - `POST /v1/browse` — body `BrowseRequest` JSON → 200 `BrowseResult` JSON for every browse
  *   that was accepted (ok, error or timeout; browser.ts); errors as `/v1/run`, with
