@@ -99,6 +99,8 @@ function abortable(work: Promise<void> | void, signal: AbortSignal): Promise<voi
 /** Executes runs and tracks them by run id. */
 export class Runner {
   private readonly runs = new Map<string, ActiveRun>();
+  /** Background removals of pooled containers still in progress. */
+  private readonly removals = new Set<Promise<void>>();
   private closed = false;
   private readonly metrics: HostMetrics;
 
@@ -209,6 +211,7 @@ export class Runner {
     for (const runId of [...this.runs.keys()]) this.kill(runId);
     const deadline = Date.now() + ENGINE_SLACK_MS;
     while (this.runs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await Promise.all([...this.removals]);
   }
 
   /**
@@ -384,8 +387,18 @@ export class Runner {
       };
     } finally {
       clearTimeout(graceTimer);
-      await this.dispose(container);
+      // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
+      // exit code, OOM flag and output are already read, and the slot stays owned until the
+      // container is gone, so the sweep spares it and shutdown waits for it.
+      if (pooled) this.disposeLater(container);
+      else await this.dispose(container);
     }
+  }
+
+  /** Removes a container in the background; {@link killAll} waits for such removals. */
+  private disposeLater(container: SandboxContainer): void {
+    const removal = this.dispose(container).finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
