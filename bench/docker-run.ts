@@ -6,15 +6,17 @@ import { spawn } from "node:child_process";
 import type { createOptions } from "../sandbox-host/src/container.js";
 
 /**
- * `docker run` CLI arguments equal to the host's create options `opts` (network, capabilities,
- * security options, limits, tmpfs, binds, user, environment, image and command), with `--rm -i`.
+ * `docker run` CLI arguments equal to the host's create options `opts` (runtime, network,
+ * capabilities, security options, limits and ulimits, tmpfs, binds, user, environment, image and command), with `--rm -i`.
  */
 export function dockerRunArgs(opts: ReturnType<typeof createOptions>): string[] {
   const hc = opts.HostConfig!;
   const args = ["run", "--rm", "-i", "--network", String(hc.NetworkMode)];
   for (const cap of hc.CapDrop as string[]) args.push("--cap-drop", cap);
   for (const opt of hc.SecurityOpt as string[]) args.push("--security-opt", opt);
+  args.push("--runtime", String(hc.Runtime ?? "runc"));
   args.push("--pids-limit", String(hc.PidsLimit), "--cpus", String(hc.NanoCpus! / 1e9));
+  for (const u of hc.Ulimits ?? []) args.push("--ulimit", `${u.Name}=${u.Soft}:${u.Hard}`);
   args.push("--memory", `${hc.Memory}b`, "--memory-swap", `${hc.MemorySwap}b`);
   for (const [path, o] of Object.entries(hc.Tmpfs ?? {})) args.push("--tmpfs", `${path}:${o}`);
   for (const bind of hc.Binds ?? []) args.push("-v", bind);

@@ -13,6 +13,11 @@ import { pathToFileURL } from "node:url";
 import type { SandboxRunRequest } from "@skillgate/sandbox-protocol";
 import { type HostConfig, parseHostConfig } from "../sandbox-host/src/config.js";
 import { createOptions } from "../sandbox-host/src/container.js";
+import {
+  type ContainerPhase,
+  type HostMetrics,
+  noopHostMetrics,
+} from "../sandbox-host/src/metrics.js";
 import { containerSpec, planRun } from "../sandbox-host/src/plan.js";
 import { type SandboxHost, startSandboxHost } from "../sandbox-host/src/server.js";
 import { createSandboxClient, type SandboxClient } from "../workers/src/sandbox/client.js";
@@ -60,6 +65,8 @@ export interface SandboxBenchResult {
     apiTwoHosts: number;
   };
   rounds: number;
+  /** Bare `docker run`, pool off and pool on per container runtime (runc, runsc). */
+  runtimes: RuntimeBenchResult[];
   /** The browser builtin beside a bare `docker run` of its image (bench/browser.ts). */
   browser: BrowserBenchResult;
 }
@@ -104,6 +111,7 @@ async function apiRun(api: BenchApi): Promise<void> {
 export async function startHost(
   name: string,
   env: Record<string, string>,
+  metrics?: HostMetrics,
 ): Promise<{ host: SandboxHost; client: SandboxClient; config: HostConfig }> {
   const secret = randomBytes(32).toString("hex");
   const config = parseHostConfig({
@@ -115,8 +123,125 @@ export async function startHost(
     ...env,
     SANDBOX_SECRET: secret,
   });
-  const host = await startSandboxHost(config, { log: () => {} });
+  const host = await startSandboxHost(config, { log: () => {}, metrics });
   return { host, client: createSandboxClient({ baseUrl: host.url, secret }), config };
+}
+
+/** One runtime's figures: medians in ms and ratios to a bare `docker run` of that runtime. */
+export interface RuntimeBenchResult {
+  runtime: "runc" | "runsc";
+  medianMs: { bareDockerRun: number; hostPoolOff: number; hostPoolOn: number };
+  ratio: { poolOffVsBare: number; poolOnVsBare: number };
+  /** Median ms of each container step of the pool-on runs (metrics.ts `ContainerPhase`). */
+  poolOnPhasesMs: Partial<Record<ContainerPhase, number>>;
+  poolHitRate: number;
+}
+
+/** Whether the Docker engine lists `runtime` (`docker info`'s runtimes). */
+async function engineHas(runtime: string): Promise<boolean> {
+  const { DockerodeClient } = await import("../sandbox-host/src/dockerode-client.js");
+  return (await DockerodeClient.connect().runtimes()).includes(runtime);
+}
+
+/**
+ * Bare `docker run`, pool off and pool on for one runtime, interleaved, with the pool-on runs'
+ * step breakdown (create and start of pooled containers happen before the run and are left out).
+ */
+async function runtimeLeg(runtime: "runc" | "runsc", rounds: number): Promise<RuntimeBenchResult> {
+  const phases: Partial<Record<ContainerPhase, number[]>> = {};
+  let recording = false;
+  const metrics: HostMetrics = {
+    ...noopHostMetrics,
+    observeContainerPhase(phase, ms) {
+      if (recording) (phases[phase] ??= []).push(ms);
+    },
+  };
+  const off = await startHost(`${runtime}-off`, {
+    SANDBOX_RUNTIME: runtime,
+    SANDBOX_POOL_SIZE: "0",
+  });
+  const on = await startHost(
+    `${runtime}-on`,
+    { SANDBOX_RUNTIME: runtime, SANDBOX_POOL_SIZE: "2" },
+    metrics,
+  );
+  try {
+    const image = on.config.images.python;
+    const args = pythonRunArgs(off.config);
+    await waitForPool(on.host, image, 2);
+    await bareRun(args);
+    await hostRun(off.client);
+    await hostRun(on.client);
+    const hits = { hits: 0, total: 0 };
+    const samples = await interleave(
+      {
+        bare: () => bareRun(args),
+        off: () => hostRun(off.client),
+        on: async () => {
+          await waitForPool(on.host, image, 2);
+          recording = true;
+          try {
+            await hostRun(on.client, hits);
+          } finally {
+            recording = false;
+          }
+        },
+      },
+      rounds,
+      1,
+    );
+    const bare = median(samples.bare!);
+    const poolOff = median(samples.off!);
+    const poolOn = median(samples.on!);
+    const poolOnPhasesMs: Partial<Record<ContainerPhase, number>> = {};
+    for (const [phase, list] of Object.entries(phases) as [ContainerPhase, number[]][])
+      if (phase !== "create" && phase !== "start") poolOnPhasesMs[phase] = median(list);
+    return {
+      runtime,
+      medianMs: { bareDockerRun: bare, hostPoolOff: poolOff, hostPoolOn: poolOn },
+      ratio: { poolOffVsBare: poolOff / bare, poolOnVsBare: poolOn / bare },
+      poolOnPhasesMs,
+      poolHitRate: hits.total ? hits.hits / hits.total : 0,
+    };
+  } finally {
+    await Promise.all([off.host.close(), on.host.close()]);
+  }
+}
+
+/**
+ * The per-runtime comparison: runc, and runsc (gVisor) when the engine has it, printed side by
+ * side. Output: one result per runtime measured.
+ */
+export async function runRuntimeBench(rounds: number): Promise<RuntimeBenchResult[]> {
+  const runtimes: Array<"runc" | "runsc"> = ["runc"];
+  if (await engineHas("runsc")) runtimes.push("runsc");
+  const results: RuntimeBenchResult[] = [];
+  for (const runtime of runtimes) results.push(await runtimeLeg(runtime, rounds));
+  console.log(
+    `\nSandbox per runtime: python print(6*7), ${rounds} interleaved rounds (median wall time)`,
+  );
+  row("", ...results.map((r) => r.runtime));
+  row(
+    "bare `docker run --rm -i` (same flags)",
+    ...results.map((r) => fmt(r.medianMs.bareDockerRun)),
+  );
+  row("host HTTP API, pool off", ...results.map((r) => fmt(r.medianMs.hostPoolOff)));
+  row("host HTTP API, pool on", ...results.map((r) => fmt(r.medianMs.hostPoolOn)));
+  row("pool off / bare", ...results.map((r) => `${r.ratio.poolOffVsBare.toFixed(2)}x`));
+  row(
+    "pool on / bare (goal runc <= 0.10x)",
+    ...results.map((r) => `${r.ratio.poolOnVsBare.toFixed(2)}x`),
+  );
+  row("pool hits", ...results.map((r) => `${(r.poolHitRate * 100).toFixed(0)}%`));
+  for (const phase of ["handover", "program", "drain", "inspect", "remove"] as const)
+    row(
+      `  pool on: ${phase}`,
+      ...results.map((r) =>
+        r.poolOnPhasesMs[phase] === undefined ? "-" : fmt(r.poolOnPhasesMs[phase]!),
+      ),
+    );
+  if (runtimes.length === 1) row("runsc", "not registered with the engine: not measured");
+  return results;
 }
 
 async function waitForPool(host: SandboxHost, image: string, size: number): Promise<void> {
@@ -234,6 +359,7 @@ export async function runSandboxBench(
         apiTwoHosts: apiTwoRate,
       },
       rounds,
+      runtimes: [],
       browser: { medianMs: { bareDockerRun: 0, browserSkill: 0 }, ratio: 0, rounds: 0 },
     };
     console.log(
@@ -267,6 +393,7 @@ export async function runSandboxBench(
     );
     row(`throughput, ${CONCURRENCY} concurrent callers, pool off`, `${offRate.toFixed(1)} exec/s`);
     row(`throughput, ${CONCURRENCY} concurrent callers, pool on`, `${onRate.toFixed(1)} exec/s`);
+    result.runtimes = await runRuntimeBench(rounds);
     result.browser = await runBrowserBench(
       off.config,
       off.client,

@@ -104,6 +104,7 @@ export function browserRunPlan(
     readOnlyBinds: mount.readOnlyBinds,
     readOnlyVolumes: mount.readOnlyVolumes,
     pidsLimit: 512,
+    runtime: config.runtimes.browser,
     tmpfsMb: 256,
     shmBytes: 64 * 1_048_576,
     maxOutputChars: Math.ceil(BROWSE_MAX_SCREENSHOT_BYTES * 1.4) + BROWSE_MAX_CHARS * 6,

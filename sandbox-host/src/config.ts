@@ -4,7 +4,7 @@
  * host reads `process.env`.
  */
 import { isAbsolute } from "node:path";
-import { MAX_SANDBOX_TIMEOUT_MS } from "@skillgate/sandbox-protocol";
+import { MAX_SANDBOX_TIMEOUT_MS, type SandboxRunKind } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
 import { DEFAULT_ALLOWED_IMAGES, DEFAULT_LANGUAGE_IMAGES, normalizeImage } from "./images.js";
 
@@ -47,6 +47,13 @@ const VOLUME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,254}$/;
 const keyId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
 /** A secret must be long enough to resist guessing; shorter ones refuse to start (fail closed). */
 const secret = z.string().min(16, "must be at least 16 characters");
+
+/** Container runtimes the host can use (docs/sandbox.md#runtimes). */
+export const SANDBOX_RUNTIMES = ["runc", "runsc"] as const;
+/** A container runtime: `runc` (Docker's default) or `runsc` (gVisor). */
+export type SandboxRuntime = (typeof SANDBOX_RUNTIMES)[number];
+const runtime = z.enum(SANDBOX_RUNTIMES);
+const runtimeOverride = optionalString.pipe(runtime.optional());
 
 /** Zod schema of the host environment; keys are the variable names. */
 export const hostEnvSchema = z.object({
@@ -101,6 +108,30 @@ export const hostEnvSchema = z.object({
   /** Upper bounds a run may ask for: CPU in thousandths, memory in MB. */
   SANDBOX_MAX_CPU_LIMIT: int(1000, 10, 64_000),
   SANDBOX_MAX_MEMORY_MB: int(1024, 16, 65_536),
+  /**
+   * Container runtime of every run (`runc` or `runsc`, gVisor); the per-kind variables below
+   * override it for one kind of run. A runtime other than `runc` must be registered with the
+   * Docker engine (`runtimes` in its daemon configuration), or the host refuses to start.
+   */
+  SANDBOX_RUNTIME: runtime.default("runc"),
+  SANDBOX_RUNTIME_NODE: runtimeOverride,
+  SANDBOX_RUNTIME_PYTHON: runtimeOverride,
+  SANDBOX_RUNTIME_SHELL: runtimeOverride,
+  /** Runtime of the browser builtin; default runc whatever SANDBOX_RUNTIME says. */
+  SANDBOX_RUNTIME_BROWSER: runtimeOverride,
+  /** Processes and threads of a run under runc (the container's pids cgroup limit). */
+  SANDBOX_PIDS_LIMIT: int(100, 8, 65_536),
+  /**
+   * Pids cgroup limit of a container under runsc: gVisor's own processes (sentry, gofer, one
+   * ptrace stub per guest process) count against it, and reaching it kills the whole sandbox,
+   * so it stays well above what the program may start.
+   */
+  SANDBOX_RUNSC_PIDS_LIMIT: int(1024, 64, 65_536),
+  /**
+   * Processes and threads of a run under runsc (RLIMIT_NPROC, enforced by gVisor's kernel: a
+   * fork past it fails with EAGAIN).
+   */
+  SANDBOX_RUNSC_NPROC: int(32, 4, 4096),
   /** Docker engine socket; default: DOCKER_HOST or /var/run/docker.sock. */
   SANDBOX_DOCKER_SOCKET: optionalString,
   /** Bearer token that may read `/metrics`; unset: `/metrics` is not served. */
@@ -179,6 +210,17 @@ export interface HostConfig {
   maxCpuLimit: number;
   maxMemoryMb: number;
   dockerSocket?: string;
+  /** Container runtime of each kind of run (docs/sandbox.md#runtimes). */
+  runtimes: Record<SandboxRunKind, SandboxRuntime>;
+  /** Process limits per runtime (docs/sandbox.md#limits-per-runtime). */
+  pids: {
+    /** Pids cgroup limit of a runc container (processes and threads of the program). */
+    runc: number;
+    /** Pids cgroup limit of a runsc container (gVisor's own processes included). */
+    runscCgroup: number;
+    /** RLIMIT_NPROC of the program in a runsc container (enforced by gVisor). */
+    runscNproc: number;
+  };
   /** Bearer token of `GET /metrics`; undefined: no metrics endpoint (fail closed). */
   metricsToken?: string;
   maxOutputChars: number;
@@ -289,6 +331,17 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     maxCpuLimit: env.SANDBOX_MAX_CPU_LIMIT,
     maxMemoryMb: env.SANDBOX_MAX_MEMORY_MB,
     dockerSocket: env.SANDBOX_DOCKER_SOCKET,
+    runtimes: {
+      node: env.SANDBOX_RUNTIME_NODE ?? env.SANDBOX_RUNTIME,
+      python: env.SANDBOX_RUNTIME_PYTHON ?? env.SANDBOX_RUNTIME,
+      shell: env.SANDBOX_RUNTIME_SHELL ?? env.SANDBOX_RUNTIME,
+      browser: env.SANDBOX_RUNTIME_BROWSER ?? "runc",
+    },
+    pids: {
+      runc: env.SANDBOX_PIDS_LIMIT,
+      runscCgroup: env.SANDBOX_RUNSC_PIDS_LIMIT,
+      runscNproc: Math.min(env.SANDBOX_RUNSC_NPROC, env.SANDBOX_RUNSC_PIDS_LIMIT),
+    },
     metricsToken: env.METRICS_TOKEN,
     maxOutputChars: env.SKILLS_MAX_SANDBOX_OUTPUT_CHARS,
     defaultTimeoutMs: env.SKILLS_SANDBOX_TIMEOUT_MS,

@@ -6,6 +6,7 @@
  * remove, for which the seam settles the engine's races.
  */
 import { constants } from "node:os";
+import type { SandboxRuntime } from "./config.js";
 import type { AttachedIo, ContainerCreateOptions, DockerClient } from "./docker-client.js";
 import { OutputSink } from "./output.js";
 
@@ -41,15 +42,24 @@ export interface ContainerSpec {
   readOnlyBinds?: string[];
   /** Named volumes mounted read-only (default none); never filled from the image. */
   readOnlyVolumes?: VolumeMount[];
-  /** Process/thread limit (default 100). */
+  /** Container runtime (docs/sandbox.md#runtimes); default runc. */
+  runtime?: SandboxRuntime;
+  /** The container's pids cgroup limit (default 100). */
   pidsLimit?: number;
+  /**
+   * RLIMIT_NPROC of the program (soft = hard); unset: none. Only meaningful under runsc, whose
+   * kernel counts the sandbox's own processes: under runc the limit is per user id across the
+   * whole machine (docs/sandbox.md#limits-per-runtime).
+   */
+  nproc?: number;
   /** Size of each tmpfs (/tmp, /workspace) in MB (default 64). */
   tmpfsMb?: number;
 }
 
 /**
- * Container create options for a spec: network none|bridge, cap-drop ALL, no-new-privileges,
- * pids limit 100 (or the spec's), read-only bind mounts and read-only named-volume mounts (with
+ * Container create options for a spec: the spec's runtime (runc by default), network none|bridge,
+ * cap-drop ALL, no-new-privileges, pids limit 100 (or the spec's), RLIMIT_NPROC when the spec has
+ * one, read-only bind mounts and read-only named-volume mounts (with
  * `NoCopy`: the image's files never enter the volume) when the spec has any, NanoCpus =
  * cpuLimit/1000 CPUs, memory with swap equal to memory, noexec tmpfs
  * /tmp and /workspace (64 MB, owned by the user: runc ignores `mode=` on existing dirs), read-only
@@ -85,7 +95,11 @@ export function createOptions(spec: ContainerSpec): ContainerCreateOptions {
       NetworkMode: spec.network,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
+      Runtime: spec.runtime ?? "runc",
       PidsLimit: spec.pidsLimit ?? 100,
+      ...(spec.nproc !== undefined
+        ? { Ulimits: [{ Name: "nproc", Soft: spec.nproc, Hard: spec.nproc }] }
+        : {}),
       NanoCpus: Math.round((spec.cpuLimit / 1000) * 1e9),
       Memory: memory,
       MemorySwap: memory,

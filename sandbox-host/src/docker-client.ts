@@ -100,6 +100,8 @@ export interface DockerClient {
   remove(id: string): Promise<void>;
   /** Containers (running or not) whose label `label` equals `value`. */
   listByLabel(label: string, value: string): Promise<ListedContainer[]>;
+  /** Names of the container runtimes registered with the engine (`docker info`'s `Runtimes`). */
+  runtimes(): Promise<string[]>;
   /** Whether an image is present on the engine. */
   imageExists(image: string): Promise<boolean>;
   /** Whether a named volume exists on the engine. */

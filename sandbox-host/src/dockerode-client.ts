@@ -150,6 +150,12 @@ export class DockerodeClient implements DockerClient {
     return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {} }));
   }
 
+  async runtimes(): Promise<string[]> {
+    const info = (await engineCall(() => this.docker.info())) as { Runtimes?: unknown };
+    const runtimes = info.Runtimes;
+    return runtimes && typeof runtimes === "object" ? Object.keys(runtimes) : [];
+  }
+
   async imageExists(image: string): Promise<boolean> {
     try {
       await this.docker.getImage(image).inspect();

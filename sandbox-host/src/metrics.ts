@@ -11,11 +11,25 @@ import type { SandboxLanguage, SandboxRunKind } from "@skillgate/sandbox-protoco
  */
 export type RunOutcome = "success" | "failure" | "timeout" | "oom" | "killed";
 
-/** Container lifecycle steps that are timed. */
-export type ContainerPhase = "create" | "start" | "remove";
+/**
+ * Container lifecycle steps that are timed: `create` (create + attach + wait registration),
+ * `start`, `handover` (the start acknowledgement to the caller, before the program is sent),
+ * `program` (program sent → exit reported), `drain` (exit → end of the output stream),
+ * `inspect` (exit code and OOM flag), `remove`.
+ */
+export type ContainerPhase =
+  | "create"
+  | "start"
+  | "handover"
+  | "program"
+  | "drain"
+  | "inspect"
+  | "remove";
 
 /** Live state read at scrape time (gauges). */
 export interface HostState {
+  /** The image and container runtime of each kind of run (fixed by the configuration). */
+  images(): Array<{ kind: SandboxRunKind; image: string; runtime: string }>;
   /** Runs holding a concurrency slot. */
   running(): number;
   /** Runs waiting for a slot. */

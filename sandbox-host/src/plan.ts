@@ -10,7 +10,7 @@ import {
   type SandboxRunKind,
   type SandboxRunRequest,
 } from "@skillgate/sandbox-protocol";
-import type { HostConfig } from "./config.js";
+import type { HostConfig, SandboxRuntime } from "./config.js";
 import type { ContainerSpec, VolumeMount } from "./container.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
@@ -47,8 +47,14 @@ export interface RunPlan {
   /** Container overrides of special runs (the browser): see {@link ContainerSpec}. */
   readOnlyBinds?: string[];
   readOnlyVolumes?: VolumeMount[];
+  /**
+   * Processes and threads the program may have (the browser's); default the host's limit of
+   * the run's runtime (docs/sandbox.md#limits-per-runtime).
+   */
   pidsLimit?: number;
   tmpfsMb?: number;
+  /** Container runtime (`SANDBOX_RUNTIME` or the kind's override). */
+  runtime: SandboxRuntime;
   /** /dev/shm size in bytes; default the host's. */
   shmBytes?: number;
   /** Per-stream output cap in characters; default the host's. */
@@ -93,6 +99,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     MAX_SANDBOX_TIMEOUT_MS,
   );
   const env = { ...BASE_ENV, ...userEnv };
+  const runtime = config.runtimes[req.language];
   const poolable =
     req.language !== "shell" &&
     image === config.images[req.language] &&
@@ -105,7 +112,7 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     kind: req.language,
     language: req.language,
     image,
-    cmd: commandFor(req.language, req.command, req.args),
+    cmd: commandFor(req.language, req.command, req.args, runtime),
     env,
     network,
     cpuLimit,
@@ -114,7 +121,25 @@ export function planRun(req: SandboxRunRequest, config: HostConfig): RunPlan {
     queueTimeoutMs: Math.min(req.queueTimeoutMs ?? config.queueTimeoutMs, config.queueTimeoutMs),
     input: req.language === "shell" ? undefined : Buffer.from(req.code ?? "", "utf8"),
     poolable,
+    runtime,
   };
+}
+
+/**
+ * Process limits of a plan's container by runtime (docs/sandbox.md#limits-per-runtime). Under
+ * runc the pids cgroup limit is the program's limit (a fork past it fails with EAGAIN). Under
+ * runsc gVisor's own helper processes count against the cgroup too and reaching it kills the
+ * whole sandbox (exit 2, output lost), so the cgroup limit is set high
+ * (`SANDBOX_RUNSC_PIDS_LIMIT`, at least twice the program's limit) and the program is held by
+ * RLIMIT_NPROC instead, which gVisor's kernel enforces with EAGAIN.
+ */
+export function processLimits(
+  plan: Pick<RunPlan, "runtime" | "pidsLimit">,
+  config: HostConfig,
+): { pidsLimit: number; nproc?: number } {
+  if (plan.runtime === "runc") return { pidsLimit: plan.pidsLimit ?? config.pids.runc };
+  const nproc = plan.pidsLimit ?? config.pids.runscNproc;
+  return { pidsLimit: Math.max(config.pids.runscCgroup, nproc * 2), nproc };
 }
 
 /**
@@ -141,7 +166,8 @@ export function containerSpec(
     shmBytes: plan.shmBytes ?? config.shmBytes,
     readOnlyBinds: plan.readOnlyBinds,
     readOnlyVolumes: plan.readOnlyVolumes,
-    pidsLimit: plan.pidsLimit,
+    runtime: plan.runtime,
+    ...processLimits(plan, config),
     tmpfsMb: plan.tmpfsMb,
   };
 }

@@ -12,7 +12,8 @@
  *   `skillgate_sandbox_runs_running`;
  * - `skillgate_sandbox_pool_takes_total{language,result="hit"|"miss"}`, gauge
  *   `skillgate_sandbox_pool_ready{image}`;
- * - `skillgate_sandbox_container_phase_seconds{phase="create"|"start"|"remove"}`;
+ * - `skillgate_sandbox_container_phase_seconds{phase}` (create, start, handover, program, drain,
+ *   inspect, remove: metrics.ts `ContainerPhase`);
  * - the client's default process metrics (`process_*`, `nodejs_*`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
@@ -78,6 +79,16 @@ export function createPrometheusHostMetrics(
     help: "Time runs waited for a concurrency slot, in seconds",
     buckets: SHORT_BUCKETS_S,
     registers,
+  });
+  new Gauge({
+    name: "skillgate_sandbox_image_runtime_info",
+    help: "Image and container runtime of each kind of run (value 1)",
+    labelNames: ["kind", "image", "runtime"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const row of state?.images() ?? []) this.set(row, 1);
+    },
   });
   new Gauge({
     name: "skillgate_sandbox_queue_depth",

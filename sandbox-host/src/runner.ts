@@ -99,6 +99,8 @@ function abortable(work: Promise<void> | void, signal: AbortSignal): Promise<voi
 /** Executes runs and tracks them by run id. */
 export class Runner {
   private readonly runs = new Map<string, ActiveRun>();
+  /** Background removals of pooled containers still in progress. */
+  private readonly removals = new Set<Promise<void>>();
   private closed = false;
   private readonly metrics: HostMetrics;
 
@@ -209,6 +211,7 @@ export class Runner {
     for (const runId of [...this.runs.keys()]) this.kill(runId);
     const deadline = Date.now() + ENGINE_SLACK_MS;
     while (this.runs.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await Promise.all([...this.removals]);
   }
 
   /**
@@ -319,7 +322,7 @@ export class Runner {
     active.container = container;
     if (stdinProgram) {
       try {
-        await announce();
+        await timed(this.metrics, "handover", announce);
       } catch (err) {
         await this.dispose(container);
         throw err;
@@ -349,12 +352,14 @@ export class Runner {
             (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS)),
         ),
       ]);
-      const durationMs = Math.round(performance.now() - started);
+      const programMs = performance.now() - started;
+      const durationMs = Math.round(programMs);
+      this.metrics.observeContainerPhase("program", programMs);
       clearTimeout(limitTimer);
       clearTimeout(graceTimer);
       clearTimeout(slackTimer);
-      await container.drain(DRAIN_MS);
-      const state = await container.inspectState();
+      await timed(this.metrics, "drain", () => container.drain(DRAIN_MS));
+      const state = await timed(this.metrics, "inspect", () => container.inspectState());
       const exitCode = waited === "slack" ? null : (waited ?? state.exitCode);
       const stdout = container.stdout.text();
       const stderr = container.stderr.text();
@@ -382,8 +387,18 @@ export class Runner {
       };
     } finally {
       clearTimeout(graceTimer);
-      await this.dispose(container);
+      // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
+      // exit code, OOM flag and output are already read, and the slot stays owned until the
+      // container is gone, so the sweep spares it and shutdown waits for it.
+      if (pooled) this.disposeLater(container);
+      else await this.dispose(container);
     }
+  }
+
+  /** Removes a container in the background; {@link killAll} waits for such removals. */
+  private disposeLater(container: SandboxContainer): void {
+    const removal = this.dispose(container).finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */

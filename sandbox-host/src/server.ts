@@ -7,11 +7,12 @@
  * 401 before anything is parsed or run, unknown paths included.
  *
  * - `POST /v1/run` — body `SandboxRunRequest` JSON → 200 `SandboxRunResult` JSON for every run
- *   that started (whatever its exit code, timeout or OOM). `timeoutMs` counts from the request's
- *   arrival: a wait for a slot is taken from it. Errors: 400 `invalid_json` / `invalid_input`,
+ *   that started (whatever its exit code, timeout or OOM). `timeoutMs` counts from the handover
+ *   of the program; the wait for a slot is bounded apart by `queueTimeoutMs`. Errors: 400 `invalid_json` / `invalid_input`,
  *   409 `run_exists` / `killed` (killed while queued), 413 `body_too_large`,
- *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full or no
- *   slot came free within the run's limit (the program never started), 503 `image_unavailable` /
+ *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full,
+ *   429 `queue_timeout` when no slot came free within the run's queue wait (the program never
+ *   started), 503 `image_unavailable` /
  *   `docker_unavailable` / `shutting_down`.
  * - `POST /v1/browse` — body `BrowseRequest` JSON → 200 `BrowseResult` JSON for every browse
  *   that was accepted (ok, error or timeout; browser.ts); errors as `/v1/run`, with
@@ -34,6 +35,7 @@ import {
   RUN_ID_PATTERN,
   RUN_STREAM_CONTENT_TYPE,
   type SandboxHealth,
+  type SandboxRunKind,
   sandboxRunRequestSchema,
 } from "@skillgate/sandbox-protocol";
 import { type Context, Hono } from "hono";
@@ -52,6 +54,7 @@ import { type HostMetrics, noopHostMetrics } from "./metrics.js";
 import { WarmPool } from "./pool.js";
 import { streamedRun } from "./run-stream.js";
 import { Runner } from "./runner.js";
+import { checkRuntimes } from "./runtimes.js";
 
 /** Optional collaborators, for tests and embedding. */
 export interface SandboxHostOptions {
@@ -233,6 +236,9 @@ export async function startSandboxHost(
 ): Promise<SandboxHost> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[sandbox-host] ${line}\n`));
   const docker = opts.docker ?? DockerodeClient.connect(config.dockerSocket);
+  const reachableAtStart = await dockerReachable(docker);
+  // A runtime the engine lacks would fail every run of its kind: refuse to start instead.
+  if (reachableAtStart) await checkRuntimes(config, docker);
   await checkEgressShare(config, docker, log);
   const owned = new Set<string>();
   const metrics = opts.metrics ?? noopHostMetrics;
@@ -240,13 +246,20 @@ export async function startSandboxHost(
   const pool = new WarmPool(docker, config, owned, log, metrics);
   const images = new ImageStore(docker, config.pullTimeoutMs, log);
   const runner = new Runner({ docker, config, images, limiter, pool, owned, metrics });
+  const kindImages = { ...config.images, browser: config.browser.image };
+  const runtimes = { ...config.runtimes };
   metrics.watch({
+    images: () =>
+      (Object.keys(kindImages) as SandboxRunKind[]).map((kind) => ({
+        kind,
+        image: kindImages[kind],
+        runtime: runtimes[kind],
+      })),
     running: () => limiter.running,
     queued: () => limiter.queued,
     poolReady: () => pool.sizes(),
   });
 
-  const kindImages = { ...config.images, browser: config.browser.image };
   const presence = new ImagePresence(docker, kindImages, opts.imagePresence);
   const health = async (): Promise<SandboxHealth> => {
     const [reachable, present] = await Promise.all([dockerReachable(docker), presence.snapshot()]);
@@ -259,6 +272,7 @@ export async function startSandboxHost(
       maxQueue: limiter.maxQueue,
       pool: pool.sizes(),
       images: { ...kindImages },
+      runtimes: { ...runtimes },
       imagesPresent: present.present,
       imagesCheckedAt:
         present.checkedAt === null ? null : new Date(present.checkedAt).toISOString(),
@@ -274,8 +288,10 @@ export async function startSandboxHost(
       log(`leftover sweep failed (${when}): ${(err as Error).message}`);
     }
   };
-  if (!(await dockerReachable(docker)))
-    log("Docker engine is not reachable; runs will fail until it is");
+  if (!reachableAtStart)
+    log(
+      "Docker engine is not reachable; runs will fail until it is (its container runtimes were not checked)",
+    );
   await sweep("start-up");
   void presence.refresh();
   pool.start();

@@ -45,6 +45,13 @@ describe.skipIf(SKIP_DOCKER)("DockerodeClient on the real engine", () => {
     });
   }
 
+  it("lists the engine's container runtimes as docker info does", async () => {
+    const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
+    const listed = await engine.runtimes();
+    expect(listed).toContain("runc");
+    expect(listed.sort()).toEqual(Object.keys(info.Runtimes ?? {}).sort());
+  });
+
   it("passes stdin in and stdout/stderr out, and reports the exit status", async () => {
     const id = await create('read line; echo "out:$line"; echo err >&2; exit 3');
     const out = collect();

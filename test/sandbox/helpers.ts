@@ -175,3 +175,36 @@ export async function signedFetch(
   }
   return { status: res.status, body: parsed, headers: res.headers };
 }
+
+/**
+ * Set by `.ci/run` (which registers gVisor with the engine): the runsc legs of the sandbox suites
+ * must run, so a missing runtime fails them instead of skipping them.
+ */
+export const REQUIRE_RUNSC = process.env.CI_REQUIRE_RUNSC === "1";
+
+/** Whether the Docker engine lists `runtime` among its container runtimes (`docker info`). */
+export async function runtimeRegistered(runtime: string): Promise<boolean> {
+  try {
+    const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
+    return Object.hasOwn(info.Runtimes ?? {}, runtime);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The container runtimes the sandbox suites run under: runc always, runsc (gVisor) when the
+ * engine has it registered. With {@link REQUIRE_RUNSC} a missing runsc throws (the file fails).
+ */
+export async function sandboxTestRuntimes(): Promise<Array<"runc" | "runsc">> {
+  if (SKIP_DOCKER) return ["runc"];
+  if (await runtimeRegistered("runsc")) return ["runc", "runsc"];
+  if (REQUIRE_RUNSC)
+    throw new Error(
+      "CI_REQUIRE_RUNSC=1 but the Docker engine has no runsc runtime; register gVisor in the daemon configuration (see docs/sandbox.md#installing-gvisor)",
+    );
+  return ["runc"];
+}
+
+/** Whether the kernel that served a container was gVisor's: its `dmesg` starts with this line. */
+export const GVISOR_DMESG = /Starting gVisor/;

@@ -70,6 +70,8 @@ export class StandInEngine implements DockerClient {
   readonly volumes = new Set<string>();
   /** Images a pull can fetch (added to `images` by the pull). */
   readonly pullable = new Set<string>();
+  /** Container runtimes the engine has registered (`docker info`); tests add or remove. */
+  readonly registeredRuntimes = new Set<string>(["runc"]);
   /** Live (not removed) containers by id. */
   readonly containers = new Map<string, StandInContainer>();
   /** Calls in order, e.g. `kill c1 SIGTERM false`. */
@@ -241,6 +243,11 @@ export class StandInEngine implements DockerClient {
     return [...this.containers.values()]
       .filter((c) => c.labels[label] === value)
       .map((c) => ({ id: c.id, labels: c.labels }));
+  }
+
+  async runtimes(): Promise<string[]> {
+    this.check();
+    return [...this.registeredRuntimes];
   }
 
   async imageExists(image: string): Promise<boolean> {

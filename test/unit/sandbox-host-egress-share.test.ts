@@ -100,6 +100,7 @@ describe("browser container mounts", () => {
           queueTimeoutMs: 1000,
           input: undefined,
           poolable: true,
+          runtime: "runc",
         },
         cfg,
         "s",

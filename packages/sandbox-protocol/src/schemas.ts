@@ -118,6 +118,14 @@ export const sandboxHealthSchema = z.object({
     })
     .optional(),
   imagesCheckedAt: z.string().nullable().optional(),
+  runtimes: z
+    .object({
+      node: z.string().optional(),
+      python: z.string().optional(),
+      shell: z.string().optional(),
+      browser: z.string().optional(),
+    })
+    .optional(),
   instance: z.string().optional(),
 }) satisfies z.ZodType<SandboxHealth>;
 

@@ -121,6 +121,11 @@ export type SandboxHealth = {
    */
   images: Record<SandboxLanguage, string> & { browser?: string };
   /**
+   * The container runtime of each kind of run, by the keys of `images`: `runc` (Docker's
+   * default) or `runsc` (gVisor). Absent from hosts of older versions.
+   */
+  runtimes?: Partial<Record<SandboxRunKind, string>>;
+  /**
    * Whether each image of `images` is present in the host's Docker engine, by the same keys:
    * `false` means the next run of that kind first pulls it (and fails with `image_unavailable`
    * when no registry serves it); `null` means unknown (not checked yet, or the engine did not

@@ -231,6 +231,8 @@ export function createMultiHostClient(
         maxQueue: up.reduce((n, h) => n + h.health!.maxQueue, 0),
         pool,
         images: first?.images ?? { node: "", python: "", shell: "" },
+        // Runtimes can differ per host: this is the first healthy host's; `hosts` lists each.
+        ...(first?.runtimes ? { runtimes: first.runtimes } : {}),
         ...combineImagesPresent(up.map((h) => h.health!)),
       };
     },
