@@ -117,6 +117,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
   app.route("/dashboard", dashboardRoutes());
+  // The root leads a browser to the dashboard (docs/dashboard.md) rather than to a JSON 404.
+  app.get("/", (c) => c.redirect("/dashboard", 302));
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.

@@ -20,7 +20,7 @@ import {
 import type { McpServerRecord, McpServerStore } from "../skills/registry/mcp-server-repository.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import type { Skill } from "../skills/types.js";
-import type { SkillsService } from "./skills.js";
+import { MAX_DESCRIPTION_CHARS, type SkillsService } from "./skills.js";
 
 /** A server as the API shows it: header names only. ISO-8601 timestamps. */
 export interface McpServerView {
@@ -185,7 +185,7 @@ export class McpServerService {
       {
         name: toolSkillName(server.name, tool.name),
         version: "1.0.0",
-        description: tool.description,
+        description: tool.description.slice(0, MAX_DESCRIPTION_CHARS),
         schema: { input: tool.inputSchema },
         handlerCode: MCP_HANDLER_NAME,
         mode: "auto",
@@ -232,7 +232,7 @@ export class McpServerService {
         continue;
       }
       const updated = await this.opts.skills.update(skill.id, {
-        description: tool.description,
+        description: tool.description.slice(0, MAX_DESCRIPTION_CHARS),
         schema: { input: tool.inputSchema },
       });
       if (
