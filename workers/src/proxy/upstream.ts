@@ -8,6 +8,7 @@
  */
 
 import type { ErrorCode } from "@skillgate/errors";
+import { describeNetworkError } from "../outbound/network-error.js";
 import type { UpstreamConfig } from "../services/proxy.js";
 import type { WireFormat } from "./domain.js";
 import { proxyFormat, type UpstreamFamily } from "./formats.js";
@@ -153,8 +154,9 @@ export async function callUpstream(
   const idle = new AbortController();
   const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
   let res: Response;
+  const url = upstreamUrl(config, req);
   try {
-    res = await fetchFn(upstreamUrl(config, req), {
+    res = await fetchFn(url, {
       method: "POST",
       headers,
       body: req.raw && typeof req.body === "string" ? req.body : JSON.stringify(req.body),
@@ -164,8 +166,11 @@ export async function callUpstream(
     if (req.signal.aborted) throw err;
     if (req.budget.expired)
       throw new UpstreamFailure(504, `The upstream did not answer within ${req.budget.ms} ms`);
-    const why = err instanceof Error ? err.message : String(err);
-    throw new UpstreamFailure(502, `The upstream could not be reached: ${why}`);
+    // The host names the upstream (its URL path may carry a model, never a key); one log line.
+    const host = new URL(url).host;
+    const why = describeNetworkError(err).phrase;
+    console.error(`[skillgate] proxy upstream ${host} (${req.format}) unreachable: ${why}`);
+    throw new UpstreamFailure(502, `The upstream ${host} could not be reached: ${why}`);
   }
   if (!res.body) return res;
   const body = guardBody(res.body, req, idle);

@@ -7,6 +7,7 @@
 
 import { ConflictError, InvalidInputError, NotFoundError, UpstreamError } from "../errors.js";
 import { connectorFetch } from "../outbound/connector-fetch.js";
+import { OutboundBlockedError } from "../outbound/guard.js";
 import type { OutboundConnector } from "../outbound/types.js";
 import { originAllowed } from "../skills/handlers/http.js";
 import {
@@ -116,6 +117,14 @@ export class McpServerService {
     try {
       conn = await this.connection(r);
     } catch (err) {
+      // Only a refusal by policy is the URL's fault; a name that does not resolve (offline, a
+      // typo) is the server being unreachable (docs/outbound.md#failures).
+      if (!(err instanceof OutboundBlockedError) && !(err instanceof InvalidInputError)) {
+        throw new UpstreamError(
+          `Could not reach the MCP server: ${(err as Error).message}`,
+          "mcp_unreachable",
+        );
+      }
       throw new InvalidInputError(
         `The MCP server URL may not be called: ${(err as Error).message}`,
         [{ field: "url", message: "refused by the outbound guard" }],
