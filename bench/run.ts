@@ -11,6 +11,7 @@
  * given by path: `npm run bench -- selection path/to/set.json`.
  */
 import { runBuiltinsBench } from "./builtins.js";
+import { runCliBench } from "./cli.js";
 import { runCustomBench } from "./custom.js";
 import { runDashboardBench } from "./dashboard.js";
 import { runExecutionsBench } from "./executions.js";
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   retention: () => runRetentionBench(),
   mcp: () => runMcpBench(),
   selection: () => runSelectionBench(setPaths),
+  cli: () => runCliBench(),
 };
 
 /** Selection sets given by path (arguments ending in `.json`), for the selection benchmark. */
