@@ -12,6 +12,7 @@
  */
 import { runAvailabilityBench } from "./availability.js";
 import { runBuiltinsBench } from "./builtins.js";
+import { runCliBench } from "./cli.js";
 import { runCustomBench } from "./custom.js";
 import { runDashboardBench } from "./dashboard.js";
 import { runExecutionsBench } from "./executions.js";
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   mcp: () => runMcpBench(),
   selection: () => runSelectionBench(setPaths),
   availability: () => runAvailabilityBench(),
+  cli: () => runCliBench(),
 };
 
 /** Selection sets given by path (arguments ending in `.json`), for the selection benchmark. */

@@ -153,7 +153,9 @@ async function runtimeLeg(runtime: "runc" | "runsc", rounds: number): Promise<Ru
   const metrics: HostMetrics = {
     ...noopHostMetrics,
     observeContainerPhase(phase, ms) {
-      if (recording) (phases[phase] ??= []).push(ms);
+      if (!recording) return;
+      phases[phase] ??= [];
+      phases[phase].push(ms);
     },
   };
   const off = await startHost(`${runtime}-off`, {

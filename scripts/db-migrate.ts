@@ -5,26 +5,39 @@
  */
 import { mkdirSync } from "node:fs";
 import { createDb } from "../workers/src/db/client.js";
+import { describeDatabaseError } from "../workers/src/db/error-cause.js";
 import { openNodeDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
 import { databaseOptions, nodeSettings } from "../workers/src/runtime/node/node-deps.js";
 
+/** Where the database is, for messages: the file, or the host of a URL (never its credentials). */
+function whereOf(url: string): string {
+  if (url.startsWith("file:") || url === ":memory:") return url;
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the database";
+  }
+}
+
 async function main(): Promise<void> {
   const settings = nodeSettings(process.env);
+  const where = whereOf(settings.libsqlUrl);
   if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
   const client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
   try {
     await applyMigrations(createDb(client));
-    const where = settings.libsqlUrl.startsWith("file:")
-      ? settings.libsqlUrl
-      : new URL(settings.libsqlUrl).host;
     console.log(`[skillgate] migrations applied to ${where}`);
+  } catch (err) {
+    // One line naming the cause (docs/deployment.md), never the SQL of the failed statement.
+    console.error(`[skillgate] migration of ${where} failed: ${describeDatabaseError(err, where)}`);
+    process.exitCode = 1;
   } finally {
     client.close();
   }
 }
 
 main().catch((err) => {
-  console.error("[skillgate] migration failed:", err instanceof Error ? err.message : err);
+  console.error(`[skillgate] migration failed: ${describeDatabaseError(err)}`);
   process.exit(1);
 });

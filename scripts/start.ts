@@ -56,6 +56,9 @@ async function main(): Promise<void> {
 
   ensurePrivateDir(settings.dataDir);
   await stopStaleHost(settings.dataDir);
+  const started = Date.now();
+  const since = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  say(`starting the sandbox host on ${env.SANDBOX_URL} (Docker engine, warm pool)…`);
   const child = startSandboxHost(env);
   const childPid = child.pid;
   if (childPid !== undefined) recordHostPid(settings.dataDir, childPid);
@@ -85,7 +88,56 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stop(0));
 
   await waitForHost(env.SANDBOX_URL, child);
+  say(`sandbox host up after ${since()}; starting the API (migrations on ${settings.libsqlUrl})…`);
   api = await startApiServer(env);
+  await reportReady(api.url, env, settings.dataDir, since());
+}
+
+/** One progress line of `npm start` on stdout. */
+function say(line: string): void {
+  console.log(`[skillgate] ${line}`);
+}
+
+/**
+ * Prints the state of the sandbox images and the URLs once the API answers (its management health
+ * report: docs/api.md#health). A failing health call is reported, not fatal.
+ */
+async function reportReady(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  elapsed: string,
+): Promise<void> {
+  const token = env.MGMT_TOKEN?.trim() || loadOrCreateSecret(dataDir, "mgmt-token", "mgmt_").value;
+  try {
+    const res = await fetch(`${url}/api/health`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await res.json()) as {
+      status?: string;
+      details?: {
+        sandbox?: {
+          images?: Record<string, string>;
+          imagesPresent?: Record<string, boolean | null>;
+        };
+        reasons?: { component: string; reason: string }[];
+      };
+    };
+    const sandbox = body.details?.sandbox;
+    const images = Object.entries(sandbox?.images ?? {}).map(([kind, image]) => {
+      const present = sandbox?.imagesPresent?.[kind];
+      const state =
+        present === true ? "present" : present === false ? "MISSING" : "not checked yet";
+      return `${kind} ${image} (${state})`;
+    });
+    if (images.length) say(`sandbox images: ${images.join(", ")}`);
+    for (const r of body.details?.reasons ?? []) say(`degraded: ${r.component}: ${r.reason}`);
+    say(`health: ${body.status ?? res.status}`);
+  } catch (err) {
+    say(`health could not be read: ${(err as Error).message}`);
+  }
+  say(`ready after ${elapsed}: API ${url}/api, dashboard ${url}/dashboard`);
 }
 
 main().catch((err) => {

@@ -10,6 +10,15 @@ import { registerOpsCommands } from "./ops-commands.js";
 import { printError } from "./output.js";
 import { registerSkillCommands } from "./skills-commands.js";
 
+// A reader that went away (`skillgate executions list | head`) closes the pipe: stop quietly,
+// with success, instead of a stack trace (docs/cli.md#output).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
+}
+
 const program = new Command("skillgate")
   .description(
     "Operate a Skillgate server: skills, executions, approvals, catalogs, settings, keys.",

@@ -55,6 +55,21 @@ compose() {
   "${compose_cmd[@]}" -p "$project" -f deploy/compose.yaml -f deploy/compose.local-images.yaml \
     -f "$fast_checks" "$@"
 }
+# The same settings in an env file, as deploy/docker/init-env.sh writes deploy/.env: `fresh` runs
+# compose from a fresh shell (no exported variables; the project name comes from the file), as an
+# operator's later `ps`, `logs` and `down` do.
+env_file="$(mktemp)"
+chmod 600 "$env_file"
+for name in BASE_IMAGE SKILLGATE_API_IMAGE SKILLGATE_SANDBOX_HOST_IMAGE SANDBOX_INSTANCE \
+  SANDBOX_SECRET MGMT_TOKEN METRICS_TOKEN DOCKER_GID SANDBOX_BROWSER_SOCKET_VOLUME SKILLGATE_PORT; do
+  printf '%s=%s\n' "$name" "${!name}" >>"$env_file"
+done
+printf 'COMPOSE_PROJECT_NAME=%s\n' "$project" >>"$env_file"
+fresh() {
+  env -i PATH="$PATH" HOME="$HOME" ${DOCKER_HOST:+DOCKER_HOST="$DOCKER_HOST"} \
+    "${compose_cmd[@]}" --env-file "$env_file" -f deploy/compose.yaml \
+    -f deploy/compose.local-images.yaml -f "$fast_checks" "$@"
+}
 
 cleanup() {
   local status=$?
@@ -63,7 +78,7 @@ cleanup() {
     compose logs --no-color --tail=80 2>&1 | sed 's/^/[smoke]   /' || true
   fi
   compose down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1 || true
-  rm -f "$fast_checks"
+  rm -f "$fast_checks" "$env_file"
 }
 trap cleanup EXIT
 
@@ -151,13 +166,19 @@ jq -e '.execution.output.blocked | map(.target) | index("http://10.0.0.1/pixel.g
   fail "the private image was not refused: $browse"
 log "browser: a page loaded through the egress socket in volume $SANDBOX_BROWSER_SOCKET_VOLUME; its private-address image was refused"
 
+log "ps, logs and down from a fresh shell (settings from the env file only)"
+fresh_ps="$(fresh ps --services --filter status=running 2>&1)" || fail "fresh ps: $fresh_ps"
+grep -qx api <<<"$fresh_ps" && grep -qx sandbox-host <<<"$fresh_ps" ||
+  fail "fresh ps does not list both services: $fresh_ps"
+fresh_logs="$(fresh logs --no-color --tail=20 api 2>&1)" || fail "fresh logs: $fresh_logs"
+[ -n "$fresh_logs" ] || fail "fresh logs printed nothing"
 log "stopping"
-compose down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1
+fresh down --volumes --remove-orphans --timeout 30 >/dev/null 2>&1 || fail "fresh down failed"
 leftover="$(docker ps -aq --filter "label=org.skillgate.sandbox=$project")"
 [ -z "$leftover" ] || fail "sandbox containers left behind: $leftover"
 if docker volume inspect "$SANDBOX_BROWSER_SOCKET_VOLUME" >/dev/null 2>&1; then
   fail "volume $SANDBOX_BROWSER_SOCKET_VOLUME left behind"
 fi
 trap - EXIT
-rm -f "$fast_checks"
+rm -f "$fast_checks" "$env_file"
 log "passed"

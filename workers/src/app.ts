@@ -22,6 +22,7 @@ import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
 import { mcpErrorBody, mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
+import { describeNetworkError } from "./outbound/network-error.js";
 import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -123,6 +124,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
   app.route("/dashboard", dashboardRoutes());
+  // The root leads a browser to the dashboard (docs/dashboard.md) rather than to a JSON 404.
+  app.get("/", (c) => c.redirect("/dashboard", 302));
   app.route("/", healthRoutes());
   app.route("/", adminRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
@@ -186,10 +189,10 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
     }
     if (err instanceof AppError) {
       // The cause is for the operator's log; the client gets the code, message and details only.
+      // One line, no stack: the message already names the cause in words (docs/api.md#errors).
       if (err.status >= 500 && err.cause !== undefined) {
         console.error(
-          `${logPrefix()}${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause:`,
-          err.cause,
+          `${logPrefix()}${err.code} on ${c.req.method} ${c.req.path}: ${err.message}; cause: ${describeNetworkError(err.cause).phrase}`,
         );
       }
       // RFC 6750 section 3: a 401 names the scheme (MCP clients read it to decide how to authenticate).

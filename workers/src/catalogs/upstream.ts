@@ -8,6 +8,7 @@
 
 import { UpstreamError } from "../errors.js";
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
+import { describeNetworkError } from "../outbound/network-error.js";
 
 /** Time limit of one upstream call, in ms. */
 export const CATALOG_TIMEOUT_MS = 15_000;
@@ -30,8 +31,9 @@ export async function upstreamGet(
   try {
     res = await fetchImpl(url.href, { headers, signal: AbortSignal.timeout(CATALOG_TIMEOUT_MS) });
   } catch (err) {
+    // The network cause in words ("name not resolved", "connection refused"), not "fetch failed".
     throw new UpstreamError(
-      `${label} is unreachable: ${(err as Error).message}`,
+      `${label} is unreachable (${url.host}): ${describeNetworkError(err).phrase}`,
       "catalog_unreachable",
       {
         cause: err,

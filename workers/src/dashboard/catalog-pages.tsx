@@ -56,51 +56,53 @@ export function catalogPages(): Hono<DashEnv> {
         ) : page.data.length === 0 ? (
           <Empty>No catalog skills match “{q}”.</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Source</th>
-                <th>Author</th>
-                <th class="num">Stars</th>
-                <th class="num">Installs</th>
-                <th>SKILL.md</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((s) => (
-                <tr data-catalog-skill={s.id}>
-                  <td>
-                    {s.name}
-                    <div class="muted" style="font-size:12px">
-                      {s.description.slice(0, 140)}
-                    </div>
-                  </td>
-                  <td>
-                    <code>{s.source ?? s.githubUrl ?? "—"}</code>
-                  </td>
-                  <td>{s.author ?? "—"}</td>
-                  <td class="num">{s.stars ?? "—"}</td>
-                  <td class="num">{s.installs ?? "—"}</td>
-                  <td>
-                    {s.source || s.githubUrl ? (
-                      <a
-                        href={viewLink({
-                          source: s.source ?? undefined,
-                          githubUrl: s.githubUrl ?? undefined,
-                          skillId: s.skillId,
-                        })}
-                      >
-                        View
-                      </a>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Source</th>
+                  <th>Author</th>
+                  <th class="num">Stars</th>
+                  <th class="num">Installs</th>
+                  <th>SKILL.md</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {page.data.map((s) => (
+                  <tr data-catalog-skill={s.id}>
+                    <td>
+                      {s.name}
+                      <div class="muted" style="font-size:12px">
+                        {s.description.slice(0, 140)}
+                      </div>
+                    </td>
+                    <td>
+                      <code>{s.source ?? s.githubUrl ?? "—"}</code>
+                    </td>
+                    <td>{s.author ?? "—"}</td>
+                    <td class="num">{s.stars ?? "—"}</td>
+                    <td class="num">{s.installs ?? "—"}</td>
+                    <td>
+                      {s.source || s.githubUrl ? (
+                        <a
+                          href={viewLink({
+                            source: s.source ?? undefined,
+                            githubUrl: s.githubUrl ?? undefined,
+                            skillId: s.skillId,
+                          })}
+                        >
+                          View
+                        </a>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Page>,
     );

@@ -16,11 +16,36 @@ const COLORS: Record<ExecutionStatus, string> = {
 };
 const ORDER: ExecutionStatus[] = ["success", "error", "timeout", "running", "pending"];
 
-function niceMax(v: number): number {
-  if (v <= 0) return 1;
+/**
+ * A round upper bound of a scale at or above `v` (1, 2, 2.5 or 5 times a power of ten); 1 for an
+ * empty scale. For durations (ms), where fractions of a tick are fine.
+ */
+export function niceMax(v: number): number {
+  if (!(v > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
+}
+
+/**
+ * The y-axis ticks of a count scale (docs/dashboard.md#charts): whole numbers only, evenly spaced
+ * from 0, distinct, the last one at or above `max`. An empty scale (max 0) gives 0 and 1; small
+ * counts get one tick per unit (max 3 → 0, 1, 2, 3); larger ones a round step (1, 2 or 5 times a
+ * power of ten) with at most five intervals.
+ */
+export function countTicks(max: number): number[] {
+  const top = Math.max(1, Math.ceil(max));
+  if (top <= 4) return Array.from({ length: top + 1 }, (_, i) => i);
+  let step = 1;
+  for (let p = 1; ; p *= 10) {
+    const m = [1, 2, 5].find((k) => top / (k * p) <= 5);
+    if (m !== undefined) {
+      step = m * p;
+      break;
+    }
+  }
+  const n = Math.ceil(top / step);
+  return Array.from({ length: n + 1 }, (_, i) => i * step);
 }
 
 /** Stacked bars: executions per hour by status, oldest hour on the left. */
@@ -31,7 +56,8 @@ export const HourlyChart: FC<{ buckets: HourlyBucket[] }> = ({ buckets }) => {
   const bottom = 24;
   const top = 10;
   const totals = buckets.map((b) => ORDER.reduce((n, s) => n + b.counts[s], 0));
-  const max = niceMax(Math.max(0, ...totals));
+  const ticks = countTicks(Math.max(0, ...totals));
+  const max = ticks[ticks.length - 1] ?? 1;
   const plotH = H - top - bottom;
   const bw = (W - left - 10) / Math.max(buckets.length, 1);
   const y = (v: number) => top + plotH - (v / max) * plotH;
@@ -45,14 +71,25 @@ export const HourlyChart: FC<{ buckets: HourlyBucket[] }> = ({ buckets }) => {
         data-chart="hourly"
       >
         <title id="hourly-title">Executions per hour by status, last 24 hours</title>
-        {[0, 0.5, 1].map((f) => (
-          <g>
-            <line x1={left} x2={W - 10} y1={y(max * f)} y2={y(max * f)} stroke="#e5e8ee" />
-            <text x={left - 6} y={y(max * f) + 4} text-anchor="end" font-size="10" fill="#5b6475">
-              {String(Math.round(max * f))}
+        {ticks.map((v) => (
+          <g data-tick={String(v)}>
+            <line x1={left} x2={W - 10} y1={y(v)} y2={y(v)} stroke="#e5e8ee" />
+            <text x={left - 6} y={y(v) + 4} text-anchor="end" font-size="10" fill="#5b6475">
+              {String(v)}
             </text>
           </g>
         ))}
+        {totals.every((n) => n === 0) ? (
+          <text
+            x={(W + left) / 2}
+            y={top + plotH / 2}
+            text-anchor="middle"
+            font-size="13"
+            fill="#5b6475"
+          >
+            No executions in the last 24 hours
+          </text>
+        ) : null}
         {buckets.map((b, i) => {
           let acc = 0;
           const x = left + i * bw + 1;
@@ -85,7 +122,7 @@ export const HourlyChart: FC<{ buckets: HourlyBucket[] }> = ({ buckets }) => {
           );
         })}
       </svg>
-      <figcaption class="muted" style="display:flex;gap:14px;font-size:12px">
+      <figcaption class="muted" style="display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px">
         {ORDER.map((s) => (
           <span>
             <svg width="10" height="10" aria-hidden="true">

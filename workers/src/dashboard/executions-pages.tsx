@@ -11,7 +11,7 @@ import type { Execution, ExecutionStatus } from "../skills/types.js";
 import { HourlyChart, SkillDurationChart } from "./charts.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { AttemptsTable, NotificationsTable } from "./execution-history.js";
-import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+import { Badge, Csrf, Empty, Input, KeyRef, Page, Pager, Select, when } from "./layout.js";
 
 const STATUSES: ExecutionStatus[] = ["pending", "running", "success", "error", "timeout"];
 const PAGE_SIZE = 25;
@@ -140,6 +140,7 @@ export function executionPages(): Hono<DashEnv> {
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
     const filter = filterOf(c, principal);
     const result = await operator.executions(principal, filter, page, PAGE_SIZE);
+    const names = await c.get("services").keys.namesOf(result.data.map((e) => e.apiKeyId));
     const query = new URL(c.req.url).searchParams;
     query.delete("ok");
     query.delete("err");
@@ -166,44 +167,46 @@ export function executionPages(): Hono<DashEnv> {
         {result.data.length === 0 ? (
           <Empty>No executions match these filters.</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Started (UTC)</th>
-                <th>Skill</th>
-                <th>Status</th>
-                <th class="num">Duration</th>
-                <th class="num">Attempts</th>
-                <th>Key</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.data.map((e) => (
-                <tr data-execution={e.id}>
-                  <td>
-                    <a href={`/dashboard/executions/${e.id}`}>{when(e.createdAt)}</a>
-                  </td>
-                  <td>
-                    {e.skillName}
-                    <span class="muted">@{e.version}</span>
-                  </td>
-                  <td>
-                    <Badge value={e.status} />
-                    {e.approval !== "none" ? <span class="muted"> ({e.approval})</span> : null}
-                  </td>
-                  <td class="num">{e.durationMs === null ? "—" : `${e.durationMs} ms`}</td>
-                  <td class="num">{e.attempts}</td>
-                  <td>
-                    <code>{e.apiKeyId ?? "management"}</code>
-                  </td>
-                  <td>
-                    <Decide e={e} csrf={session.csrf} back={back} principal={session.principal} />
-                  </td>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Started (UTC)</th>
+                  <th>Skill</th>
+                  <th>Status</th>
+                  <th class="num">Duration</th>
+                  <th class="num">Attempts</th>
+                  <th>Key</th>
+                  <th>Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {result.data.map((e) => (
+                  <tr data-execution={e.id}>
+                    <td>
+                      <a href={`/dashboard/executions/${e.id}`}>{when(e.createdAt)}</a>
+                    </td>
+                    <td>
+                      {e.skillName}
+                      <span class="muted">@{e.version}</span>
+                    </td>
+                    <td>
+                      <Badge value={e.status} />
+                      {e.approval !== "none" ? <span class="muted"> ({e.approval})</span> : null}
+                    </td>
+                    <td class="num">{e.durationMs === null ? "—" : `${e.durationMs} ms`}</td>
+                    <td class="num">{e.attempts}</td>
+                    <td>
+                      <KeyRef id={e.apiKeyId} names={names} none="management" />
+                    </td>
+                    <td>
+                      <Decide e={e} csrf={session.csrf} back={back} principal={session.principal} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <Pager
           base="/dashboard/executions"
@@ -219,6 +222,7 @@ export function executionPages(): Hono<DashEnv> {
   app.get("/executions/:id", async (c) => {
     const session = c.get("session");
     const e = await c.get("services").operator.execution(session.principal, c.req.param("id"));
+    const names = await c.get("services").keys.namesOf([e.apiKeyId]);
     return c.html(
       <Page title={`Execution ${e.skillName}`} {...pageProps(c, "/dashboard/executions")}>
         <h1>
@@ -239,7 +243,9 @@ export function executionPages(): Hono<DashEnv> {
             <dt>Attempts</dt>
             <dd>{e.attempts}</dd>
             <dt>API key</dt>
-            <dd>{e.apiKeyId ?? "management"}</dd>
+            <dd>
+              <KeyRef id={e.apiKeyId} names={names} none="management" />
+            </dd>
             <dt>Session</dt>
             <dd>{e.sessionId ?? "—"}</dd>
             <dt>Error</dt>

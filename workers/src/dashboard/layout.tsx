@@ -10,12 +10,15 @@ import type { Principal } from "../auth/principal.js";
 const STYLE = `
 :root{--fg:#1d2330;--muted:#5b6475;--line:#dfe3ea;--bg:#f6f7f9;--accent:#2f5bd3;--ok:#1f8a4c;--err:#c0392b;--warn:#b7791f}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-header{display:flex;align-items:center;gap:24px;padding:10px 24px;background:#141a26;color:#fff}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 24px;padding:10px 24px;background:#141a26;color:#fff}
+header nav{display:flex;flex-wrap:wrap}
 header a{color:#cfd6e4;text-decoration:none;padding:6px 2px}header a[aria-current=page]{color:#fff;border-bottom:2px solid #7aa2ff}
 header .brand{font-weight:700;color:#fff;margin-right:8px}header .who{margin-left:auto;color:#9aa4b8;display:flex;gap:12px;align-items:center}
 main{max-width:1180px;margin:0 auto;padding:24px}h1{font-size:22px;margin:0 0 16px}h2{font-size:16px;margin:24px 0 8px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px;margin-bottom:16px}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line);border-radius:8px}
+.scroll{max-width:100%;overflow-x:auto}code{overflow-wrap:anywhere}input,select,textarea{max-width:100%}
+fieldset.scopes{border:1px solid var(--line);border-radius:6px;display:flex;flex-wrap:wrap;gap:0 14px;margin:0 0 12px;padding:6px 10px}fieldset.scopes .field{margin:0}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid var(--line);vertical-align:top}th{font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);background:#fafbfc}
 tr:last-child td{border-bottom:0}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 a{color:var(--accent)}code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#0f1420;color:#e6e9ef;padding:12px;border-radius:6px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-word}
@@ -33,7 +36,8 @@ button.secondary{background:#fff;color:var(--accent)}button.danger{background:va
 .muted{color:var(--muted)}.pager{display:flex;gap:12px;align-items:center;margin-top:12px}
 dl{display:grid;grid-template-columns:160px 1fr;gap:6px 16px;margin:0}dt{color:var(--muted)}dd{margin:0}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:16px}@media(max-width:900px){.grid2{grid-template-columns:1fr}}
-.login{max-width:420px;margin:80px auto}.errors{color:var(--err);margin:4px 0 0;padding-left:18px}
+.login{max-width:420px;margin:80px auto}
+@media(max-width:640px){header{padding:8px 12px}header .who{margin-left:0}main{padding:12px}dl{grid-template-columns:1fr}dt{margin-top:6px}.login{margin:24px auto}}.errors{color:var(--err);margin:4px 0 0;padding-left:18px}
 `;
 
 const NAV: [string, string][] = [
@@ -72,7 +76,8 @@ export const Page: FC<{
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Skillgate`}</title>
-        <style>{STYLE}</style>
+        {/* Raw: text inside <style> is not HTML, so escaping it would break quoted font names. */}
+        <style>{raw(STYLE)}</style>
       </head>
       <body>
         {principal && csrf ? (
@@ -229,3 +234,26 @@ export const Input: FC<{
 export function when(iso: string): string {
   return iso.replace("T", " ").slice(0, 19);
 }
+
+/**
+ * A key as pages show it (docs/dashboard.md): its name linked to its page, with the start of its
+ * id beside it; `none` (e.g. "management", "global") when there is no key; the bare id when the
+ * key is gone. @param names id → name, from the keys service's `namesOf`.
+ */
+export const KeyRef: FC<{ id: string | null; names: Map<string, string>; none: string }> = ({
+  id,
+  names,
+  none,
+}) => {
+  if (id === null) return <span class="muted">{none}</span>;
+  const name = names.get(id);
+  if (name === undefined) return <code title="deleted or unknown key">{id}</code>;
+  return (
+    <span data-key-ref={id}>
+      <a href={`/dashboard/keys/${id}`}>{name}</a>{" "}
+      <code class="muted" title={id}>
+        {id.slice(0, 8)}
+      </code>
+    </span>
+  );
+};

@@ -111,39 +111,41 @@ export const EffectiveLimits: FC<{ view: KeyLimitsView; defaults: ExecutionLimit
   view,
   defaults,
 }) => (
-  <table aria-label="Effective limits">
-    <thead>
-      <tr>
-        <th>Limit</th>
-        <th class="num">Enforced</th>
-        <th>Source</th>
-        <th class="num">Default</th>
-      </tr>
-    </thead>
-    <tbody>
-      {LIMIT_NAMES.map((name) => {
-        const own = name in view.overrides;
-        return (
-          <tr data-limit={name}>
-            <td>{LIMIT_LABELS[name]}</td>
-            <td class="num" data-field="effective">
-              {limitText(view.limits[name])}
-            </td>
-            <td data-field="source" data-source={own ? "override" : "default"}>
-              {own ? (
-                <span class="badge pending">override (this key)</span>
-              ) : (
-                <span class="badge">default</span>
-              )}
-            </td>
-            <td class="num" data-field="default">
-              {limitText(defaults[name])}
-            </td>
-          </tr>
-        );
-      })}
-    </tbody>
-  </table>
+  <div class="scroll">
+    <table aria-label="Effective limits">
+      <thead>
+        <tr>
+          <th>Limit</th>
+          <th class="num">Enforced</th>
+          <th>Source</th>
+          <th class="num">Default</th>
+        </tr>
+      </thead>
+      <tbody>
+        {LIMIT_NAMES.map((name) => {
+          const own = name in view.overrides;
+          return (
+            <tr data-limit={name}>
+              <td>{LIMIT_LABELS[name]}</td>
+              <td class="num" data-field="effective">
+                {limitText(view.limits[name])}
+              </td>
+              <td data-field="source" data-source={own ? "override" : "default"}>
+                {own ? (
+                  <span class="badge pending">override (this key)</span>
+                ) : (
+                  <span class="badge">default</span>
+                )}
+              </td>
+              <td class="num" data-field="default">
+                {limitText(defaults[name])}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  </div>
 );
 
 /** A key's usage today (UTC) against its limits; the live counters are this instance's. */
@@ -151,68 +153,70 @@ export const UsageToday: FC<{ view: KeyLimitsView }> = ({ view }) => {
   const { usage, limits } = view;
   const budget = limits.dailySandboxSeconds;
   return (
-    <table aria-label="Usage today">
-      <thead>
-        <tr>
-          <th>Usage on {usage.day} (UTC)</th>
-          <th class="num">Value</th>
-          <th>Against</th>
-        </tr>
-      </thead>
-      <tbody>
-        <tr data-usage="executionsToday">
-          <td>Executions today</td>
-          <td class="num" data-field="value">
-            {usage.executionsToday}
-          </td>
-          <td class="muted">counted from the key's executions created today</td>
-        </tr>
-        <tr data-usage="executionsThisMinute">
-          <td>Executions this minute (this instance)</td>
-          <td class="num" data-field="value">
-            {usage.executionsThisMinute}
-          </td>
-          <td>{limitText(limits.executionsPerMinute)} per minute</td>
-        </tr>
-        <tr data-usage="concurrentSandboxRuns">
-          <td>Sandbox runs going now (this instance)</td>
-          <td class="num" data-field="value">
-            {usage.concurrentSandboxRuns}
-          </td>
-          <td>{limitText(limits.concurrentSandboxRuns)} at once</td>
-        </tr>
-        <tr data-usage="sandboxRunsToday">
-          <td>Sandbox runs today</td>
-          <td class="num" data-field="value">
-            {usage.sandboxRunsToday}
-          </td>
-          <td class="muted">every runtime, from the database</td>
-        </tr>
-        <tr data-usage="sandboxSecondsToday">
-          <td>Sandbox seconds used today</td>
-          <td class="num" data-field="value">
-            {secondsText(usage.sandboxSecondsToday)}
-          </td>
-          <td rowspan={3}>
-            {budget === null ? "no daily budget" : `daily budget ${secondsText(budget)}`}
-          </td>
-        </tr>
-        <tr data-usage="reservedSandboxSeconds">
-          <td>Sandbox seconds reserved by runs going</td>
-          <td class="num" data-field="value">
-            {secondsText(usage.reservedSandboxSeconds)}
-          </td>
-        </tr>
-        <tr data-usage="remainingSandboxSeconds">
-          <td>Sandbox seconds left today</td>
-          <td class="num" data-field="value">
-            {usage.remainingSandboxSeconds === null
-              ? "unlimited"
-              : secondsText(usage.remainingSandboxSeconds)}
-          </td>
-        </tr>
-      </tbody>
-    </table>
+    <div class="scroll">
+      <table aria-label="Usage today">
+        <thead>
+          <tr>
+            <th>Usage on {usage.day} (UTC)</th>
+            <th class="num">Value</th>
+            <th>Against</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr data-usage="executionsToday">
+            <td>Executions today</td>
+            <td class="num" data-field="value">
+              {usage.executionsToday}
+            </td>
+            <td class="muted">counted from the key's executions created today</td>
+          </tr>
+          <tr data-usage="executionsThisMinute">
+            <td>Executions this minute (this instance)</td>
+            <td class="num" data-field="value">
+              {usage.executionsThisMinute}
+            </td>
+            <td>{limitText(limits.executionsPerMinute)} per minute</td>
+          </tr>
+          <tr data-usage="concurrentSandboxRuns">
+            <td>Sandbox runs going now (this instance)</td>
+            <td class="num" data-field="value">
+              {usage.concurrentSandboxRuns}
+            </td>
+            <td>{limitText(limits.concurrentSandboxRuns)} at once</td>
+          </tr>
+          <tr data-usage="sandboxRunsToday">
+            <td>Sandbox runs today</td>
+            <td class="num" data-field="value">
+              {usage.sandboxRunsToday}
+            </td>
+            <td class="muted">every runtime, from the database</td>
+          </tr>
+          <tr data-usage="sandboxSecondsToday">
+            <td>Sandbox seconds used today</td>
+            <td class="num" data-field="value">
+              {secondsText(usage.sandboxSecondsToday)}
+            </td>
+            <td rowspan={3}>
+              {budget === null ? "no daily budget" : `daily budget ${secondsText(budget)}`}
+            </td>
+          </tr>
+          <tr data-usage="reservedSandboxSeconds">
+            <td>Sandbox seconds reserved by runs going</td>
+            <td class="num" data-field="value">
+              {secondsText(usage.reservedSandboxSeconds)}
+            </td>
+          </tr>
+          <tr data-usage="remainingSandboxSeconds">
+            <td>Sandbox seconds left today</td>
+            <td class="num" data-field="value">
+              {usage.remainingSandboxSeconds === null
+                ? "unlimited"
+                : secondsText(usage.remainingSandboxSeconds)}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </div>
   );
 };
 

@@ -7,12 +7,50 @@
  */
 import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
+import { isScope, SCOPES, type Scope } from "../auth/scopes.js";
+import { InvalidInputError } from "../errors.js";
+import type { ApiKeyInfo } from "../services/keys.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
 import { Checkbox, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
 import { DefaultLimitsForm, defaultValues, parseLimitFields } from "./limits-view.js";
 
 /** API keys per page of the settings page. */
 const KEYS_PER_PAGE = 50;
+
+/**
+ * The scopes ticked in the key creation form (fields `scope:<name>`); a form without any scope
+ * field at all (an older page) gives undefined, i.e. every scope (docs/api.md#scopes).
+ */
+function scopesOf(form: Record<string, string>): Scope[] | undefined {
+  const fields = Object.keys(form).filter((k) => k.startsWith("scope:"));
+  if (fields.length === 0 && form.scopesShown !== "1") return undefined;
+  return fields
+    .filter((k) => form[k] === "on")
+    .map((k) => k.slice("scope:".length))
+    .filter(isScope);
+}
+
+/** The confirmation page of a revoke (docs/dashboard.md#settings): names the key and its use. */
+const ConfirmRevoke = ({ c, apiKey }: { c: DashContext; apiKey: ApiKeyInfo }) => (
+  <Page title="Revoke key" {...pageProps(c, "/dashboard/settings")}>
+    <div class="card">
+      <h1>Revoke key {apiKey.name}?</h1>
+      <p>
+        Key <code>{apiKey.prefix}…</code> (id <code>{apiKey.id}</code>, last used{" "}
+        {apiKey.lastUsedAt ? `${when(apiKey.lastUsedAt)} UTC` : "never"}) stops working at once, on
+        every front door. This cannot be undone.
+      </p>
+      <form method="post" action={`/dashboard/keys/${apiKey.id}/revoke`} class="inline">
+        <Csrf token={c.get("session").csrf} />
+        <input type="hidden" name="confirm" value="yes" />
+        <button type="submit" class="danger">
+          Revoke {apiKey.name} permanently
+        </button>
+      </form>{" "}
+      <a href="/dashboard/settings">Cancel</a>
+    </div>
+  </Page>
+);
 
 /** Builds the settings routes. */
 export function settingsPages(): Hono<DashEnv> {
@@ -104,61 +142,72 @@ export function settingsPages(): Hono<DashEnv> {
           aria-label="Create an API key"
         >
           <Csrf token={session.csrf} />
+          <input type="hidden" name="scopesShown" value="1" />
           <Input name="name" label="Name" required />
           <Input name="expiresAt" label="Expires (UTC, optional)" type="datetime-local" />
+          <fieldset class="scopes">
+            <legend>Scopes</legend>
+            {SCOPES.map((scope) => (
+              <Checkbox name={`scope:${scope}`} id={`f-scope-${scope}`} label={scope} checked />
+            ))}
+          </fieldset>
           <button type="submit">Create key</button>
         </form>
         {keys.length === 0 ? (
           <Empty>No API keys yet.</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Id</th>
-                <th>Prefix</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr data-key={k.name}>
-                  <td>
-                    <a
-                      href={`/dashboard/keys/${k.id}`}
-                      aria-label={`Key ${k.name}: limits and usage`}
-                    >
-                      {k.name}
-                    </a>
-                  </td>
-                  <td>
-                    <code>{k.id}</code>
-                  </td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
-                  <td>{k.expiresAt ? when(k.expiresAt) : "never"}</td>
-                  <td>
-                    {k.revokedAt ? (
-                      <span class="badge error">revoked</span>
-                    ) : (
-                      <form method="post" action={`/dashboard/keys/${k.id}/revoke`} class="inline">
-                        <Csrf token={session.csrf} />
-                        <button type="submit" class="danger" aria-label={`Revoke key ${k.name}`}>
-                          Revoke
-                        </button>
-                      </form>
-                    )}
-                  </td>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Id</th>
+                  <th>Prefix</th>
+                  <th>Created</th>
+                  <th>Last used</th>
+                  <th>Expires</th>
+                  <th>Scopes</th>
+                  <th>State</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr data-key={k.name}>
+                    <td>
+                      <a
+                        href={`/dashboard/keys/${k.id}`}
+                        aria-label={`Key ${k.name}: limits and usage`}
+                      >
+                        {k.name}
+                      </a>
+                    </td>
+                    <td>
+                      <code>{k.id}</code>
+                    </td>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td>{when(k.createdAt)}</td>
+                    <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                    <td>{k.expiresAt ? when(k.expiresAt) : "never"}</td>
+                    <td>{k.scopes.join(", ") || "none"}</td>
+                    <td>
+                      {k.revokedAt ? (
+                        <span class="badge error">revoked</span>
+                      ) : (
+                        <a
+                          href={`/dashboard/keys/${k.id}/revoke`}
+                          aria-label={`Revoke key ${k.name}`}
+                        >
+                          Revoke…
+                        </a>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <Pager
           base="/dashboard/settings"
@@ -217,13 +266,36 @@ export function settingsPages(): Hono<DashEnv> {
     if (exp !== null && Number.isNaN(exp)) {
       return redirectWith(c, "/dashboard/settings", { err: "The expiry is not a valid date." });
     }
-    const { key } = await c.get("services").keys.create(name, exp);
-    return settingsPage(c, key);
+    try {
+      const { key } = await c.get("services").keys.create(name, exp, scopesOf(form));
+      return settingsPage(c, key);
+    } catch (err) {
+      if (err instanceof InvalidInputError) {
+        return redirectWith(c, "/dashboard/settings", { err: err.message });
+      }
+      throw err;
+    }
+  });
+
+  /** The second step of a revoke: what the key is, and a button that really revokes it. */
+  app.get("/keys/:id/revoke", async (c) => {
+    requireManagement(c.get("session").principal);
+    const key = await c.get("services").keys.getChangeable(c.req.param("id"));
+    return c.html(<ConfirmRevoke c={c} apiKey={key} />);
   });
 
   app.post("/keys/:id/revoke", async (c) => {
     requireManagement(c.get("session").principal);
-    const info = await c.get("services").keys.revoke(c.req.param("id"));
+    const form = await formOf(c);
+    const services = c.get("services");
+    if (form.confirm !== "yes") {
+      // A post without the confirmation step's field (an old page, a stray form) revokes nothing.
+      return c.html(
+        <ConfirmRevoke c={c} apiKey={await services.keys.getChangeable(c.req.param("id"))} />,
+        400,
+      );
+    }
+    const info = await services.keys.revoke(c.req.param("id"));
     return redirectWith(c, "/dashboard/settings", { ok: `Revoked key ${info.name}.` });
   });
 

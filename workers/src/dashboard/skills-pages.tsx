@@ -5,10 +5,10 @@
  */
 import { Hono } from "hono";
 import { requireManagement } from "../auth/principal.js";
-import { NotFoundError } from "../errors.js";
+import { InvalidInputError, NotFoundError } from "../errors.js";
 import type { Skill } from "../skills/types.js";
 import { type DashContext, type DashEnv, formOf, pageProps, redirectWith } from "./env.js";
-import { Badge, Csrf, Empty, Input, Page, Pager, Select, when } from "./layout.js";
+import { Badge, Csrf, Empty, Input, KeyRef, Page, Pager, Select, when } from "./layout.js";
 import { MODES, PAGE_SIZE, POLICIES, pick, SOURCES, Toggle } from "./skill-forms.js";
 import { registerInstallPages } from "./skill-install-pages.js";
 
@@ -44,6 +44,7 @@ export function skillPages(): Hono<DashEnv> {
       page,
       limit: PAGE_SIZE,
     });
+    const names = await c.get("services").keys.namesOf(result.data.map((s) => s.apiKeyId));
     const query = new URL(c.req.url).searchParams;
     query.delete("ok");
     query.delete("err");
@@ -71,45 +72,47 @@ export function skillPages(): Hono<DashEnv> {
             No skills match. {mgmt ? <a href="/dashboard/skills/new">Install one</a> : null}
           </Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Version</th>
-                <th>Source</th>
-                <th>Owner</th>
-                <th>Mode</th>
-                <th>Policy</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.data.map((s) => (
-                <tr data-skill={s.name}>
-                  <td>
-                    <a href={`/dashboard/skills/${s.id}`}>{s.name}</a>
-                    <div class="muted" style="font-size:12px">
-                      {s.description.slice(0, 120)}
-                    </div>
-                  </td>
-                  <td>{s.version}</td>
-                  <td>{s.sourceProvider}</td>
-                  <td>
-                    <code>{s.apiKeyId ?? "global"}</code>
-                  </td>
-                  <td>
-                    {mgmt ? (
-                      <Toggle skill={s} field="mode" csrf={session.csrf} />
-                    ) : (
-                      <Badge value={s.mode} />
-                    )}
-                  </td>
-                  <td>
-                    {mgmt ? <Toggle skill={s} field="policy" csrf={session.csrf} /> : s.policy}
-                  </td>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Version</th>
+                  <th>Source</th>
+                  <th>Owner</th>
+                  <th>Mode</th>
+                  <th>Policy</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {result.data.map((s) => (
+                  <tr data-skill={s.name}>
+                    <td>
+                      <a href={`/dashboard/skills/${s.id}`}>{s.name}</a>
+                      <div class="muted" style="font-size:12px">
+                        {s.description.slice(0, 120)}
+                      </div>
+                    </td>
+                    <td>{s.version}</td>
+                    <td>{s.sourceProvider}</td>
+                    <td>
+                      <KeyRef id={s.apiKeyId} names={names} none="global" />
+                    </td>
+                    <td>
+                      {mgmt ? (
+                        <Toggle skill={s} field="mode" csrf={session.csrf} />
+                      ) : (
+                        <Badge value={s.mode} />
+                      )}
+                    </td>
+                    <td>
+                      {mgmt ? <Toggle skill={s} field="policy" csrf={session.csrf} /> : s.policy}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <Pager
           base="/dashboard/skills"
@@ -137,6 +140,9 @@ export function skillPages(): Hono<DashEnv> {
         limit: 200,
       })
     ).data.filter((s) => s.name === skill.name);
+    const names = await c
+      .get("services")
+      .keys.namesOf([skill.apiKeyId, ...versions.map((v) => v.apiKeyId)]);
     const mgmt = principal.kind === "management";
     return c.html(
       <Page title={skill.name} {...pageProps(c, "/dashboard/skills")}>
@@ -160,7 +166,9 @@ export function skillPages(): Hono<DashEnv> {
                 {skill.sourceRef ? ` (${skill.sourceRef})` : ""}
               </dd>
               <dt>Owner</dt>
-              <dd>{skill.apiKeyId ?? "global"}</dd>
+              <dd>
+                <KeyRef id={skill.apiKeyId} names={names} none="global" />
+              </dd>
               <dt>Tags</dt>
               <dd>{skill.tags.join(", ") || "—"}</dd>
               <dt>Timeout</dt>
@@ -186,7 +194,7 @@ export function skillPages(): Hono<DashEnv> {
                     {v.version}
                   </a>{" "}
                   <span class="muted">
-                    ({v.mode}, owner {v.apiKeyId ?? "global"})
+                    ({v.mode}, owner <KeyRef id={v.apiKeyId} names={names} none="global" />)
                   </span>
                 </li>
               ))}
@@ -261,14 +269,22 @@ export function skillPages(): Hono<DashEnv> {
         err: "Timeout must be a whole number of ms between 1 and 600000.",
       });
     }
-    await c.get("services").skills.update(id, {
-      description: form.description ?? "",
-      tags: (form.tags ?? "")
-        .split(",")
-        .map((t) => t.trim())
-        .filter(Boolean),
-      timeoutMs,
-    });
+    try {
+      // The same service and rules as `PUT /api/skills/{id}` (docs/registry.md#a-skill).
+      await c.get("services").skills.update(id, {
+        description: form.description ?? "",
+        tags: (form.tags ?? "")
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean),
+        timeoutMs,
+      });
+    } catch (err) {
+      if (err instanceof InvalidInputError) {
+        return redirectWith(c, `/dashboard/skills/${id}`, { err: `Not saved: ${err.message}` });
+      }
+      throw err;
+    }
     return redirectWith(c, `/dashboard/skills/${id}`, { ok: "Saved." });
   });
 

@@ -23,6 +23,7 @@ import {
   isIpLiteral,
   refusedNameReason,
 } from "./address-policy.js";
+import { describeNetworkError } from "./network-error.js";
 
 /** Longest URL accepted, in characters. */
 export const MAX_URL_LENGTH = 8192;
@@ -142,7 +143,10 @@ export async function guardOutboundUrl(
     resolved = await withAbort(opts.resolve(hostname), opts.signal);
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    throw new ExecutionFailure(`Could not resolve ${hostname}: ${(err as Error).message}`, {
+    // Not a refusal: the name did not resolve (offline, a typo). Said so, with the system code.
+    const failure = describeNetworkError(err);
+    const why = failure.kind === "dns" ? `DNS lookup failed (${failure.code})` : failure.phrase;
+    throw new ExecutionFailure(`Could not resolve ${hostname}: ${why}`, {
       code: "dns_failed",
       cause: err,
     });

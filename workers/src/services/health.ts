@@ -1,8 +1,12 @@
 /**
- * The health service (`GET /api/health`, docs/api.md): anonymous callers learn only whether the
- * API can reach its database; management also gets the runtime, the registry size, the
- * registered handlers and the sandbox host's state (with several hosts, each host's).
+ * The health service (`GET /api/health`, docs/api.md#health): anonymous callers learn only the
+ * status (`down` when the database cannot be reached, `degraded` when its disk is full or a
+ * configured sandbox host is unreachable, has no Docker engine or lacks an image); management
+ * also gets the runtime, the registry size, the registered handlers, the sandbox host's state
+ * (with several hosts, each host's) and one reason per failing component.
  */
+import type { SandboxHealth } from "@skillgate/sandbox-protocol";
+import { describeDatabaseError } from "../db/error-cause.js";
 import type { SandboxClient } from "../sandbox/client.js";
 import { isMultiHost } from "../sandbox/multi-host.js";
 import type { Executor } from "../skills/execution/executor.js";
@@ -41,6 +45,30 @@ export interface HealthServiceOptions {
   /** Below this many free bytes the database counts as not writable (`DATABASE_MIN_FREE_BYTES`). */
   minFreeBytes?: number;
   clock?: () => number;
+}
+
+/**
+ * How long a sandbox host that could not be reached is not asked again: health answers the
+ * remembered failure meanwhile, so a burst of health checks does not wait on a dead host each
+ * time (docs/api.md#health).
+ */
+export const SANDBOX_FAILURE_MEMORY_MS = 3_000;
+
+/**
+ * Why one sandbox host's own health answer is not healthy (docs/api.md#health): the engine does not
+ * answer, or an image of `images` is missing from the engine (`imagesPresent` false).
+ * @returns one reason per problem; empty when the host is fine.
+ */
+export function sandboxProblems(h: SandboxHealth): string[] {
+  const reasons: string[] = [];
+  if (!h.docker) reasons.push("the sandbox host's Docker engine does not answer");
+  for (const [kind, present] of Object.entries(h.imagesPresent ?? {})) {
+    if (present !== false) continue;
+    const image = (h.images as Record<string, string | undefined>)[kind];
+    reasons.push(`sandbox image for ${kind} is missing${image ? `: ${image}` : ""}`);
+  }
+  if (reasons.length === 0 && h.ok === false) reasons.push("the sandbox host reports not ok");
+  return reasons;
 }
 
 /** How long a write refused for a full disk marks the database not writable, without a probe. */
@@ -96,13 +124,18 @@ export class HealthService {
     try {
       await this.opts.database.ping();
     } catch (err) {
-      dbError = (err as Error).message;
+      dbError = describeDatabaseError(err);
     }
     const disk = dbError === undefined ? await this.writable() : { writable: false };
     if (!detailed) {
       if (dbError !== undefined) return { status: "down" };
-      return { status: disk.writable ? "ok" : "degraded" };
+      if (!disk.writable) return { status: "degraded" };
+      return { status: (await this.sandboxState()).ok ? "ok" : "degraded" };
     }
+    const reasons: { component: string; reason: string }[] = [];
+    if (dbError !== undefined) reasons.push({ component: "database", reason: dbError });
+    else if (!disk.writable && disk.error)
+      reasons.push({ component: "database", reason: disk.error });
     const details: Record<string, unknown> = {
       runtime: this.opts.runtime ?? "unknown",
       database:
@@ -111,28 +144,91 @@ export class HealthService {
           : { ok: disk.writable, ...disk },
       registry: await this.opts.registry.snapshot().then(
         (snap) => ({ skills: snap.skills.length }),
-        (err: Error) => ({ error: err.message }),
+        (err: unknown) => {
+          const error = describeDatabaseError(err);
+          reasons.push({ component: "registry", reason: error });
+          return { error };
+        },
       ),
       handlers: this.opts.executor.handlerNames(),
     };
-    let sandboxOk = true;
-    if (this.opts.sandbox) {
-      try {
-        const sandbox = this.opts.sandbox;
-        if (isMultiHost(sandbox)) {
-          // Several hosts (docs/sandbox.md#several-hosts): each with its state; up when any is.
-          const hosts = await sandbox.hosts();
-          sandboxOk = hosts.some((h) => h.state === "up");
-          details.sandbox = { ok: sandboxOk, hosts };
-        } else details.sandbox = { ...(await sandbox.health()), ok: true };
-      } catch (err) {
-        sandboxOk = false;
-        details.sandbox = { ok: false, error: (err as Error).message };
-      }
-    } else {
-      details.sandbox = { ok: false, configured: false };
-    }
-    const status = dbError === undefined && disk.writable && sandboxOk ? "ok" : "degraded";
+    const sandbox = await this.sandboxState();
+    details.sandbox = sandbox.details;
+    for (const reason of sandbox.reasons) reasons.push({ component: "sandbox", reason });
+    const status =
+      dbError === undefined &&
+      disk.writable &&
+      sandbox.ok &&
+      !("error" in (details.registry as object))
+        ? "ok"
+        : "degraded";
+    if (reasons.length > 0) details.reasons = reasons;
     return { status, details };
   }
+
+  private sandboxMemo: { at: number; state: SandboxState } | null = null;
+
+  /**
+   * The sandbox component: not configured (fine: code and shell skills then fail with
+   * `sandbox_unavailable`, reported as `configured: false` without any call), or each host's
+   * answer judged by {@link sandboxProblems}. A failed probe is remembered for
+   * {@link SANDBOX_FAILURE_MEMORY_MS}.
+   */
+  private async sandboxState(): Promise<SandboxState> {
+    const sandbox = this.opts.sandbox;
+    if (!sandbox) return { ok: true, reasons: [], details: { ok: true, configured: false } };
+    const now = (this.opts.clock ?? Date.now)();
+    const memo = this.sandboxMemo;
+    if (memo && now - memo.at < SANDBOX_FAILURE_MEMORY_MS) return memo.state;
+    let state: SandboxState;
+    try {
+      if (isMultiHost(sandbox)) {
+        // Several hosts (docs/sandbox.md#several-hosts): each with its state; up when any is.
+        const hosts = await sandbox.hosts();
+        const reasons: string[] = [];
+        let usable = 0;
+        for (const h of hosts) {
+          const problems =
+            h.state !== "up"
+              ? [`sandbox host ${h.url} is ${h.state}`]
+              : h.health
+                ? sandboxProblems(h.health)
+                : [];
+          if (problems.length === 0) usable++;
+          reasons.push(...problems.map((p) => (p.includes(h.url) ? p : `${h.url}: ${p}`)));
+        }
+        // The component serves while one host does; any host's problem still degrades health.
+        state = {
+          ok: reasons.length === 0,
+          reasons,
+          details: { ok: usable > 0, hosts, ...(reasons.length ? { reasons } : {}) },
+        };
+      } else {
+        const health = await sandbox.health();
+        const reasons = sandboxProblems(health);
+        state = {
+          ok: reasons.length === 0,
+          reasons,
+          details: { ...health, ok: reasons.length === 0, ...(reasons.length ? { reasons } : {}) },
+        };
+      }
+    } catch (err) {
+      const reason = `the sandbox host cannot be reached: ${(err as Error).message}`;
+      state = {
+        ok: false,
+        reasons: [reason],
+        details: { ok: false, error: (err as Error).message },
+      };
+    }
+    // Several hosts keep their own back-off per host (docs/sandbox.md#several-hosts).
+    this.sandboxMemo = state.ok || isMultiHost(sandbox) ? null : { at: now, state };
+    return state;
+  }
+}
+
+/** The sandbox component of a health report. */
+interface SandboxState {
+  ok: boolean;
+  reasons: string[];
+  details: Record<string, unknown>;
 }

@@ -44,6 +44,9 @@ export interface ApiKeyRecord {
   ranker?: string | null;
 }
 
+/** Most key ids one {@link ApiKeyService.namesOf} call looks up (a page shows at most a few hundred). */
+export const MAX_NAME_LOOKUP = 500;
+
 /** Storage of API keys (the drizzle implementation is in `db/repositories/api-keys.ts`). */
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord): Promise<ApiKeyRecord>;
@@ -66,6 +69,8 @@ export interface ApiKeyRepository {
   ): Promise<ApiKeyRecord | undefined>;
   /** Sets (or, with null, clears) the key's ranker. @returns the key, undefined if unknown. */
   setRanker(id: string, ranker: string | null): Promise<ApiKeyRecord | undefined>;
+  /** The names of the keys among `ids` that exist (unknown ids are left out). */
+  names(ids: readonly string[]): Promise<{ id: string; name: string }[]>;
 }
 
 /** Public view of a key (never the key itself nor its hash). */
@@ -183,6 +188,20 @@ export class ApiKeyService {
       scopes: JSON.stringify(normalizeScopes(scopes)),
     });
     return { key, apiKey: toInfo(row) };
+  }
+
+  /**
+   * The names of the given keys, for pages that show a key (docs/dashboard.md): id → name; an
+   * unknown id is absent. At most {@link MAX_NAME_LOOKUP} ids are looked up (the rest are absent).
+   */
+  async namesOf(ids: readonly (string | null)[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))].slice(
+      0,
+      MAX_NAME_LOOKUP,
+    );
+    if (wanted.length === 0) return new Map();
+    const rows = await this.repository.names(wanted);
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   /**

@@ -7,6 +7,7 @@
 
 import { ConflictError, InvalidInputError, NotFoundError, UpstreamError } from "../errors.js";
 import { connectorFetch } from "../outbound/connector-fetch.js";
+import { OutboundBlockedError } from "../outbound/guard.js";
 import type { OutboundConnector } from "../outbound/types.js";
 import { originAllowed } from "../skills/handlers/http.js";
 import {
@@ -22,7 +23,7 @@ import {
 import type { McpServerRecord, McpServerStore } from "../skills/registry/mcp-server-repository.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import type { Skill } from "../skills/types.js";
-import type { SkillsService } from "./skills.js";
+import { MAX_DESCRIPTION_CHARS, type SkillsService } from "./skills.js";
 
 /** A server as the API shows it: header names only. ISO-8601 timestamps. */
 export interface McpServerView {
@@ -120,6 +121,14 @@ export class McpServerService {
     try {
       conn = await this.connection(r);
     } catch (err) {
+      // Only a refusal by policy is the URL's fault; a name that does not resolve (offline, a
+      // typo) is the server being unreachable (docs/outbound.md#failures).
+      if (!(err instanceof OutboundBlockedError) && !(err instanceof InvalidInputError)) {
+        throw new UpstreamError(
+          `Could not reach the MCP server: ${(err as Error).message}`,
+          "mcp_unreachable",
+        );
+      }
       throw new InvalidInputError(
         `The MCP server URL may not be called: ${(err as Error).message}`,
         [{ field: "url", message: "refused by the outbound guard" }],
@@ -199,7 +208,7 @@ export class McpServerService {
       {
         name: toolSkillName(server.name, tool.name),
         version: "1.0.0",
-        description: tool.description,
+        description: tool.description.slice(0, MAX_DESCRIPTION_CHARS),
         schema: { input: tool.inputSchema },
         handlerCode: MCP_HANDLER_NAME,
         mode: "auto",
@@ -246,7 +255,7 @@ export class McpServerService {
         continue;
       }
       const updated = await this.opts.skills.update(skill.id, {
-        description: tool.description,
+        description: tool.description.slice(0, MAX_DESCRIPTION_CHARS),
         schema: { input: tool.inputSchema },
       });
       if (

@@ -30,6 +30,38 @@ import { type Page, pageOf } from "./page.js";
 /** Registry names (Agent Skills names may start with a digit; docs/registry.md#a-skill). */
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 
+/** Longest skill description, in characters (docs/registry.md#a-skill). */
+export const MAX_DESCRIPTION_CHARS = 4096;
+/** Most tags per skill, and the longest tag in characters (docs/registry.md#a-skill). */
+export const MAX_TAGS = 32;
+export const MAX_TAG_CHARS = 64;
+
+/**
+ * The length rules of a skill's text fields, checked here so that every door (REST, dashboard
+ * forms, MCP, catalog installs) refuses the same input (docs/registry.md#a-skill).
+ * @throws InvalidInputError `invalid_input` naming `description` or `tags`.
+ */
+function checkTextFields(fields: { description?: string; tags?: readonly string[] }): void {
+  if (fields.description !== undefined && fields.description.length > MAX_DESCRIPTION_CHARS) {
+    throw new InvalidInputError(
+      `description is ${fields.description.length} characters; at most ${MAX_DESCRIPTION_CHARS} are allowed`,
+      [{ field: "description", message: `at most ${MAX_DESCRIPTION_CHARS} characters` }],
+    );
+  }
+  const tags = fields.tags;
+  if (tags === undefined) return;
+  if (tags.length > MAX_TAGS) {
+    throw new InvalidInputError(`${tags.length} tags; at most ${MAX_TAGS} are allowed`, [
+      { field: "tags", message: `at most ${MAX_TAGS} tags` },
+    ]);
+  }
+  if (tags.some((t) => t.length === 0 || t.length > MAX_TAG_CHARS)) {
+    throw new InvalidInputError(`Each tag has 1 to ${MAX_TAG_CHARS} characters`, [
+      { field: "tags", message: `each tag 1 to ${MAX_TAG_CHARS} characters` },
+    ]);
+  }
+}
+
 /** Input of {@link SkillsService.install}. */
 export interface InstallSkillInput {
   name: string;
@@ -161,6 +193,7 @@ export class SkillsService {
         { field: "name", message: "invalid skill name" },
       ]);
     }
+    checkTextFields(input);
     if (!isStrictVersion(input.version)) {
       throw new InvalidInputError("version must be MAJOR.MINOR.PATCH (e.g. 1.0.0)", [
         { field: "version", message: "must match ^\\d+\\.\\d+\\.\\d+$" },
@@ -241,6 +274,7 @@ export class SkillsService {
         { field: "enabled", message: "contradicts mode" },
       ]);
     }
+    checkTextFields(patch);
     const current = await this.registry.getFresh(id);
     if (!current) throw new NotFoundError(`Skill ${id} not found`, "skill_not_found");
     let mode = patch.mode ?? current.mode;

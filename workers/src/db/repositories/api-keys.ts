@@ -2,7 +2,7 @@
  * The `api_keys` table behind the {@link ApiKeyRepository} of the keys service (drizzle over
  * libSQL). Only the SHA-256 hash of a key is stored, never the key.
  */
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { ApiKeyRecord, ApiKeyRepository } from "../../services/keys.js";
 import type { Db } from "../client.js";
 import { apiKeys } from "../schema.js";
@@ -32,6 +32,14 @@ export class DrizzleApiKeyRepository implements ApiKeyRepository {
   async get(id: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1);
     return row;
+  }
+
+  async names(ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .select({ id: apiKeys.id, name: apiKeys.name })
+      .from(apiKeys)
+      .where(inArray(apiKeys.id, [...ids]));
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {

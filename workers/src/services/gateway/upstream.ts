@@ -10,6 +10,7 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { getFormatAdapter } from "../../formats/index.js";
 import type { FormatAdapter, WireFormat } from "../../formats/types.js";
+import { describeNetworkError } from "../../outbound/network-error.js";
 import type { UpstreamConfig } from "../proxy.js";
 
 /**
@@ -158,8 +159,9 @@ export async function callUpstream(
   const idle = new AbortController();
   const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
   let res: Response;
+  const url = upstreamUrl(config, req);
   try {
-    res = await fetchFn(upstreamUrl(config, req), {
+    res = await fetchFn(url, {
       method: "POST",
       headers,
       body: req.raw && typeof req.body === "string" ? req.body : JSON.stringify(req.body),
@@ -169,8 +171,11 @@ export async function callUpstream(
     if (req.signal.aborted) throw err;
     if (req.budget.expired)
       throw new UpstreamFailure(504, `The upstream did not answer within ${req.budget.ms} ms`);
-    const why = err instanceof Error ? err.message : String(err);
-    throw new UpstreamFailure(502, `The upstream could not be reached: ${why}`);
+    // The host names the upstream (its URL path may carry a model, never a key); one log line.
+    const host = new URL(url).host;
+    const why = describeNetworkError(err).phrase;
+    console.error(`[skillgate] proxy upstream ${host} (${req.format}) unreachable: ${why}`);
+    throw new UpstreamFailure(502, `The upstream ${host} could not be reached: ${why}`);
   }
   if (!res.body) return res;
   const body = guardBody(res.body, req, idle);
