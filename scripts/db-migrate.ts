@@ -24,8 +24,10 @@ async function main(): Promise<void> {
   const settings = nodeSettings(process.env);
   const where = whereOf(settings.libsqlUrl);
   if (settings.libsqlUrl.startsWith("file:")) mkdirSync(settings.dataDir, { recursive: true });
-  const client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
+  let client: Awaited<ReturnType<typeof openNodeDatabase>> | undefined;
   try {
+    // Opening a server database already asks it once (the token check): its failure is told alike.
+    client = await openNodeDatabase(settings.libsqlUrl, databaseOptions(settings));
     await applyMigrations(createDb(client));
     console.log(`[skillgate] migrations applied to ${where}`);
   } catch (err) {
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
     console.error(`[skillgate] migration of ${where} failed: ${describeDatabaseError(err, where)}`);
     process.exitCode = 1;
   } finally {
-    client.close();
+    client?.close();
   }
 }
 
