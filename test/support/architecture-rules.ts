@@ -21,7 +21,7 @@ export interface Layer {
   units: string[];
   /** The layers below this one that it may import (its own layer always). */
   mayImport: string[];
-  /** npm packages it may import (`node:*` for every Node builtin); `@skillgate/*` always. */
+  /** npm packages it may import (`node:*` for every Node builtin, `node:<name>` for one); `@skillgate/*` always. */
   npm: string[];
   /** Whether its files may read `process.env` (the Node entry points only). */
   readsEnv?: boolean;
@@ -87,7 +87,7 @@ export function layerOf(layers: Layer[], path: string): Layer | undefined {
 const npmAllowed = (allowed: string[], specifier: string): boolean => {
   const pkg = packageOf(specifier);
   if (pkg.startsWith("@skillgate/")) return true;
-  if (pkg.startsWith("node:")) return allowed.includes("node:*");
+  if (pkg.startsWith("node:")) return allowed.includes("node:*") || allowed.includes(pkg);
   return allowed.includes(pkg);
 };
 

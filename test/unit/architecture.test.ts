@@ -35,6 +35,15 @@ const LAYERS: Layer[] = [
     mayImport: [],
     npm: ["zod"],
   },
+  // Telemetry: the request context (request id, log prefix) every layer above may read. It
+  // imports nothing of the app; `AsyncLocalStorage` runs in Node and in the Worker
+  // (`nodejs_compat`, docs/api.md#request-ids).
+  {
+    name: "telemetry",
+    units: ["telemetry"],
+    mayImport: ["kernel"],
+    npm: ["node:async_hooks"],
+  },
   // Shapes every layer speaks: types and pure helpers with no I/O.
   {
     name: "model",
@@ -61,7 +70,8 @@ const LAYERS: Layer[] = [
     mayImport: ["kernel", "model"],
     npm: ["ipaddr.js"],
   },
-  // The wire formats: one adapter per LLM API (docs/architecture.md#layers).
+  // The wire formats: one folder per LLM API, its adapter and stream translator
+  // (docs/architecture.md#layers).
   {
     name: "formats",
     units: ["formats"],
@@ -73,7 +83,7 @@ const LAYERS: Layer[] = [
   {
     name: "domain",
     units: ["skills", "catalogs", "retention"],
-    mayImport: ["kernel", "model", "platform", "formats"],
+    mayImport: ["kernel", "telemetry", "model", "platform", "formats"],
     npm: [
       "zod",
       "semver",
@@ -93,17 +103,18 @@ const LAYERS: Layer[] = [
     npm: ["prom-client"],
   },
   // The application layer every front door shares; it declares the ports storage implements.
+  // The gateway's round loop (services/gateway/) reads upstream event streams.
   {
     name: "services",
     units: ["services"],
-    mayImport: ["kernel", "model", "platform", "formats", "domain", "adapters"],
-    npm: [],
+    mayImport: ["kernel", "telemetry", "model", "platform", "formats", "domain", "adapters"],
+    npm: ["eventsource-parser"],
   },
   // Storage: the drizzle schema and the repositories implementing the ports of domain and services.
   {
     name: "storage",
     units: ["db"],
-    mayImport: ["kernel", "model", "domain", "services"],
+    mayImport: ["kernel", "telemetry", "model", "domain", "services"],
     npm: ["drizzle-orm", "@libsql/client", "@libsql/core"],
   },
   // What one app instance is made of (types only).
@@ -144,7 +155,7 @@ const LAYERS: Layer[] = [
       "auth/middleware.ts",
       "request-limits.ts",
     ],
-    mayImport: ["kernel", "model", "formats", "services", "service-wiring"],
+    mayImport: ["kernel", "telemetry", "model", "formats", "services", "service-wiring"],
     npm: [
       "hono",
       "@hono/zod-openapi",
@@ -161,6 +172,7 @@ const LAYERS: Layer[] = [
     units: ["app.ts", "library-handlers.ts"],
     mayImport: [
       "kernel",
+      "telemetry",
       "model",
       "formats",
       "domain",
@@ -172,30 +184,20 @@ const LAYERS: Layer[] = [
     ],
     npm: ["hono", "@hono/zod-openapi"],
   },
-  // Worker runtime: the Worker entry and what only the Worker has.
+  // Worker runtime: the Worker entries and what only the Worker has (the per-key Durable Object).
   {
     name: "runtime-worker",
-    units: ["index.ts", "worker-app.ts", "library-worker.ts"],
-    mayImport: ["kernel", "model", "platform", "domain", "adapters", "storage", "app"],
-    npm: ["@libsql/client"],
+    units: ["runtime/worker"],
+    mayImport: ["kernel", "telemetry", "model", "platform", "domain", "adapters", "storage", "app"],
+    npm: ["@libsql/client", "zod"],
   },
   // Node runtime: the Node entries and what only Node has (embedded libSQL, sockets, files).
   {
     name: "runtime-node",
-    units: [
-      "node.ts",
-      "node-deps.ts",
-      "serve-node.ts",
-      "library-node.ts",
-      "db/embedded-node.ts",
-      "db/migrate-node.ts",
-      "db/statement-cache-node.ts",
-      "db/storage-node.ts",
-      "outbound/node-outbound.ts",
-      "outbound/node-upstream-fetch.ts",
-    ],
+    units: ["runtime/node"],
     mayImport: [
       "kernel",
+      "telemetry",
       "model",
       "platform",
       "domain",
@@ -211,15 +213,19 @@ const LAYERS: Layer[] = [
 ];
 
 /** The Worker bundle's entry files (repository-relative). */
-const WORKER_ENTRIES = ["workers/src/index.ts", "workers/src/library-worker.ts"];
+const WORKER_ENTRIES = [
+  "workers/src/runtime/worker/index.ts",
+  "workers/src/runtime/worker/library-worker.ts",
+];
 
 /**
  * Packages that must never reach the Worker bundle: Node builtins, native or Node-only drivers
  * and servers (`@libsql/client` bare resolves to its Node build outside workerd; the Worker uses
- * `@libsql/client/web`).
+ * `@libsql/client/web`). `node:async_hooks` is the one builtin the Worker has: it runs with
+ * `nodejs_compat` (wrangler.toml), whose `AsyncLocalStorage` carries the request context.
  */
 const NOT_IN_WORKER = (specifier: string): boolean =>
-  specifier.startsWith("node:") ||
+  (specifier.startsWith("node:") && specifier !== "node:async_hooks") ||
   /^(fs|path|net|http|https|dns|crypto|os|child_process|stream|url|worker_threads)(\/|$)/.test(
     specifier,
   ) ||
@@ -440,7 +446,8 @@ const PLANTED: { fixture: string; rule: Violation["rule"]; file: string; detail:
     fixture: "node-fs-in-worker-bundle",
     rule: "worker-bundle",
     file: "workers/src/cache/disk-cache.ts",
-    detail: /node:fs reaches the Worker bundle \(via index\.ts → .*cache\/disk-cache\.ts\)/,
+    detail:
+      /node:fs reaches the Worker bundle \(via runtime\/worker\/index\.ts → .*cache\/disk-cache\.ts\)/,
   },
   {
     fixture: "process-env-bracket",

@@ -1,5 +1,5 @@
 /**
- * The selection page (docs/dashboard.md#selection), management only: per skill, how often this
+ * The selection page (docs/dashboard.md#pages), management only: per skill, how often this
  * instance injected it as an AUTO pick, how often a model called it when it was injected
  * (precision), and how often `skill_search` found it when the ranker had not injected it; and the
  * default ranker. The same counts are the `skillgate_selection_*` Prometheus counters

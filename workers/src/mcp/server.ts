@@ -32,11 +32,9 @@ import { z } from "zod";
 import { hasScope, missingScope, requireScope } from "../auth/scopes.js";
 import { AppError, InvalidInputError } from "../errors.js";
 import {
-  AUTO_MAX_SKILLS,
   MCP_LINK,
-  SKILL_SEARCH_DESCRIPTION,
-  SKILL_SEARCH_INPUT_SCHEMA,
-  SKILL_SEARCH_TOOL,
+  SKILL_SEARCH_AUTO_ABOVE,
+  SKILL_SEARCH_LISTING,
   type ToolsService,
 } from "../services/tools.js";
 import { logPrefix } from "../telemetry/request-context.js";
@@ -144,17 +142,20 @@ export class ProtocolError extends Error {
   }
 }
 
+/** The name of the `skill_search` tool. */
+const SKILL_SEARCH_TOOL = SKILL_SEARCH_LISTING.name;
+
 /** The `tools/list` entry of `skill_search`. */
 const SKILL_SEARCH_LISTED: Tool = {
   name: SKILL_SEARCH_TOOL,
   title: "Search skills",
-  description: SKILL_SEARCH_DESCRIPTION,
-  inputSchema: { ...SKILL_SEARCH_INPUT_SCHEMA, type: "object" } as Tool["inputSchema"],
+  description: SKILL_SEARCH_LISTING.description,
+  inputSchema: { ...SKILL_SEARCH_LISTING.inputSchema, type: "object" } as Tool["inputSchema"],
   annotations: { title: "Search skills", readOnlyHint: true, openWorldHint: false },
 };
 
 /** Skill tools above which `auto` lists `skill_search`: one request's AUTO places. */
-const SEARCH_AUTO_ABOVE = AUTO_MAX_SKILLS;
+const SEARCH_AUTO_ABOVE = SKILL_SEARCH_AUTO_ABOVE;
 
 /**
  * True when `skill_search` is listed for a caller with `count` skill tools: setting `on`, or

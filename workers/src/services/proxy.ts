@@ -19,8 +19,6 @@ import type {
 import type { SettingsService } from "./settings.js";
 import type { ToolsService } from "./tools.js";
 
-export type { UpstreamFamily } from "../formats/types.js";
-
 /** Operator configuration of the upstreams. */
 export interface UpstreamConfig {
   /** Base URL per family (`UPSTREAM_*_BASE_URL`). */

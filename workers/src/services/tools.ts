@@ -18,6 +18,7 @@ import {
   DEFAULT_RANKER,
   type RankerName,
 } from "../skills/injection/rankers/index.js";
+import { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 import {
   type CallerToolSet,
   callerTools,
@@ -37,6 +38,8 @@ import type { SkillRegistry } from "../skills/registry/registry.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
 import {
   parseSkillSearchArgs,
+  SKILL_SEARCH_DESCRIPTION,
+  SKILL_SEARCH_INPUT_SCHEMA,
   SKILL_SEARCH_REF,
   SKILL_SEARCH_TOOL,
   type SkillSearchMode,
@@ -46,7 +49,7 @@ import {
   toolsDisabledIn,
   withSkillSearchTool,
 } from "../skills/search/skill-search.js";
-import type { CallerContext, Skill } from "../skills/types.js";
+import type { CallerContext, JsonSchema, Skill } from "../skills/types.js";
 import type { FoundEntry, FoundSkillsStore } from "./found-skills.js";
 import type { SettingsService } from "./settings.js";
 
@@ -56,7 +59,6 @@ export {
   RANKER_NAMES,
   type RankerName,
 } from "../skills/injection/rankers/index.js";
-export { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
 export type {
   InjectedRef,
@@ -64,15 +66,6 @@ export type {
   ToolResult,
 } from "../skills/interception/interception.js";
 export type { ModelCallOutcome } from "../skills/interception/model-call.js";
-export type { LearningSource } from "../skills/learning/learning.js";
-export type { SelectionCounts } from "../skills/learning/selection-stats.js";
-export {
-  SKILL_SEARCH_DESCRIPTION,
-  SKILL_SEARCH_INPUT_SCHEMA,
-  SKILL_SEARCH_TOOL,
-  type SkillSearchMode,
-  type SkillSearchOutput,
-} from "../skills/search/skill-search.js";
 
 /** An inject request (`POST /api/skills/inject`). */
 export interface InjectRequest {
@@ -174,6 +167,27 @@ function sessionLink(sessionId: string): string {
 
 /** The link id under which a key's latest MCP `skill_search` is kept (MCP has no sessions). */
 export const MCP_LINK = "mcp:last";
+
+/**
+ * The `skill_search` tool as a front door lists it outside a provider request
+ * (docs/scoring.md#skill-search, docs/mcp.md#skill-search): its name, description and JSON
+ * Schema input.
+ */
+export const SKILL_SEARCH_LISTING: {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+} = {
+  name: SKILL_SEARCH_TOOL,
+  description: SKILL_SEARCH_DESCRIPTION,
+  inputSchema: SKILL_SEARCH_INPUT_SCHEMA,
+};
+
+/**
+ * Skill tools above which search mode `auto` offers `skill_search`: as many as one request's
+ * AUTO places (docs/scoring.md#skill-search).
+ */
+export const SKILL_SEARCH_AUTO_ABOVE = AUTO_MAX_SKILLS;
 
 /** Injection and interception for a caller. */
 export class ToolsService {
