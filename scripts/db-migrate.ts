@@ -4,8 +4,8 @@
  * it migrates the local embedded database (`<DATA_DIR>/skillgate.db`).
  */
 import { mkdirSync } from "node:fs";
+import { describeDatabaseError } from "../workers/src/database-error.js";
 import { createDb } from "../workers/src/db/client.js";
-import { describeDatabaseError } from "../workers/src/db/error-cause.js";
 import { openNodeDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
 import { databaseOptions, nodeSettings } from "../workers/src/runtime/node/node-deps.js";

@@ -1,5 +1,5 @@
 /**
- * `npm run dev:db`: a local libSQL server over HTTP for `wrangler dev` (docs/deployment.md#running-the-worker-locally),
+ * `npm run dev:db`: a local libSQL server over HTTP for `wrangler dev` (docs/deployment.md#running-the-worker-locally-wrangler-dev),
  * with no Turso CLI: the project's Hrana-over-HTTP server (the one the workerd tests use) on the
  * embedded `libsql` engine, serving `<DATA_DIR>/wrangler-dev.db` (default `.data/`) on
  * `127.0.0.1:<DEV_DB_PORT>` (default 8080). For development only: one process, one file, no

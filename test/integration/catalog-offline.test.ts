@@ -39,7 +39,7 @@ describe("catalog offline", () => {
     expect(res.body.error.message).toContain(`(127.0.0.1:${port}): connection refused`);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(
-      /^\[skillgate\] catalog_unreachable on GET \/api\/skills\/skillssh: /,
+      /^\[skillgate(?: request_id=[\w=-]+)?\] catalog_unreachable on GET \/api\/skills\/skillssh: /,
     );
     expect(logged[0]).toContain("cause: connection refused");
     expect(logged[0]).not.toContain("\n");

@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { createClient } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../workers/src/config.js";
-import { describeDatabaseError } from "../../workers/src/db/error-cause.js";
+import { describeDatabaseError } from "../../workers/src/database-error.js";
 import { sandboxClientFromConfig } from "../../workers/src/sandbox/client.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 

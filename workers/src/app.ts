@@ -22,7 +22,7 @@ import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
 import { mcpErrorBody, mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
-import { describeNetworkError } from "./outbound/network-error.js";
+import { describeNetworkError } from "./network-error.js";
 import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";

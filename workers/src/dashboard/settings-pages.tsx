@@ -30,7 +30,7 @@ function scopesOf(form: Record<string, string>): Scope[] | undefined {
     .filter(isScope);
 }
 
-/** The confirmation page of a revoke (docs/dashboard.md#settings): names the key and its use. */
+/** The confirmation page of a revoke (docs/dashboard.md#pages): names the key and its use. */
 const ConfirmRevoke = ({ c, apiKey }: { c: DashContext; apiKey: ApiKeyInfo }) => (
   <Page title="Revoke key" {...pageProps(c, "/dashboard/settings")}>
     <div class="card">

@@ -17,13 +17,13 @@
  */
 import type { HostResolver } from "../deps.js";
 import { ExecutionFailure } from "../errors.js";
+import { describeNetworkError } from "../network-error.js";
 import {
   type AddressVerdict,
   checkAddress,
   isIpLiteral,
   refusedNameReason,
 } from "./address-policy.js";
-import { describeNetworkError } from "./network-error.js";
 
 /** Longest URL accepted, in characters. */
 export const MAX_URL_LENGTH = 8192;

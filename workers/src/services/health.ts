@@ -6,7 +6,7 @@
  * (with several hosts, each host's) and one reason per failing component.
  */
 import type { SandboxHealth } from "@skillgate/sandbox-protocol";
-import { describeDatabaseError } from "../db/error-cause.js";
+import { describeDatabaseError } from "../database-error.js";
 import type { SandboxClient } from "../sandbox/client.js";
 import { isMultiHost } from "../sandbox/multi-host.js";
 import type { Executor } from "../skills/execution/executor.js";

@@ -10,7 +10,7 @@
 import type { ErrorCode } from "@skillgate/errors";
 import { getFormatAdapter } from "../../formats/index.js";
 import type { FormatAdapter, WireFormat } from "../../formats/types.js";
-import { describeNetworkError } from "../../outbound/network-error.js";
+import { describeNetworkError } from "../../network-error.js";
 import type { UpstreamConfig } from "../proxy.js";
 
 /**
