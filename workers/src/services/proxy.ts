@@ -116,8 +116,15 @@ export class ProxyService {
       clock: this.clock,
       observers: this.observers,
       store: (apiKeyId: string | null, format: WireFormat) => turnStore(this, apiKeyId, format),
+      // A proxied request is a session by itself (its `x-skillgate-session`, else a new id): it
+      // is offered `skill_search`, answers it and links its inject to its calls for learning.
       inject: (req, request, ranker) =>
-        tools.inject({ format: req.format, request, ranker }, req.apiKeyId),
+        tools.inject(
+          { format: req.format, request, ranker, sessionId: req.sessionId, offerSearch: true },
+          req.apiKeyId,
+        ),
+      offerFound: (req, request, injected, results) =>
+        tools.offerFound(req.format, request, injected, results, req.apiKeyId),
       intercept: (req, call) =>
         tools.intercept(
           {
@@ -129,6 +136,8 @@ export class ProxyService {
             customSkillExecutionEnabled: req.customSkills,
             signal: call.signal,
             maxOwnedCalls: s.maxCallsPerTurn,
+            selectionId: call.selectionId,
+            answerSearch: true,
           },
           req.apiKeyId,
         ),

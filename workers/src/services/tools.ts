@@ -10,7 +10,12 @@ import { getFormatAdapter } from "../formats/index.js";
 import type { ExtractedCall, JsonObject, WireFormat } from "../formats/types.js";
 import type { Metrics } from "../metrics/types.js";
 import type { Executor } from "../skills/execution/executor.js";
-import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
+import {
+  type InjectedTool,
+  type InjectResult,
+  injectSkills,
+  skillToolSpec,
+} from "../skills/injection/injection.js";
 import { getInjectionIndex } from "../skills/injection/injection-index.js";
 import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
 import {
@@ -27,6 +32,7 @@ import {
   type InjectedRef,
   type InterceptResult,
   interceptToolCalls,
+  type ToolResult,
 } from "../skills/interception/interception.js";
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
@@ -47,7 +53,7 @@ import {
   withSkillSearchTool,
 } from "../skills/search/skill-search.js";
 import type { CallerContext, Skill } from "../skills/types.js";
-import type { FoundEntry, FoundSkillsStore } from "./found-skills.js";
+import { FOUND_SKILLS_MAX, type FoundEntry, type FoundSkillsStore } from "./found-skills.js";
 import type { SettingsService } from "./settings.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
@@ -260,6 +266,59 @@ export class ToolsService {
         return outcome;
     }
     return { ...outcome, ...withSkillSearchTool(req.format, outcome.request, outcome.injected) };
+  }
+
+  /**
+   * Deferred loading for a door that runs the model's rounds itself (the proxy,
+   * docs/proxy.md#skill-search): `request` with the skills that the `skill_search` calls among
+   * `results` found declared as tools, and `injected` with their entries, so the next upstream
+   * round can call them. Found skills already in `injected` or declared by the client are left
+   * out; at most {@link FOUND_SKILLS_MAX} found skills are added per request (those already
+   * added count). Skills the caller cannot see (any more) are skipped. The inputs are not mutated.
+   */
+  async offerFound(
+    format: WireFormat,
+    request: JsonObject,
+    injected: readonly InjectedTool[],
+    results: readonly ToolResult[],
+    apiKeyId: string | null,
+  ): Promise<InjectResult> {
+    const wanted = results.flatMap((r) =>
+      r.skill === SKILL_SEARCH_REF && r.status === "success"
+        ? ((r.output as SkillSearchOutput | undefined)?.skills ?? [])
+        : [],
+    );
+    if (wanted.length === 0) return { request, injected: [...injected] };
+    const adapter = getFormatAdapter(format);
+    const { resolver } = getInjectionIndex(await this.opts.registry.snapshot());
+    const taken = new Set([
+      ...injected.map((t) => t.toolName),
+      ...adapter.clientToolNames(request),
+    ]);
+    let room = FOUND_SKILLS_MAX - injected.filter((t) => t.found === true).length;
+    const specs = [];
+    const added: InjectedTool[] = [];
+    for (const f of wanted) {
+      if (room <= 0) break;
+      const skill = resolver.resolveName(`${f.name}@${f.version}`, apiKeyId);
+      if (!skill) continue;
+      const toolName = resolver.toolName(skill);
+      if (taken.has(toolName)) continue;
+      taken.add(toolName);
+      room--;
+      specs.push(skillToolSpec(skill, toolName, adapter.schemaDialect));
+      added.push({
+        name: skill.name,
+        version: skill.version,
+        toolName,
+        mode: skill.mode,
+        score: f.score,
+        ranker: "bm25",
+        found: true,
+      });
+    }
+    if (specs.length === 0) return { request, injected: [...injected] };
+    return { request: adapter.addTools(request, specs), injected: [...injected, ...added] };
   }
 
   /** The `SKILLS_SEARCH_TOOL` setting. */

@@ -98,6 +98,8 @@ async function loopAnswer(
     const prepared = await prepareRequest(adapter, store, req.body, (request) =>
       deps.inject(req, request, ranker),
     );
+    // What the rounds offer: the inject's tools, then the skills `skill_search` found.
+    let injected = prepared.injected;
     const ctx: RoundContext = {
       req,
       adapter,
@@ -112,10 +114,16 @@ async function loopAnswer(
       intercept: (response, signal) =>
         deps.intercept(req, {
           response,
-          injected: prepared.injected,
+          injected,
           clientTools: prepared.clientTools,
+          selectionId: prepared.selectionId,
           signal,
         }),
+      offerFound: async (request, results) => {
+        const next = await deps.offerFound(req, request, injected, results);
+        injected = next.injected;
+        return next.request;
+      },
     };
     const observe = (event: GatewayEvent) => {
       for (const o of deps.observers) o.onEvent(req, event);
