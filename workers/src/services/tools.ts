@@ -42,6 +42,11 @@ import type { SelectionCounts, SelectionStats } from "../skills/learning/selecti
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
 import {
+  type AnthropicToolSearch,
+  deferrableSkills,
+  markDeferred,
+} from "../skills/search/anthropic-tool-search.js";
+import {
   parseSkillSearchArgs,
   SKILL_SEARCH_REF,
   SKILL_SEARCH_TOOL,
@@ -96,6 +101,12 @@ export interface InjectRequest {
    * the `SKILLS_SEARCH_TOOL` setting says, and the session's found skills are injected.
    */
   offerSearch?: boolean;
+  /**
+   * Anthropic requests only: declare the caller's other visible AUTO skills (at most `maxTools`)
+   * with `defer_loading: true` beside Anthropic's tool search tool of `variant`
+   * (docs/proxy.md#anthropic-tool-search); `skill_search` is then not offered.
+   */
+  anthropicToolSearch?: { variant: AnthropicToolSearch; maxTools: number };
 }
 
 /**
@@ -246,14 +257,66 @@ export class ToolsService {
       picked.push(skill.id);
       if (t.mode === "auto") this.count(skill, "injected");
     }
-    let outcome: InjectOutcome = { ...result, features };
-    if (features.length > 0 && picked.length > 0) {
+    const native =
+      req.anthropicToolSearch &&
+      req.format === "anthropic" &&
+      settings.skillsEnabled &&
+      !adapter.toolsDisabled(req.request)
+        ? req.anthropicToolSearch
+        : undefined;
+    let base: InjectResult = result;
+    const deferred: string[] = [];
+    if (native) {
+      const taken = new Set([
+        ...adapter.clientToolNames(req.request),
+        ...result.injected.map((t) => t.toolName),
+      ]);
+      const skills = deferrableSkills(
+        {
+          snapshot,
+          apiKeyId,
+          customSkillsEnabled: settings.customSkillExecution,
+          policyFloors: this.opts.policyFloors,
+          unavailableBuiltins: this.opts.unavailableBuiltins,
+        },
+        contextText ?? adapter.contextText(req.request),
+        taken,
+        native.maxTools,
+      );
+      const names = skills.map((sk) => resolver.toolName(sk));
+      const specs = skills.map((sk, i) => skillToolSpec(sk, names[i]!, adapter.schemaDialect));
+      base = {
+        request: markDeferred(
+          adapter.addTools(result.request, specs),
+          new Set(names),
+          native.variant,
+        ),
+        injected: [
+          ...result.injected,
+          ...skills.map(
+            (sk, i): InjectedTool => ({
+              name: sk.name,
+              version: sk.version,
+              toolName: names[i]!,
+              mode: sk.mode,
+              score: null,
+              ranker: null,
+              deferred: true,
+            }),
+          ),
+        ],
+      };
+      deferred.push(...skills.map((sk) => sk.id));
+    }
+    let outcome: InjectOutcome = { ...base, features };
+    if (features.length > 0 && (picked.length > 0 || deferred.length > 0)) {
       const selectionId = (this.opts.newId ?? (() => crypto.randomUUID()))();
       const ids = req.sessionId ? [selectionId, sessionLink(req.sessionId)] : [selectionId];
-      await learning.link(apiKeyId, ids, { features, injected: picked, searched: [] });
-      outcome = { ...result, selectionId, features };
+      // A deferred skill the model calls was found by Anthropic's search: it teaches as searched.
+      await learning.link(apiKeyId, ids, { features, injected: picked, searched: deferred });
+      outcome = { ...base, selectionId, features };
     }
-    if (!search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
+    if (native || !search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
       return outcome;
     }
     if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return outcome;

@@ -9,6 +9,11 @@
 
 import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import { getFormatAdapter } from "../../formats/index.js";
+import {
+  ANTHROPIC_TOOL_SEARCH_HEADER,
+  ANTHROPIC_TOOL_SEARCH_MODES,
+  isAnthropicToolSearchMode,
+} from "../../skills/search/anthropic-tool-search.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
 import { failureAnswer, JsonCollector } from "./json-renderer.js";
 import { runRounds } from "./loop.js";
@@ -66,6 +71,13 @@ export async function runGateway(
       return fail(
         400,
         `x-skillgate-ranker must be one of ${RANKER_NAMES.join(", ")}`,
+        "invalid_input",
+      );
+    const toolSearch = req.headers.get(ANTHROPIC_TOOL_SEARCH_HEADER)?.trim().toLowerCase();
+    if (toolSearch !== undefined && !isAnthropicToolSearchMode(toolSearch))
+      return fail(
+        400,
+        `${ANTHROPIC_TOOL_SEARCH_HEADER} must be one of ${ANTHROPIC_TOOL_SEARCH_MODES.join(", ")}`,
         "invalid_input",
       );
     return await loopAnswer(deps, req, ranker);

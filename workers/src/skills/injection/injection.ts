@@ -84,6 +84,11 @@ export interface InjectedTool {
    * (docs/proxy.md#skill-search); absent otherwise.
    */
   found?: true;
+  /**
+   * True for a skill declared with `defer_loading: true` for Anthropic's own tool search
+   * (docs/proxy.md#anthropic-tool-search); absent otherwise.
+   */
+  deferred?: true;
 }
 
 /** Output of {@link injectSkills}. */
