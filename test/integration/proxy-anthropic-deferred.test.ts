@@ -47,6 +47,22 @@ async function stand(env: Record<string, string>): Promise<ProxyStand> {
     });
     expect(res.status).toBe(201);
   }
+  // Never deferred: another key's skill, and a `manual` one (the model cannot call it).
+  const other = await s.app.api.createKey("other");
+  for (const extra of [
+    { name: "otherKeys", apiKeyId: other.id },
+    { name: "manualOnly", apiKeyId: s.key.id, policy: "manual" },
+  ]) {
+    const res = await s.app.api.post("/api/skills/install", {
+      version: "1.0.0",
+      description: "Currency exchange rate between two currencies",
+      mode: "auto",
+      schema: { input: { currency: { type: "string" } } },
+      handlerCode: "rates-handler",
+      ...extra,
+    });
+    expect(res.status).toBe(201);
+  }
   return s;
 }
 
@@ -157,6 +173,8 @@ describe("per request header", () => {
       for (const name of ["calendarAdd_v1_0_0", RATES, "stockQuote_v1_0_0", "translateText_v1_0_0"])
         expect(deferred).toContain(name);
       expect(new Set(deferred).size).toBe(deferred.length);
+      expect(tools.map((t) => t.name)).not.toContain("otherKeys_v1_0_0");
+      expect(tools.map((t) => t.name)).not.toContain("manualOnly_v1_0_0");
       const rates = tools.find((t) => t.name === RATES)!;
       expect(rates.input_schema).toMatchObject({ properties: { currency: { type: "string" } } });
       // The stand's always-offered skills stay loaded; Skillgate's own search is not offered.

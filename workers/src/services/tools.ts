@@ -447,7 +447,7 @@ export class ToolsService {
         skills.length === 0
           ? "No tool matches this query; try other words."
           : remembered
-            ? "These tools are offered from the next request of this session on; call them by toolName."
+            ? "These tools are offered from your next turn on; call them by toolName."
             : "Call these tools by toolName.",
     };
     return { status: "success", output, executionId: null };
