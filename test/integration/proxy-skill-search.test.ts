@@ -50,25 +50,30 @@ function searchingModel(): Script {
   };
 }
 
+/** Installs the AUTO `exchangeRates` skill (and its handler) for the stand's key. */
+async function installRates(s: ProxyStand): Promise<void> {
+  s.app.services.executor.registerHandler("rates-handler", async (input) => ({
+    currency: (input as { currency?: unknown }).currency,
+    rate: 1.25,
+  }));
+  const res = await s.app.api.post("/api/skills/install", {
+    name: "exchangeRates",
+    version: "1.0.0",
+    description: "Currency exchange rate between two currencies",
+    mode: "auto",
+    schema: { input: { currency: { type: "string", required: true } } },
+    handlerCode: "rates-handler",
+    apiKeyId: s.key.id,
+  });
+  expect(res.status).toBe(201);
+}
+
 describe("skill_search through the proxy", () => {
   let s: ProxyStand;
   beforeAll(async () => {
     // Learning off: a search's call would teach the ranker the question (tests run shuffled).
     s = await startProxyStand({ PROXY_MAX_ROUNDS: "4", SELECTION_LEARNING: "false" });
-    s.app.services.executor.registerHandler("rates-handler", async (input) => ({
-      currency: (input as { currency?: unknown }).currency,
-      rate: 1.25,
-    }));
-    const res = await s.app.api.post("/api/skills/install", {
-      name: "exchangeRates",
-      version: "1.0.0",
-      description: "Currency exchange rate between two currencies",
-      mode: "auto",
-      schema: { input: { currency: { type: "string", required: true } } },
-      handlerCode: "rates-handler",
-      apiKeyId: s.key.id,
-    });
-    expect(res.status).toBe(201);
+    await installRates(s);
   });
   afterAll(() => s.close());
 
@@ -173,6 +178,41 @@ describe("skill_search through the proxy", () => {
   });
 });
 
+describe("when skill_search is not Skillgate's", () => {
+  it("a client's own skill_search is declared once and its call goes to the client", async () => {
+    const s = await startProxyStand({ SELECTION_LEARNING: "false" });
+    try {
+      await installRates(s);
+      s.script(searchingModel());
+      const answer = await ask("openai-chat", s.app.url, s.key.key, QUESTION, {
+        clientTools: [SEARCH],
+      });
+      expect(answer.calls.map((c) => c.name)).toEqual([SEARCH]);
+      const reqs = s.requests();
+      expect(reqs).toHaveLength(1);
+      expect(declaredTools("openai-chat", reqs[0]!.body).filter((t) => t === SEARCH)).toHaveLength(
+        1,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("SKILLS_SEARCH_TOOL=off offers nothing, and a call of the name is not answered", async () => {
+    const s = await startProxyStand({ SELECTION_LEARNING: "false", SKILLS_SEARCH_TOOL: "off" });
+    try {
+      await installRates(s);
+      s.script(searchingModel());
+      const answer = await ask("anthropic", s.app.url, s.key.key, QUESTION);
+      expect(declaredTools("anthropic", s.requests()[0]!.body)).not.toContain(SEARCH);
+      expect(s.requests()).toHaveLength(1);
+      expect(answer.calls.map((c) => c.name)).toEqual([SEARCH]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 const REFUND = "orders_refund_v1_0_0";
 /** Shares no term with `orders_refund`: cold, the ranker does not offer it. */
 const TARGET = "send back the blender";
@@ -245,6 +285,24 @@ describe("learning from proxied traffic", () => {
       }
     },
   );
+
+  it("a skill found by the proxy's skill_search and then called is offered directly next time", async () => {
+    const s = await startProxyStand({ PROXY_MAX_ROUNDS: "4" });
+    try {
+      await installRates(s);
+      const firstRound = async () => {
+        s.script(searchingModel());
+        const answer = await ask("gemini", s.app.url, s.key.key, QUESTION);
+        expect(answer.text).toMatch(/^answered after \d results$/);
+        return declaredTools("gemini", s.requests()[0]!.body);
+      };
+      expect(await firstRound()).not.toContain(RATES);
+      await firstRound();
+      expect(await firstRound()).toContain(RATES);
+    } finally {
+      await s.close();
+    }
+  });
 
   it("with learning off the same traffic changes nothing", async () => {
     const s = await learningStand({ SELECTION_LEARNING: "false" });
