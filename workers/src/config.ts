@@ -250,6 +250,15 @@ export const configSchema = z.object({
   /** Interval of the SSE comment lines that keep a proxy stream alive while skills run, in ms. */
   PROXY_KEEPALIVE_MS: int(10_000, 50, 600_000),
   /**
+   * Anthropic requests: declare the caller's other AUTO skills with `defer_loading: true` beside
+   * Anthropic's tool search tool (`regex` or `bm25` variant) so Claude searches them itself;
+   * `off` (default) keeps Skillgate's own selection. A request may choose with the
+   * `x-skillgate-anthropic-tool-search` header.
+   */
+  PROXY_ANTHROPIC_TOOL_SEARCH: z.enum(["off", "regex", "bm25"]).default("off"),
+  /** Most skills declared with `defer_loading: true` per Anthropic request (tool search on). */
+  PROXY_ANTHROPIC_DEFERRED_MAX_TOOLS: int(200, 1, 10_000),
+  /**
    * Prefix of the MCP management tools (docs/mcp.md): `skillgate_` gives `skillgate_skills_list`;
    * `omniroute_` gives the names of clients written against OmniRoute; empty gives bare names.
    */

@@ -160,6 +160,8 @@ function proxySettings(deps: AppDeps): ProxySettings {
       maxBodyBytes: c.PROXY_MAX_UPSTREAM_BODY_BYTES,
     },
     maxCallsPerTurn: c.PROXY_MAX_CALLS_PER_TURN,
+    anthropicToolSearch: c.PROXY_ANTHROPIC_TOOL_SEARCH,
+    anthropicDeferredMaxTools: c.PROXY_ANTHROPIC_DEFERRED_MAX_TOOLS,
   };
 }
 

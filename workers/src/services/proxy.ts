@@ -8,6 +8,10 @@
  */
 import type { Cache } from "../cache/types.js";
 import type { UpstreamFamily, WireFormat } from "../formats/types.js";
+import {
+  ANTHROPIC_TOOL_SEARCH_HEADER,
+  type AnthropicToolSearchMode,
+} from "../skills/search/anthropic-tool-search.js";
 import { runGateway } from "./gateway/index.js";
 import { turnStore } from "./gateway/mixed-turn.js";
 import type {
@@ -64,6 +68,14 @@ export interface ProxySettings {
   maxCallsPerTurn: number;
   /** Interval of the keep-alive events of a stream while skills run, in ms (`PROXY_KEEPALIVE_MS`). */
   keepAliveMs: number;
+  /**
+   * Anthropic's own tool search over the caller's skills, unless a request chooses with
+   * `x-skillgate-anthropic-tool-search` (`PROXY_ANTHROPIC_TOOL_SEARCH`,
+   * docs/proxy.md#anthropic-tool-search). Default `off`.
+   */
+  anthropicToolSearch?: AnthropicToolSearchMode;
+  /** Most skills deferred per Anthropic request (`PROXY_ANTHROPIC_DEFERRED_MAX_TOOLS`); default 200. */
+  anthropicDeferredMaxTools?: number;
 }
 
 /** Prefix of every mixed-turn entry in the cache. */
@@ -114,8 +126,30 @@ export class ProxyService {
       clock: this.clock,
       observers: this.observers,
       store: (apiKeyId: string | null, format: WireFormat) => turnStore(this, apiKeyId, format),
-      inject: (req, request, ranker) =>
-        tools.inject({ format: req.format, request, ranker }, req.apiKeyId),
+      // A proxied request is a session by itself (its `x-skillgate-session`, else a new id): it
+      // is offered `skill_search`, answers it and links its inject to its calls for learning.
+      inject: (req, request, ranker) => {
+        // Checked by the gateway: `off`, `regex` or `bm25` when present.
+        const native = (req.headers.get(ANTHROPIC_TOOL_SEARCH_HEADER)?.trim().toLowerCase() ??
+          s.anthropicToolSearch ??
+          "off") as AnthropicToolSearchMode;
+        return tools.inject(
+          {
+            format: req.format,
+            request,
+            ranker,
+            sessionId: req.sessionId,
+            offerSearch: true,
+            anthropicToolSearch:
+              native === "off"
+                ? undefined
+                : { variant: native, maxTools: s.anthropicDeferredMaxTools ?? 200 },
+          },
+          req.apiKeyId,
+        );
+      },
+      offerFound: (req, request, injected, results) =>
+        tools.offerFound(req.format, request, injected, results, req.apiKeyId),
       intercept: (req, call) =>
         tools.intercept(
           {
@@ -127,6 +161,8 @@ export class ProxyService {
             customSkillExecutionEnabled: req.customSkills,
             signal: call.signal,
             maxOwnedCalls: s.maxCallsPerTurn,
+            selectionId: call.selectionId,
+            answerSearch: true,
           },
           req.apiKeyId,
         ),

@@ -10,7 +10,12 @@ import { getFormatAdapter } from "../formats/index.js";
 import type { ExtractedCall, JsonObject, WireFormat } from "../formats/types.js";
 import type { Metrics } from "../metrics/types.js";
 import type { Executor } from "../skills/execution/executor.js";
-import { type InjectResult, injectSkills } from "../skills/injection/injection.js";
+import {
+  type InjectedTool,
+  type InjectResult,
+  injectSkills,
+  skillToolSpec,
+} from "../skills/injection/injection.js";
 import { getInjectionIndex } from "../skills/injection/injection-index.js";
 import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
 import {
@@ -28,6 +33,7 @@ import {
   type InjectedRef,
   type InterceptResult,
   interceptToolCalls,
+  type ToolResult,
 } from "../skills/interception/interception.js";
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
@@ -36,6 +42,11 @@ import type { LearningSource, SelectionLearning } from "../skills/learning/learn
 import type { SelectionCounts, SelectionStats } from "../skills/learning/selection-stats.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
+import {
+  type AnthropicToolSearch,
+  deferrableSkills,
+  markDeferred,
+} from "../skills/search/anthropic-tool-search.js";
 import {
   parseSkillSearchArgs,
   SKILL_SEARCH_DESCRIPTION,
@@ -50,7 +61,7 @@ import {
   withSkillSearchTool,
 } from "../skills/search/skill-search.js";
 import type { CallerContext, JsonSchema, Skill } from "../skills/types.js";
-import type { FoundEntry, FoundSkillsStore } from "./found-skills.js";
+import { FOUND_SKILLS_MAX, type FoundEntry, type FoundSkillsStore } from "./found-skills.js";
 import type { SettingsService } from "./settings.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
@@ -83,6 +94,12 @@ export interface InjectRequest {
    * the `SKILLS_SEARCH_TOOL` setting says, and the session's found skills are injected.
    */
   offerSearch?: boolean;
+  /**
+   * Anthropic requests only: declare the caller's other visible AUTO skills (at most `maxTools`)
+   * with `defer_loading: true` beside Anthropic's tool search tool of `variant`
+   * (docs/proxy.md#anthropic-tool-search); `skill_search` is then not offered.
+   */
+  anthropicToolSearch?: { variant: AnthropicToolSearch; maxTools: number };
 }
 
 /**
@@ -254,14 +271,66 @@ export class ToolsService {
       picked.push(skill.id);
       if (t.mode === "auto") this.count(skill, "injected");
     }
-    let outcome: InjectOutcome = { ...result, features };
-    if (features.length > 0 && picked.length > 0) {
+    const native =
+      req.anthropicToolSearch &&
+      req.format === "anthropic" &&
+      settings.skillsEnabled &&
+      !adapter.toolsDisabled(req.request)
+        ? req.anthropicToolSearch
+        : undefined;
+    let base: InjectResult = result;
+    const deferred: string[] = [];
+    if (native) {
+      const taken = new Set([
+        ...adapter.clientToolNames(req.request),
+        ...result.injected.map((t) => t.toolName),
+      ]);
+      const skills = deferrableSkills(
+        {
+          snapshot,
+          apiKeyId,
+          customSkillsEnabled: settings.customSkillExecution,
+          policyFloors: this.opts.policyFloors,
+          unavailableBuiltins: this.opts.unavailableBuiltins,
+        },
+        contextText ?? adapter.contextText(req.request),
+        taken,
+        native.maxTools,
+      );
+      const names = skills.map((sk) => resolver.toolName(sk));
+      const specs = skills.map((sk, i) => skillToolSpec(sk, names[i]!, adapter.schemaDialect));
+      base = {
+        request: markDeferred(
+          adapter.addTools(result.request, specs),
+          new Set(names),
+          native.variant,
+        ),
+        injected: [
+          ...result.injected,
+          ...skills.map(
+            (sk, i): InjectedTool => ({
+              name: sk.name,
+              version: sk.version,
+              toolName: names[i]!,
+              mode: sk.mode,
+              score: null,
+              ranker: null,
+              deferred: true,
+            }),
+          ),
+        ],
+      };
+      deferred.push(...skills.map((sk) => sk.id));
+    }
+    let outcome: InjectOutcome = { ...base, features };
+    if (features.length > 0 && (picked.length > 0 || deferred.length > 0)) {
       const selectionId = (this.opts.newId ?? (() => crypto.randomUUID()))();
       const ids = req.sessionId ? [selectionId, sessionLink(req.sessionId)] : [selectionId];
-      await learning.link(apiKeyId, ids, { features, injected: picked, searched: [] });
-      outcome = { ...result, selectionId, features };
+      // A deferred skill the model calls was found by Anthropic's search: it teaches as searched.
+      await learning.link(apiKeyId, ids, { features, injected: picked, searched: deferred });
+      outcome = { ...base, selectionId, features };
     }
-    if (!search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
+    if (native || !search || !settings.skillsEnabled || toolsDisabledIn(req.format, req.request)) {
       return outcome;
     }
     if ((req.exclude ?? []).includes(SKILL_SEARCH_TOOL)) return outcome;
@@ -274,6 +343,59 @@ export class ToolsService {
         return outcome;
     }
     return { ...outcome, ...withSkillSearchTool(req.format, outcome.request, outcome.injected) };
+  }
+
+  /**
+   * Deferred loading for a door that runs the model's rounds itself (the proxy,
+   * docs/proxy.md#skill-search): `request` with the skills that the `skill_search` calls among
+   * `results` found declared as tools, and `injected` with their entries, so the next upstream
+   * round can call them. Found skills already in `injected` or declared by the client are left
+   * out; at most {@link FOUND_SKILLS_MAX} found skills are added per request (those already
+   * added count). Skills the caller cannot see (any more) are skipped. The inputs are not mutated.
+   */
+  async offerFound(
+    format: WireFormat,
+    request: JsonObject,
+    injected: readonly InjectedTool[],
+    results: readonly ToolResult[],
+    apiKeyId: string | null,
+  ): Promise<InjectResult> {
+    const wanted = results.flatMap((r) =>
+      r.skill === SKILL_SEARCH_REF && r.status === "success"
+        ? ((r.output as SkillSearchOutput | undefined)?.skills ?? [])
+        : [],
+    );
+    if (wanted.length === 0) return { request, injected: [...injected] };
+    const adapter = getFormatAdapter(format);
+    const { resolver } = getInjectionIndex(await this.opts.registry.snapshot());
+    const taken = new Set([
+      ...injected.map((t) => t.toolName),
+      ...adapter.clientToolNames(request),
+    ]);
+    let room = FOUND_SKILLS_MAX - injected.filter((t) => t.found === true).length;
+    const specs = [];
+    const added: InjectedTool[] = [];
+    for (const f of wanted) {
+      if (room <= 0) break;
+      const skill = resolver.resolveName(`${f.name}@${f.version}`, apiKeyId);
+      if (!skill) continue;
+      const toolName = resolver.toolName(skill);
+      if (taken.has(toolName)) continue;
+      taken.add(toolName);
+      room--;
+      specs.push(skillToolSpec(skill, toolName, adapter.schemaDialect));
+      added.push({
+        name: skill.name,
+        version: skill.version,
+        toolName,
+        mode: skill.mode,
+        score: f.score,
+        ranker: "bm25",
+        found: true,
+      });
+    }
+    if (specs.length === 0) return { request, injected: [...injected] };
+    return { request: adapter.addTools(request, specs), injected: [...injected, ...added] };
   }
 
   /** The `SKILLS_SEARCH_TOOL` setting. */
@@ -339,7 +461,7 @@ export class ToolsService {
         skills.length === 0
           ? "No tool matches this query; try other words."
           : remembered
-            ? "These tools are offered from the next request of this session on; call them by toolName."
+            ? "These tools are offered from your next turn on; call them by toolName."
             : "Call these tools by toolName.",
     };
     return { status: "success", output, executionId: null };

@@ -9,6 +9,11 @@
 
 import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import { getFormatAdapter } from "../../formats/index.js";
+import {
+  ANTHROPIC_TOOL_SEARCH_HEADER,
+  ANTHROPIC_TOOL_SEARCH_MODES,
+  isAnthropicToolSearchMode,
+} from "../../skills/search/anthropic-tool-search.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
 import { failureAnswer, JsonCollector } from "./json-renderer.js";
 import { runRounds } from "./loop.js";
@@ -68,6 +73,13 @@ export async function runGateway(
         `x-skillgate-ranker must be one of ${RANKER_NAMES.join(", ")}`,
         "invalid_input",
       );
+    const toolSearch = req.headers.get(ANTHROPIC_TOOL_SEARCH_HEADER)?.trim().toLowerCase();
+    if (toolSearch !== undefined && !isAnthropicToolSearchMode(toolSearch))
+      return fail(
+        400,
+        `${ANTHROPIC_TOOL_SEARCH_HEADER} must be one of ${ANTHROPIC_TOOL_SEARCH_MODES.join(", ")}`,
+        "invalid_input",
+      );
     return await loopAnswer(deps, req, ranker);
   } catch (err) {
     if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
@@ -98,6 +110,8 @@ async function loopAnswer(
     const prepared = await prepareRequest(adapter, store, req.body, (request) =>
       deps.inject(req, request, ranker),
     );
+    // What the rounds offer: the inject's tools, then the skills `skill_search` found.
+    let injected = prepared.injected;
     const ctx: RoundContext = {
       req,
       adapter,
@@ -112,10 +126,16 @@ async function loopAnswer(
       intercept: (response, signal) =>
         deps.intercept(req, {
           response,
-          injected: prepared.injected,
+          injected,
           clientTools: prepared.clientTools,
+          selectionId: prepared.selectionId,
           signal,
         }),
+      offerFound: async (request, results) => {
+        const next = await deps.offerFound(req, request, injected, results);
+        injected = next.injected;
+        return next.request;
+      },
     };
     const observe = (event: GatewayEvent) => {
       for (const o of deps.observers) o.onEvent(req, event);

@@ -1,8 +1,9 @@
 /**
  * The gateway's one round loop (docs/proxy.md#the-loop), for JSON and streamed answers alike:
  * call the upstream (through the renderer, which reads the round as JSON or as events) → extract
- * the calls → run the owned ones with interception's policies → append the assistant turn and the
- * provider-native results → call again, until the model answers without an owned call, the turn
+ * the calls → run the owned ones with interception's policies (`skill_search` answered here, its
+ * finds declared for the next rounds) → append the assistant turn and the provider-native results
+ * → call again, until the model answers without an owned call, the turn
  * also holds client calls (a mixed turn, handed to the client), or a limit (rounds, time budget)
  * is reached; then the renderer writes the last answer. Every step is reported as a
  * {@link GatewayEvent} to the renderer and the observers.
@@ -122,7 +123,12 @@ export async function runRounds(
     emit({ type: "continue", round, response });
     // The forced round is over: the next one lets the model answer (docs/proxy.md#the-loop).
     request = adapter.relaxToolChoice(
-      appendTurn(adapter, request, adapter.replayTurn(response), result.messages),
+      appendTurn(
+        adapter,
+        await ctx.offerFound(request, result.toolResults),
+        adapter.replayTurn(response),
+        result.messages,
+      ),
     );
   }
 }

@@ -5,19 +5,20 @@
  */
 import type { FormatAdapter, JsonObject, TurnStore } from "../../formats/types.js";
 import { asArray } from "../../formats/wire.js";
-import type { InjectResult } from "../tools.js";
+import type { InjectOutcome } from "../tools.js";
 import { restoreMixedTurns } from "./mixed-turn.js";
 import type { PreparedRequest } from "./types.js";
 
 /**
  * The request to send upstream for `body`: restored from `store`, then injected by `inject`.
- * @returns the injected request with the names of the tools the client declared itself.
+ * @returns the injected request (with the inject's link) and the names of the tools the client
+ *   declared itself.
  */
 export async function prepareRequest(
   adapter: FormatAdapter,
   store: TurnStore,
   body: JsonObject,
-  inject: (request: JsonObject) => Promise<InjectResult>,
+  inject: (request: JsonObject) => Promise<InjectOutcome>,
 ): Promise<PreparedRequest> {
   const restored = await restoreMixedTurns(store, adapter, body);
   const chained = adapter.responseChain

@@ -12,7 +12,14 @@ import type {
   WireFormat,
 } from "../../formats/types.js";
 import type { UpstreamConfig, UpstreamLimits } from "../proxy.js";
-import type { InjectedRef, InjectResult, InterceptResult, RankerName } from "../tools.js";
+import type {
+  InjectedRef,
+  InjectOutcome,
+  InjectResult,
+  InterceptResult,
+  RankerName,
+  ToolResult,
+} from "../tools.js";
 import type { TimeBudget } from "./upstream.js";
 
 /** One request to the gateway, as the proxy front door read it. */
@@ -127,10 +134,18 @@ export interface RoundContext {
   prepared: PreparedRequest;
   /** Runs the owned calls of `response` (the tools service's `intercept`). */
   intercept(response: JsonObject, signal: AbortSignal): Promise<InterceptResult>;
+  /**
+   * The next round's `request` with the skills that this round's `skill_search` calls found
+   * declared as tools (docs/proxy.md#skill-search); later rounds' interception owns them.
+   */
+  offerFound(request: JsonObject, results: readonly ToolResult[]): Promise<JsonObject>;
 }
 
-/** A request ready for the upstream, with the names of the tools its client declared itself. */
-export interface PreparedRequest extends InjectResult {
+/**
+ * A request ready for the upstream (with the inject's `selectionId` and features), with the
+ * names of the tools its client declared itself.
+ */
+export interface PreparedRequest extends InjectOutcome {
   clientTools: string[];
 }
 
@@ -146,15 +161,24 @@ export interface GatewayDeps {
   maxCallsPerTurn: number;
   clock: () => number;
   store(apiKeyId: string | null, format: WireFormat): TurnStore;
-  inject(req: GatewayRequest, request: JsonObject, ranker?: RankerName): Promise<InjectResult>;
+  inject(req: GatewayRequest, request: JsonObject, ranker?: RankerName): Promise<InjectOutcome>;
   intercept(
     req: GatewayRequest,
     call: {
       response: JsonObject;
       injected: readonly InjectedRef[];
       clientTools: readonly string[];
+      /** The inject's link for learning from traffic (docs/scoring.md#learning-from-traffic). */
+      selectionId?: string;
       signal: AbortSignal;
     },
   ): Promise<InterceptResult>;
+  /** The tools service's `offerFound` for this request (docs/proxy.md#skill-search). */
+  offerFound(
+    req: GatewayRequest,
+    request: JsonObject,
+    injected: InjectResult["injected"],
+    results: readonly ToolResult[],
+  ): Promise<InjectResult>;
   observers: readonly GatewayObserver[];
 }

@@ -79,6 +79,16 @@ export interface InjectedTool {
   mode: InjectionMode;
   score: number | null;
   ranker: RankerName | null;
+  /**
+   * True for a skill `skill_search` found and the proxy declared for the following rounds
+   * (docs/proxy.md#skill-search); absent otherwise.
+   */
+  found?: true;
+  /**
+   * True for a skill declared with `defer_loading: true` for Anthropic's own tool search
+   * (docs/proxy.md#anthropic-tool-search); absent otherwise.
+   */
+  deferred?: true;
 }
 
 /** Output of {@link injectSkills}. */
@@ -98,6 +108,18 @@ function parametersFor(skill: Skill, dialect: SchemaDialect): JsonSchema | null 
   }
   if (!(dialect in entry)) entry[dialect] = adaptSchema(skill.schema.input, dialect);
   return entry[dialect] ?? null;
+}
+
+/**
+ * The tool declaration `skill` is emitted with under `toolName` in `dialect` (docs/injection.md):
+ * its description and its input schema adapted to the dialect.
+ */
+export function skillToolSpec(skill: Skill, toolName: string, dialect: SchemaDialect): ToolSpec {
+  return {
+    name: toolName,
+    description: toolDescription(skill),
+    parameters: parametersFor(skill, dialect),
+  };
 }
 
 /** The tool description a skill is emitted with (its description, or `name version`). */
@@ -210,11 +232,7 @@ export function injectSkills(opts: InjectOptions): InjectResult {
   const injected: InjectedTool[] = [];
   for (const { skill, score } of chosen.values()) {
     const toolName = resolver.toolName(skill);
-    specs.push({
-      name: toolName,
-      description: toolDescription(skill),
-      parameters: parametersFor(skill, adapter.schemaDialect),
-    });
+    specs.push(skillToolSpec(skill, toolName, adapter.schemaDialect));
     injected.push({
       name: skill.name,
       version: skill.version,
