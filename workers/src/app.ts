@@ -94,10 +94,14 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.use("*", async (c, next) => {
     await next();
     // Approval notifications go on after the answer: the Worker keeps the isolate for them.
-    if (services.approvalNotifier.busy || services.tokenUsage.busy) {
+    if (services.approvalNotifier.busy || services.tokenUsage.busy || services.routing.busy) {
       try {
         c.executionCtx.waitUntil(
-          Promise.all([services.approvalNotifier.settled(), services.tokenUsage.settled()]),
+          Promise.all([
+            services.approvalNotifier.settled(),
+            services.tokenUsage.settled(),
+            services.routing.settled(),
+          ]),
         );
       } catch {
         // Node has no execution context: the deliveries simply continue in the process.

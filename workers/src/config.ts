@@ -230,6 +230,8 @@ export const configSchema = z.object({
   PROXY_FORWARD_HEADERS: list,
   /** Most upstream calls of one proxy request (the first answer included). */
   PROXY_MAX_ROUNDS: int(5, 1, 50),
+  /** One access log line per proxied request (docs/proxy.md#observability). */
+  PROXY_ACCESS_LOG: bool.default(true),
   /**
    * Time budget of one proxy request, in ms: it covers the upstream's headers, bodies and streams
    * and the skills run between rounds; when it runs out the answer ends with an error.

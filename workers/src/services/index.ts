@@ -23,10 +23,17 @@ import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SelectionLearning } from "../skills/learning/learning.js";
 import { SelectionStats } from "../skills/learning/selection-stats.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
+import { logPrefix } from "../telemetry/request-context.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { FoundSkillsStore } from "./found-skills.js";
+import {
+  accessLogLine,
+  measureObserver,
+  routingObservation,
+  upstreamErrorLine,
+} from "./gateway/access-log.js";
 import { usageObserver } from "./gateway/usage-observer.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
@@ -296,6 +303,19 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
   const proxy = new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings });
   proxy.observe(usageObserver((...totals) => tokenUsage.record(...totals)));
+  const routing = new RoutingService(repos.routingHistory);
+  const accessLog = deps.config.PROXY_ACCESS_LOG;
+  proxy.observe(
+    measureObserver(
+      () => performance.now(),
+      (req, m) => {
+        if (accessLog) console.log(`${logPrefix()}${accessLogLine(m)}`);
+        const call = routingObservation(m);
+        if (call) routing.recordLater(req.apiKeyId, call);
+      },
+      (req, failure) => console.warn(`${logPrefix()}${upstreamErrorLine(req.format, failure)}`),
+    ),
+  );
   return {
     registry,
     executor,
@@ -329,7 +349,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     }),
     tools,
     tasks: new AgentTasksService(repos.agentTasks),
-    routing: new RoutingService(repos.routingHistory),
+    routing,
     proxy,
     mcpServers,
     health: new HealthService({

@@ -157,9 +157,10 @@ export async function callUpstream(
   if (key) headers.set(adapter.upstreamKeyHeader, adapter.upstreamCredential(key));
   const idle = new AbortController();
   const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
+  const url = upstreamUrl(config, req);
   let res: Response;
   try {
-    res = await fetchFn(upstreamUrl(config, req), {
+    res = await fetchFn(url, {
       method: "POST",
       headers,
       body: req.raw && typeof req.body === "string" ? req.body : JSON.stringify(req.body),
@@ -170,7 +171,11 @@ export async function callUpstream(
     if (req.budget.expired)
       throw new UpstreamFailure(504, `The upstream did not answer within ${req.budget.ms} ms`);
     const why = err instanceof Error ? err.message : String(err);
-    throw new UpstreamFailure(502, `The upstream could not be reached: ${why}`);
+    // The host only: a URL's path or query is never shown (docs/proxy.md#observability).
+    throw new UpstreamFailure(
+      502,
+      `The upstream ${new URL(url).host} could not be reached: ${why}`,
+    );
   }
   if (!res.body) return res;
   const body = guardBody(res.body, req, idle);
