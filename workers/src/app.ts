@@ -107,6 +107,14 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
         // Node has no execution context: the deliveries simply continue in the process.
       }
     }
+    if (services.tracing) {
+      try {
+        // The Worker exports the request's spans before the isolate may go.
+        c.executionCtx.waitUntil(services.tracing.flush());
+      } catch {
+        // Node: the batch processor exports on its own schedule.
+      }
+    }
   });
   app.use("*", async (c, next) => {
     c.set("services", services);

@@ -24,6 +24,7 @@ import { SelectionLearning } from "../skills/learning/learning.js";
 import { SelectionStats } from "../skills/learning/selection-stats.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
 import { logPrefix } from "../telemetry/request-context.js";
+import { createTracing, type Tracing } from "../telemetry/tracing.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
@@ -34,6 +35,7 @@ import {
   routingObservation,
   upstreamErrorLine,
 } from "./gateway/access-log.js";
+import { traceObserver } from "./gateway/trace-observer.js";
 import { usageObserver } from "./gateway/usage-observer.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
@@ -61,6 +63,8 @@ export interface FrontDoorServices {
   tasks: AgentTasksService;
   /** Upstream call history and routing recommendations (docs/a2a.md#memory-aware-routing). */
   routing: RoutingService;
+  /** OpenTelemetry tracing, null when no OTLP endpoint is configured. */
+  tracing: Tracing | null;
   /** The gateway proxy's upstreams, limits and mixed-turn storage (docs/proxy.md). */
   proxy: ProxyService;
   /** Dashboard operations: sign-in, scoped history, approvals, chart aggregates (docs/dashboard.md). */
@@ -303,6 +307,19 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
   const proxy = new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings });
   proxy.observe(usageObserver((...totals) => tokenUsage.record(...totals)));
+  const c = deps.config;
+  const tracing = createTracing({
+    endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+    tracesEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    headers: c.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: c.OTEL_SERVICE_NAME,
+  });
+  if (tracing)
+    proxy.observe(
+      traceObserver(tracing.tracer, {
+        captureContent: c.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+      }),
+    );
   const routing = new RoutingService(repos.routingHistory);
   const accessLog = deps.config.PROXY_ACCESS_LOG;
   proxy.observe(
@@ -350,6 +367,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     tools,
     tasks: new AgentTasksService(repos.agentTasks),
     routing,
+    tracing,
     proxy,
     mcpServers,
     health: new HealthService({

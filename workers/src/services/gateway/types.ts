@@ -70,7 +70,13 @@ export type GatewayEvent =
       usage: unknown;
     }
   | { type: "skills-start"; round: number; calls: number }
-  | { type: "skills-end"; round: number; executions: readonly string[] }
+  | {
+      type: "skills-end";
+      round: number;
+      executions: readonly string[];
+      /** The owned calls answered (their {@link ExtractedCall.callId}), with their execution ids. */
+      owned: readonly { callId: string; executionId: string | null }[];
+    }
   | { type: "continue"; round: number; response: JsonObject }
   /**
    * The answer ended with `status` (the client's status; for a stream that failed after its
