@@ -136,6 +136,36 @@ describe("the proxy's access log", () => {
   });
 });
 
+describe("the master switch off", () => {
+  it("still writes the access line of a passed-through request, with no round", async () => {
+    const quiet = await startProxyStand();
+    quiet.script((_req, _body, n) => ({ kind: "json", body: textTurn("openai-chat", ANSWER, n) }));
+    expect((await quiet.app.api.put("/api/settings", { skillsEnabled: false })).status).toBe(200);
+    const capture = captureConsole();
+    try {
+      const answer = await ask("openai-chat", quiet.app.url, quiet.key.key, QUESTION, {
+        headers: { "x-request-id": "access-off-1" },
+      });
+      expect(answer.text).toBe(ANSWER);
+      const line = await lineMatching(capture.lines, /request_id=access-off-1\] proxy access/);
+      expect(fields(line)).toMatchObject({
+        key: quiet.key.id,
+        model: "gpt-test",
+        rounds: "0",
+        owned_calls: "0",
+        upstream_calls: "1",
+        upstream_status: "200",
+        status: "200",
+      });
+      expect(line).not.toContain(quiet.key.key);
+      expect(line).not.toContain(QUESTION);
+    } finally {
+      capture.restore();
+      await quiet.close();
+    }
+  });
+});
+
 describe("an unreachable upstream", () => {
   it("answers 502 and logs one line naming the host, never the key; the access line says 502", async () => {
     // A port nothing listens on.
