@@ -95,13 +95,25 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.use("*", async (c, next) => {
     await next();
     // Approval notifications go on after the answer: the Worker keeps the isolate for them.
-    if (services.approvalNotifier.busy || services.tokenUsage.busy) {
+    if (services.approvalNotifier.busy || services.tokenUsage.busy || services.routing.busy) {
       try {
         c.executionCtx.waitUntil(
-          Promise.all([services.approvalNotifier.settled(), services.tokenUsage.settled()]),
+          Promise.all([
+            services.approvalNotifier.settled(),
+            services.tokenUsage.settled(),
+            services.routing.settled(),
+          ]),
         );
       } catch {
         // Node has no execution context: the deliveries simply continue in the process.
+      }
+    }
+    if (services.tracing) {
+      try {
+        // The Worker exports the request's spans before the isolate may go.
+        c.executionCtx.waitUntil(services.tracing.flush());
+      } catch {
+        // Node: the batch processor exports on its own schedule.
       }
     }
   });

@@ -231,6 +231,19 @@ export const configSchema = z.object({
   /** Most upstream calls of one proxy request (the first answer included). */
   PROXY_MAX_ROUNDS: int(5, 1, 50),
   /**
+   * OpenTelemetry (docs/deployment.md#opentelemetry): the OTLP/HTTP base URL (`/v1/traces` is
+   * appended), or the traces URL itself; unset, no spans are made.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** Headers of the OTLP export, `name=value` pairs separated by commas (values URL-encoded). */
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("skillgate"),
+  /** Opt-in: owned tool calls' arguments on their spans (conversation content). */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: bool.default(false),
+  /** One access log line per proxied request (docs/proxy.md#observability). */
+  PROXY_ACCESS_LOG: bool.default(true),
+  /**
    * Time budget of one proxy request, in ms: it covers the upstream's headers, bodies and streams
    * and the skills run between rounds; when it runs out the answer ends with an error.
    */

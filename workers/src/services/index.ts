@@ -23,10 +23,19 @@ import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SelectionLearning } from "../skills/learning/learning.js";
 import { SelectionStats } from "../skills/learning/selection-stats.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
+import { logPrefix } from "../telemetry/request-context.js";
+import { createTracing, type Tracing } from "../telemetry/tracing.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { FoundSkillsStore } from "./found-skills.js";
+import {
+  accessLogLine,
+  measureObserver,
+  routingObservation,
+  upstreamErrorLine,
+} from "./gateway/access-log.js";
+import { traceObserver } from "./gateway/trace-observer.js";
 import { usageObserver } from "./gateway/usage-observer.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
@@ -54,6 +63,8 @@ export interface FrontDoorServices {
   tasks: AgentTasksService;
   /** Upstream call history and routing recommendations (docs/a2a.md#memory_aware_routing). */
   routing: RoutingService;
+  /** OpenTelemetry tracing, null when no OTLP endpoint is configured. */
+  tracing: Tracing | null;
   /** The gateway proxy's upstreams, limits and mixed-turn storage (docs/proxy.md). */
   proxy: ProxyService;
   /** Dashboard operations: sign-in, scoped history, approvals, chart aggregates (docs/dashboard.md). */
@@ -298,6 +309,32 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
   const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
   const proxy = new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings });
   proxy.observe(usageObserver((...totals) => tokenUsage.record(...totals)));
+  const c = deps.config;
+  const tracing = createTracing({
+    endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+    tracesEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    headers: c.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: c.OTEL_SERVICE_NAME,
+  });
+  if (tracing)
+    proxy.observe(
+      traceObserver(tracing.tracer, {
+        captureContent: c.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+      }),
+    );
+  const routing = new RoutingService(repos.routingHistory);
+  const accessLog = deps.config.PROXY_ACCESS_LOG;
+  proxy.observe(
+    measureObserver(
+      () => performance.now(),
+      (req, m) => {
+        if (accessLog) console.log(`${logPrefix()}${accessLogLine(m)}`);
+        const call = routingObservation(m);
+        if (call) routing.recordLater(req.apiKeyId, call);
+      },
+      (req, failure) => console.warn(`${logPrefix()}${upstreamErrorLine(req.format, failure)}`),
+    ),
+  );
   return {
     registry,
     executor,
@@ -331,7 +368,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     }),
     tools,
     tasks: new AgentTasksService(repos.agentTasks),
-    routing: new RoutingService(repos.routingHistory),
+    routing,
+    tracing,
     proxy,
     mcpServers,
     health: new HealthService({

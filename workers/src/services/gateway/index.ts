@@ -14,6 +14,7 @@ import {
   ANTHROPIC_TOOL_SEARCH_MODES,
   isAnthropicToolSearchMode,
 } from "../../skills/search/anthropic-tool-search.js";
+import { logPrefix } from "../../telemetry/request-context.js";
 import { isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
 import { failureAnswer, JsonCollector } from "./json-renderer.js";
 import { runRounds } from "./loop.js";
@@ -46,6 +47,33 @@ export async function runGateway(
   const adapter = getFormatAdapter(req.format);
   const fail = (status: number, message: string, code: Parameters<typeof failureAnswer>[3]) =>
     failureAnswer(adapter, status, message, code);
+  const watch = watchRequest(deps, req);
+  watch.observe({ type: "start" });
+  const answer = await answerGateway(
+    { ...deps, fetch: watch.fetch },
+    req,
+    skillsEnabled,
+    watch,
+    fail,
+  );
+  // A stream answered 200 by the loop reports its own end when the loop is over; a passed-through
+  // one (the master switch off) ends for its observers with its headers.
+  if (!skillsEnabled || !("stream" in answer && answer.status === 200)) watch.end(answer.status);
+  return answer;
+}
+
+/** Answers `req` (see {@link runGateway}) with `deps.fetch` watched by `watch`. */
+async function answerGateway(
+  deps: GatewayDeps,
+  req: GatewayRequest,
+  skillsEnabled: boolean,
+  watch: RequestWatch,
+  fail: (
+    status: number,
+    message: string,
+    code: Parameters<typeof failureAnswer>[3],
+  ) => GatewayAnswer,
+): Promise<GatewayAnswer> {
   try {
     // The master switch off: the request goes to the upstream untouched (docs/proxy.md#master-switch).
     if (!skillsEnabled) {
@@ -80,7 +108,7 @@ export async function runGateway(
         `${ANTHROPIC_TOOL_SEARCH_HEADER} must be one of ${ANTHROPIC_TOOL_SEARCH_MODES.join(", ")}`,
         "invalid_input",
       );
-    return await loopAnswer(deps, req, ranker);
+    return await loopAnswer(deps, req, ranker, watch);
   } catch (err) {
     if (req.signal.aborted) return fail(499, "The client closed the request", "client_closed");
     if (!(err instanceof AppError && err.status < 500) && isStorageFull(err)) {
@@ -100,6 +128,7 @@ async function loopAnswer(
   deps: GatewayDeps,
   req: GatewayRequest,
   ranker: RankerName | undefined,
+  watch: RequestWatch,
 ): Promise<GatewayAnswer> {
   const budget = new TimeBudget(deps.timeBudgetMs, deps.clock);
   let streaming = false;
@@ -137,13 +166,13 @@ async function loopAnswer(
         return next.request;
       },
     };
-    const observe = (event: GatewayEvent) => {
-      for (const o of deps.observers) o.onEvent(req, event);
-    };
+    const { observe } = watch;
     if (req.stream) {
       // The stream disposes of the budget when it ends.
       streaming = true;
-      return await streamAnswer(ctx, deps, (renderer) => runRounds(ctx, renderer, observe));
+      return await streamAnswer(ctx, deps, (renderer) =>
+        runRounds(ctx, renderer, observe).finally(() => watch.end(watch.failedStatus())),
+      );
     }
     const collector = new JsonCollector(ctx, deps);
     await runRounds(ctx, collector, observe);
@@ -153,5 +182,74 @@ async function loopAnswer(
     throw err;
   } finally {
     if (!streaming) budget.dispose();
+  }
+}
+
+/** One request's view for its observers: events, a watched fetch and its end (reported once). */
+interface RequestWatch {
+  observe(event: GatewayEvent): void;
+  /** `deps.fetch`, reporting an `upstream` event per call. */
+  fetch: typeof fetch;
+  /** Reports the `end` with `status` unless the loop did already. */
+  end(status: number): void;
+  /**
+   * The status of a stream that ended without an `end`: 499 when the client went away, else the
+   * last upstream error status, else 502 (the stream broke).
+   */
+  failedStatus(): number;
+}
+
+/** The {@link RequestWatch} of `req`: every event goes to every observer of `deps`. */
+function watchRequest(deps: GatewayDeps, req: GatewayRequest): RequestWatch {
+  let ended = false;
+  let round = 0;
+  let calls = 0;
+  let lastError: number | null = null;
+  const observe = (event: GatewayEvent) => {
+    if (event.type === "end") {
+      if (ended) return;
+      ended = true;
+    } else if (event.type === "round") round = event.round;
+    for (const o of deps.observers) {
+      try {
+        o.onEvent(req, event);
+      } catch (err) {
+        console.error(`${logPrefix()}a gateway observer failed:`, err);
+      }
+    }
+  };
+  const watchedFetch: typeof fetch = async (input, init) => {
+    const host = hostOf(input);
+    const n = ++calls;
+    try {
+      const res = await deps.fetch(input, init);
+      lastError = res.ok ? null : res.status;
+      observe({ type: "upstream", round: n, host, status: res.status });
+      return res;
+    } catch (err) {
+      if (!req.signal.aborted) {
+        lastError = 502;
+        const error = err instanceof Error ? err.message : String(err);
+        observe({ type: "upstream", round: n, host, status: null, error });
+      }
+      throw err;
+    }
+  };
+  const end = (status: number) => observe({ type: "end", round, status });
+  return {
+    observe,
+    fetch: watchedFetch,
+    end,
+    failedStatus: () => (req.signal.aborted ? 499 : (lastError ?? 502)),
+  };
+}
+
+/** The host name of a fetch target (never its path or query, which may carry a credential). */
+function hostOf(input: Parameters<typeof fetch>[0]): string {
+  try {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    return new URL(url).host;
+  } catch {
+    return "unknown";
   }
 }

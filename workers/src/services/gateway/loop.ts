@@ -87,12 +87,16 @@ export async function runRounds(
     emit({ type: "skills-start", round, calls: calls.length });
     let result: Awaited<ReturnType<RoundContext["intercept"]>>;
     const ran: string[] = [];
+    const answered: { callId: string; executionId: string | null }[] = [];
     try {
       result = await ctx.intercept(response, skillsSignal);
-      for (const r of result.toolResults) if (r.executionId) ran.push(r.executionId);
+      for (const r of result.toolResults) {
+        if (r.executionId) ran.push(r.executionId);
+        answered.push({ callId: r.callId, executionId: r.executionId ?? null });
+      }
       executions.push(...ran);
     } finally {
-      emit({ type: "skills-end", round, executions: ran });
+      emit({ type: "skills-end", round, executions: ran, owned: answered });
     }
     afterSkills = true;
     if (renderer.signal.aborted) throw renderer.signal.reason;

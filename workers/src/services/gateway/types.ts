@@ -60,6 +60,14 @@ export type GatewayAnswer =
  * round's content) and so can {@link GatewayObserver}s (spans, token accounting, access logs).
  */
 export type GatewayEvent =
+  /** The request reached the gateway (first event of every request, before its preparation). */
+  | { type: "start" }
+  /**
+   * One upstream call answered (`status`) or failed to (`status` null, `error` says why);
+   * `host` is the upstream's host name (never its credential). Reported for every call, the
+   * master switch off included (then the only event between `start` and `end`, round 0).
+   */
+  | { type: "upstream"; round: number; host: string; status: number | null; error?: string }
   | {
       type: "round";
       round: number;
@@ -69,8 +77,19 @@ export type GatewayEvent =
       usage: unknown;
     }
   | { type: "skills-start"; round: number; calls: number }
-  | { type: "skills-end"; round: number; executions: readonly string[] }
+  | {
+      type: "skills-end";
+      round: number;
+      executions: readonly string[];
+      /** The owned calls answered (their {@link ExtractedCall.callId}), with their execution ids. */
+      owned: readonly { callId: string; executionId: string | null }[];
+    }
   | { type: "continue"; round: number; response: JsonObject }
+  /**
+   * The answer ended with `status` (the client's status; for a stream that failed after its
+   * headers, the failure's). Reported once per request, whatever ended it; round 0 when no
+   * round ran (the master switch off, or a failure before the first upstream answer).
+   */
   | { type: "end"; round: number; status: number; limit?: "rounds" | "time" };
 
 /** Something that watches the loop of every request (added to the gateway service once). */

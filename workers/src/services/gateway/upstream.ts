@@ -158,8 +158,8 @@ export async function callUpstream(
   if (key) headers.set(adapter.upstreamKeyHeader, adapter.upstreamCredential(key));
   const idle = new AbortController();
   const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
-  let res: Response;
   const url = upstreamUrl(config, req);
+  let res: Response;
   try {
     res = await fetchFn(url, {
       method: "POST",
@@ -171,11 +171,13 @@ export async function callUpstream(
     if (req.signal.aborted) throw err;
     if (req.budget.expired)
       throw new UpstreamFailure(504, `The upstream did not answer within ${req.budget.ms} ms`);
-    // The host names the upstream (its URL path may carry a model, never a key); one log line.
-    const host = new URL(url).host;
     const why = describeNetworkError(err).phrase;
-    console.error(`[skillgate] proxy upstream ${host} (${req.format}) unreachable: ${why}`);
-    throw new UpstreamFailure(502, `The upstream ${host} could not be reached: ${why}`);
+    // The host only: a URL's path or query is never shown (docs/proxy.md#observability); the
+    // gateway's observer writes the one log line.
+    throw new UpstreamFailure(
+      502,
+      `The upstream ${new URL(url).host} could not be reached: ${why}`,
+    );
   }
   if (!res.body) return res;
   const body = guardBody(res.body, req, idle);

@@ -30,7 +30,8 @@ export function usageObserver(record: UsageRecorder): GatewayObserver {
       else if (event.type === "skills-end") seen.owned += event.executions.length;
       else if (event.type === "end") {
         open.delete(req);
-        if (event.status === 200)
+        // Round 0: nothing ran through the loop (the master switch off).
+        if (event.status === 200 && event.round > 0)
           record(req.apiKeyId, req.format, seen.usage, event.round, seen.owned);
       }
     },
