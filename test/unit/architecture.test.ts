@@ -42,7 +42,15 @@ const LAYERS: Layer[] = [
     name: "telemetry",
     units: ["telemetry"],
     mayImport: ["kernel"],
-    npm: ["node:async_hooks"],
+    // The official OpenTelemetry JS API and SDK (pure JS; the Worker bundle builds with them).
+    npm: [
+      "node:async_hooks",
+      "@opentelemetry/api",
+      "@opentelemetry/sdk-trace-base",
+      "@opentelemetry/exporter-trace-otlp-http",
+      "@opentelemetry/resources",
+      "@opentelemetry/semantic-conventions",
+    ],
   },
   // Shapes every layer speaks: types and pure helpers with no I/O.
   {
@@ -108,7 +116,8 @@ const LAYERS: Layer[] = [
     name: "services",
     units: ["services"],
     mayImport: ["kernel", "telemetry", "model", "platform", "formats", "domain", "adapters"],
-    npm: ["eventsource-parser"],
+    // …and opens the gateway's spans through the OpenTelemetry API.
+    npm: ["eventsource-parser", "@opentelemetry/api"],
   },
   // Storage: the drizzle schema and the repositories implementing the ports of domain and services.
   {
@@ -130,6 +139,7 @@ const LAYERS: Layer[] = [
     units: ["services/index.ts"],
     mayImport: [
       "kernel",
+      "telemetry",
       "model",
       "platform",
       "formats",

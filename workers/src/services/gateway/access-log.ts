@@ -3,7 +3,7 @@
  * that measure each proxied request from its events — rounds, owned calls, the last upstream
  * status and the time spent in total, waiting on the upstream and running skills — and, when it
  * ends, write one access log line, one line per upstream failure, and one observation of the
- * routing history that `memory_aware_routing` reads (docs/a2a.md#memory-aware-routing).
+ * routing history that `memory_aware_routing` reads (docs/a2a.md#memory_aware_routing).
  * Neither ever sees a secret or the conversation: only ids, names, counts, statuses and times.
  */
 
@@ -195,7 +195,7 @@ export function errorClassOf(upstreamStatus: number | null, clientStatus: number
 }
 
 /**
- * The routing observation of a finished request (docs/a2a.md#memory-aware-routing), or null when
+ * The routing observation of a finished request (docs/a2a.md#memory_aware_routing), or null when
  * it says nothing about the upstream: no upstream call, no model named, or the client went away
  * (499). Provider: the format's family (`openai`, `anthropic`, `gemini`); latency: the time spent
  * waiting on the upstream over all rounds; success when the client got a 200.
