@@ -48,7 +48,11 @@ describe("proxy with the upstream down", () => {
     expect(apiErr.message).not.toContain("fetch failed");
     const lines = logged.filter((l) => l.includes("proxy upstream"));
     expect(lines).toEqual([
-      `[skillgate] proxy upstream 127.0.0.1:${port} (openai-chat) unreachable: connection refused`,
+      expect.stringMatching(
+        new RegExp(
+          `^\\[skillgate(?: request_id=[\\w=-]+)?\\] proxy upstream error: openai-chat call 1 to 127\\.0\\.0\\.1:${port} could not be reached: connection refused$`,
+        ),
+      ),
     ]);
     for (const line of logged) {
       expect(line).not.toContain(stand.key.key);

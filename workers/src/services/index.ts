@@ -332,7 +332,11 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
         const call = routingObservation(m);
         if (call) routing.recordLater(req.apiKeyId, call);
       },
-      (req, failure) => console.warn(`${logPrefix()}${upstreamErrorLine(req.format, failure)}`),
+      // An upstream that could not be reached is an error; one that answered an error, a warning.
+      (req, failure) =>
+        (failure.status === null ? console.error : console.warn)(
+          `${logPrefix()}${upstreamErrorLine(req.format, failure)}`,
+        ),
     ),
   );
   return {

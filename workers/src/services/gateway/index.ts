@@ -9,6 +9,7 @@
 
 import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import { getFormatAdapter } from "../../formats/index.js";
+import { describeNetworkError } from "../../network-error.js";
 import {
   ANTHROPIC_TOOL_SEARCH_HEADER,
   ANTHROPIC_TOOL_SEARCH_MODES,
@@ -229,7 +230,8 @@ function watchRequest(deps: GatewayDeps, req: GatewayRequest): RequestWatch {
     } catch (err) {
       if (!req.signal.aborted) {
         lastError = 502;
-        const error = err instanceof Error ? err.message : String(err);
+        // The network cause (connection refused, name not resolved, ...), not undici's "fetch failed".
+        const error = describeNetworkError(err).phrase;
         observe({ type: "upstream", round: n, host, status: null, error });
       }
       throw err;
