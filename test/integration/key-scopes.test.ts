@@ -111,10 +111,15 @@ describe("API key scopes", () => {
       "PUT /api/keys/{id}/limits",
       "PUT /api/keys/{id}/approval-webhook",
       "PUT /api/keys/{id}/ranker",
+      // A key's token usage and budget are the operator's.
+      "GET /api/keys/{id}/token-usage",
+      "PUT /api/keys/{id}/token-budget",
       "GET /api/settings",
       "PUT /api/settings",
       "POST /api/skills/cache/invalidate",
       "DELETE /api/skills/executions",
+      // Installing a SKILL.md file (the CLI's install) is management-only.
+      "POST /api/skills/skill-md/install",
       // Custom skills: HTTP-handler secrets and imported MCP servers are management-only.
       "POST /api/skills/{id}/secret/rotate",
       "GET /api/mcp-servers",
