@@ -4,6 +4,9 @@
  */
 import { createSkillgateWorker, ExecutionFailure, type SkillHandler } from "skillgate/worker";
 
+/** The per-key limiter's Durable Object class, bound as `KEY_LIMITER` in `wrangler.toml`. */
+export { KeyLimiter } from "skillgate/worker";
+
 /** Reverses `input.text`. */
 const reverseText: SkillHandler = async (input) => {
   const text = (input as { text?: unknown } | null)?.text;
