@@ -53,8 +53,10 @@ export function workerdProject(opts: WorkerdProjectOptions): UserWorkspaceConfig
       fileParallelism: false,
       // Random order, like the node project (the seed is shared and printed by the root config).
       sequence: { shuffle: true },
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Hang bounds, as in the node project: a file's first request starts a fresh isolate of the
+      // whole Worker bundle, which takes seconds on a busy machine.
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
     },
   };
 }
