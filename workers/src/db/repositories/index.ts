@@ -59,8 +59,8 @@ export function createRepositories(
     skills: new DrizzleSkillRepository(db),
     executions,
     learning: new DrizzleLearningRepository(db, executions.writes),
-    // The execution rows' batcher: a request's usage shares a batch with the writes of its turn.
-    tokenUsage: new DrizzleTokenUsageStore(db, executions.writes),
+    // Not on the execution rows' batcher (see token-usage.ts).
+    tokenUsage: new DrizzleTokenUsageStore(db),
     apiKeys: new DrizzleApiKeyRepository(db),
     settings: new DrizzleSettingsRepository(db),
     workspaces: new DrizzleWorkspaceRepository(db, clock),

@@ -1,20 +1,18 @@
 /**
  * The `api_key_token_usage` and `api_key_token_budgets` tables (docs/limits.md#token-budgets).
- * A proxied request's usage is one upsert queued on the execution rows' write batcher, so it
- * shares a batch (a transaction, one round trip) with the execution writes queued in the same turn.
+ * A proxied request's usage is one upsert of its own, off the answer's path (the caller does not
+ * wait for it). It does not join the execution rows' write batcher: a streamed request records
+ * its usage when its stream ends, and in the Worker a batch started then would hold I/O of that
+ * finished request, which a later request's writes joining it could never complete.
  */
 import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { DayTokenUsage, TokenUsageDelta, TokenUsageStore } from "../../services/usage.js";
 import type { Db } from "../client.js";
 import { apiKeyTokenBudgets, apiKeyTokenUsage } from "../schema.js";
-import { statementOf, type WriteBatcher } from "../write-batcher.js";
 
 /** Drizzle implementation of {@link TokenUsageStore}. */
 export class DrizzleTokenUsageStore implements TokenUsageStore {
-  constructor(
-    private readonly db: Db,
-    private readonly writes: WriteBatcher,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async add(apiKeyId: string, day: string, d: TokenUsageDelta): Promise<void> {
     const t = apiKeyTokenUsage;
@@ -31,7 +29,7 @@ export class DrizzleTokenUsageStore implements TokenUsageStore {
           ownedCalls: sql`${t.ownedCalls} + ${d.ownedCalls}`,
         },
       });
-    await this.writes.run(statementOf(query));
+    await query;
   }
 
   async days(apiKeyId: string, from: string, to: string): Promise<DayTokenUsage[]> {
