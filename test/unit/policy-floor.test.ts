@@ -154,7 +154,7 @@ describe("interception applies the floors", () => {
 });
 
 describe("injection applies the floors", () => {
-  const request = { model: "gpt-4.1", messages: [{ role: "user", content: "run something" }] };
+  const request = { model: "gpt-4.1", messages: [{ role: "user", content: "run a shell script" }] };
   const autoShell = skill({
     name: "autoShell",
     handlerCode: "execute_command",

@@ -11,7 +11,11 @@ import {
   scoreSkill,
 } from "../../workers/src/skills/injection/rankers/bm25-core.js";
 import { FIELD_COUNT, fieldTerms } from "../../workers/src/skills/injection/rankers/bm25-fields.js";
-import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query.js";
+import {
+  bm25Query,
+  queryTermWeight,
+  SPOKEN_MIN_WEIGHT,
+} from "../../workers/src/skills/injection/rankers/bm25-query.js";
 import { decodeBm25, encodeBm25 } from "../../workers/src/skills/injection/rankers/bm25-serial.js";
 import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
 import type { Skill } from "../../workers/src/skills/types.js";
@@ -59,12 +63,16 @@ function reference(
     const d = df.get(term) ?? 0;
     return Math.log(1 + (n - d + 0.5) / (d + 0.5));
   };
-  const q = new Set(query.terms);
+  // Each unique term with the weight of its first occurrence (1 without weights).
+  const q = new Map<string, number>();
+  query.terms.forEach((t, i) => {
+    if (!q.has(t)) q.set(t, query.weights ? query.weights[i]! : 1);
+  });
   const out: { id: string; score: number; s: Skill }[] = [];
   candidates.forEach((s, i) => {
     let score = 0;
     let matched = false;
-    for (const term of q) {
+    for (const [term, weight] of q) {
       let tf = 0;
       for (let f = 0; f < FIELD_COUNT; f++) {
         const c = Math.min(63, fields[i]![f]!.filter((x) => x === term).length);
@@ -72,7 +80,7 @@ function reference(
       }
       if (tf > 0) {
         matched = true;
-        score += (idf(term) * tf) / (k1 + tf);
+        score += (weight * idf(term) * tf) / (k1 + tf);
       }
     }
     if (!matched) return;
@@ -81,7 +89,7 @@ function reference(
     let got = 0;
     for (const t of names) {
       total += idf(t);
-      if (q.has(t)) got += idf(t);
+      if (q.has(t)) got += idf(t) * Math.min(1, q.get(t)!);
     }
     if (total > 0) score += (coverage * got) / total;
     if (score >= gate * Math.log(1 + (n - 0.5) / 1.5)) out.push({ id: s.id, score, s });
@@ -100,6 +108,13 @@ const topIds = (core: Bm25Core, query: Bm25Query, k = 5) =>
 
 const randomQuery = (rand: Rand) =>
   bm25Query(Array.from({ length: 3 + rand(20) }, () => WORDS[rand(WORDS.length)]!).join(" "));
+
+/** A random query whose terms carry random weights in (0, 1] (repeats keep the first). */
+const randomWeightedQuery = (rand: Rand): Bm25Query => {
+  const terms = randomQuery(rand).terms;
+  const all = [...terms, ...terms.slice(0, rand(3))];
+  return { terms: all, weights: all.map(() => (1 + rand(100)) / 100) };
+};
 
 describe("text analysis", () => {
   it("splits identifiers, drops stop-words, stems, and keeps camelCase words whole too", () => {
@@ -133,6 +148,24 @@ describe("bm25 core", () => {
         const got = topIds(core, query);
         expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
         for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(want[i]!.score, 9);
+      }
+    });
+  });
+
+  it("scores weighted query terms as the reference formulas, in the index and for a single skill", () => {
+    forRandom(20, (rand) => {
+      const candidates = Array.from({ length: 5 + rand(60) }, (_, i) => randomSkill(rand, i));
+      const core = Bm25Core.build(candidates, "k");
+      for (let r = 0; r < 10; r++) {
+        const query = randomWeightedQuery(rand);
+        const want = reference(candidates, query).slice(0, 5);
+        const got = topIds(core, query);
+        expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
+        for (const [i, g] of got.entries()) {
+          expect(g.score).toBeCloseTo(want[i]!.score, 9);
+          const s = candidates.find((c) => c.id === g.id)!;
+          expect(scoreSkill(core, query, s)).toBeCloseTo(g.score, 9);
+        }
       }
     });
   });
@@ -259,5 +292,55 @@ describe("bm25 core", () => {
       () => true,
     );
     expect(hits.map((h) => skills[h.id]!.id)).toEqual(["w"]);
+  });
+});
+
+describe("query term weights", () => {
+  it("weighs the most frequent spoken words down and every other term at 1", () => {
+    for (const w of ["help", "find", "need", "call", "time"]) {
+      const [term] = analyse(w);
+      expect(queryTermWeight(term!)).toBeLessThan(1);
+      expect(queryTermWeight(term!)).toBeGreaterThanOrEqual(SPOKEN_MIN_WEIGHT);
+    }
+    for (const w of ["weather", "invoice", "kubernetes", "refund", "東京"]) {
+      expect(queryTermWeight(analyse(w)[0]!)).toBe(1);
+    }
+    const q = bm25Query("please help me find the weather");
+    expect(q.terms).toEqual(["pleas", "help", "find", "weather"]);
+    expect(q.weights!.slice(0, 3).every((w) => w < 1)).toBe(true);
+    expect(q.weights![3]).toBe(1);
+  });
+
+  it("lets no common spoken word select a tool by itself, while a topical word still does", () => {
+    const skills = [
+      skill({
+        id: "h",
+        name: "man_pages",
+        description: "Help pages and manual entries of shell commands",
+        mode: "auto",
+      }),
+      skill({ id: "w", name: "weather", description: "Current weather for a city", mode: "auto" }),
+      ...Array.from({ length: 30 }, (_, i) =>
+        skill({ id: `f${i}`, name: `filler${i}`, description: `Filler tool ${i}`, mode: "auto" }),
+      ),
+    ];
+    const core = Bm25Core.build(skills, "k");
+    const chatty = bm25Query("Could you help me write a birthday message for my sister?");
+    expect(core.top(chatty, 5, () => true)).toEqual([]);
+    // The same terms at full weight would select the help tool: the weights decide.
+    expect(core.top({ terms: chatty.terms }, 5, () => true).map((h) => skills[h.id]!.id)).toEqual([
+      "h",
+    ]);
+    const topical = core.top(bm25Query("What's the weather in Oslo?"), 5, () => true);
+    expect(topical.map((h) => skills[h.id]!.id)).toEqual(["w"]);
+  });
+
+  it("is the table the spoken-words script derives from the word-frequency package", async () => {
+    const { spokenWordsModule, SPOKEN_WORDS_MODULE } = await import(
+      "../../scripts/spoken-words-table.js"
+    );
+    const { readFileSync } = await import("node:fs");
+    const path = new URL(`../../${SPOKEN_WORDS_MODULE}`, import.meta.url);
+    expect(readFileSync(path, "utf8")).toBe(spokenWordsModule());
   });
 });

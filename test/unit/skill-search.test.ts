@@ -10,8 +10,12 @@ import {
   FOUND_SKILLS_TTL_S,
   FoundSkillsStore,
 } from "../../workers/src/services/found-skills.js";
+import { injectSkills } from "../../workers/src/skills/injection/injection.js";
+import { getInjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
+import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query.js";
 import {
   parseSkillSearchArgs,
+  SKILL_SEARCH_GATE_SHARE,
   SKILL_SEARCH_MAX_QUERY_CHARS,
   searchSkills,
   seesMoreAutoSkills,
@@ -129,6 +133,38 @@ describe("searchSkills", () => {
     const q = { query: "return order", limit: 5 };
     expect(searchSkills(scope, q, new Set(["orderReturn_v1_0_0"]))).toEqual([]);
     expect(searchSkills({ ...scope, customSkillsEnabled: false }, q)).toEqual([]);
+  });
+
+  it("finds a weaker match than injection offers: half the gate, never a skill without a match", () => {
+    const wide = {
+      generation: 9_100_002,
+      skills: [
+        skill({
+          name: "shipmentTracker",
+          description: "Tells where a parcel is right now, by tracking number",
+        }),
+        ...Array.from({ length: 40 }, (_, i) =>
+          skill({ name: `tool${i}`, description: `Unrelated utility number ${i}` }),
+        ),
+      ],
+    };
+    // One weighted-down spoken word in common: a weak match.
+    const text = "Can you tell me now?";
+    const index = getInjectionIndex(wide);
+    const { gate } = index.bm25Shape();
+    const score = index.bm25Score(bm25Query(text), wide.skills[0]!);
+    // The question matches the tracker weakly: below the gate, above the search's share of it.
+    expect(score).toBeLessThan(gate);
+    expect(score).toBeGreaterThanOrEqual(SKILL_SEARCH_GATE_SHARE * gate);
+    const injected = injectSkills({
+      format: "openai-chat",
+      request: { model: "m", messages: [{ role: "user", content: text }] },
+      snapshot: wide,
+      apiKeyId: "me",
+    }).injected;
+    expect(injected.map((t) => t.name)).not.toContain("shipmentTracker");
+    const found = searchSkills({ ...scope, snapshot: wide }, { query: text, limit: 5 });
+    expect(found.map((f) => f.name)).toEqual(["shipmentTracker"]);
   });
 
   it("counts the caller's active AUTO skills, stopping past n", () => {

@@ -278,14 +278,16 @@ export class InjectionIndex {
   }
 
   /**
-   * The best `k` auto skills competing for the caller by the `bm25` ranker, reaching its gate and
-   * passing `keep`, ordered by score desc, installCount desc, name asc (docs/scoring.md#the-bm25-ranker).
+   * The best `k` auto skills competing for the caller by the `bm25` ranker, reaching its gate (or
+   * `gateShare` of it) and passing `keep`, ordered by score desc, installCount desc, name asc
+   * (docs/scoring.md#the-bm25-ranker).
    */
   topBm25(
     query: Bm25Query,
     apiKeyId: string | null,
     keep: (skill: Skill) => boolean,
     k: number,
+    gateShare = 1,
   ): ScoredSkill[] {
     const { slotSkill } = this.bm25;
     const accept = (slot: number) => {
@@ -293,7 +295,7 @@ export class InjectionIndex {
       return s !== undefined && this.resolver.isWinner(s, apiKeyId) && keep(s);
     };
     return this.bm25.core
-      .top(query, k, accept)
+      .top(query, k, accept, gateShare)
       .map(({ id, score }) => ({ skill: slotSkill[id]!, score }));
   }
 

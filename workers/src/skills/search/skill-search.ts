@@ -140,8 +140,16 @@ export interface SkillSearchScope {
 }
 
 /**
+ * Share of the `bm25` gate a skill must reach to be found by a search: a model that searches has
+ * said it lacks a tool, so weaker matches are worth showing it than injection would offer unasked
+ * (docs/scoring.md#skill-search).
+ */
+export const SKILL_SEARCH_GATE_SHARE = 0.5;
+
+/**
  * Ranks the caller's AUTO skills for `args.query` with the `bm25` index of the snapshot
- * (docs/scoring.md#the-bm25-ranker: same terms, same gate), best first, at most `args.limit`.
+ * (docs/scoring.md#the-bm25-ranker: same terms; {@link SKILL_SEARCH_GATE_SHARE} of the gate),
+ * best first, at most `args.limit`.
  * `offered` names the tools the model already has (emitted tool names, `name@version` or bare
  * names, as `injected` lists them): those are left out, so a search brings what the ranker missed.
  * Never throws.
@@ -164,7 +172,7 @@ export function searchSkills(
     !(isBuiltin(s) && unavailable.has(s.name)) &&
     modelPolicy(s, scope.policyFloors) !== "manual";
   return index
-    .topBm25(bm25Query(args.query), scope.apiKeyId, usable, args.limit)
+    .topBm25(bm25Query(args.query), scope.apiKeyId, usable, args.limit, SKILL_SEARCH_GATE_SHARE)
     .map(({ skill, score }) => ({
       name: skill.name,
       version: skill.version,

@@ -4,12 +4,14 @@
  *
  * For a request with the set of terms Q, a skill d scores
  *
- *   score(d) = Σ_{t ∈ Q ∩ d} idf(t) · tf̃(t, d) / (k1 + tf̃(t, d))  +  c · cover(d)
+ *   score(d) = Σ_{t ∈ Q ∩ d} q(t) · idf(t) · tf̃(t, d) / (k1 + tf̃(t, d))  +  c · cover(d)
  *   tf̃(t, d) = Σ_f w_f · tf_f(t, d) / (1 − b_f + b_f · len_f(d) / avglen_f)
  *   idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
  *
  * (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009, §3.6),
- * where `cover(d)` is the idf-weighted share of the skill's name terms that occur in Q. A skill is
+ * where q(t) ∈ (0, 1] is the query term's weight ({@link Bm25Query.weights}, 1 when absent) and
+ * `cover(d)` the idf-weighted share of the skill's name terms that occur in Q, each counted
+ * q(t) times. A skill is
  * a candidate when its score reaches `gate · ln(1 + (N − 0.5) / 1.5)`, a fixed share of the idf of
  * a term that only one skill has, so that the gate means the same at every registry size.
  *
@@ -46,7 +48,7 @@ export const BM25_PARAMS: Bm25Params = {
   b: [0.5, 0.75, 0.5, 0.5, 0.75],
   k1: 1.2,
   coverage: 1,
-  gate: 0.55,
+  gate: 0.45,
 };
 
 /** Largest count of a term in one field that is told apart (6 bits per field). */
@@ -134,6 +136,8 @@ function termId(state: Bm25State, term: string): number {
 export interface Bm25Query {
   /** The request's unique terms, in order of first occurrence. */
   readonly terms: readonly string[];
+  /** Weight of each term (parallel to `terms`; absent: every term weighs 1). */
+  readonly weights?: readonly number[];
 }
 
 /** The BM25F scoring core of one candidate set. */
@@ -146,6 +150,8 @@ export class Bm25Core {
   private readonly acc: Float64Array;
   private readonly touched: Int32Array;
   private readonly qmark: Uint32Array;
+  /** Weight of each term of the current request (valid where `qmark` holds the stamp). */
+  private readonly qweight: Float64Array;
   /**
    * Each term's contribution to each slot of its posting list, idf · tf̃ / (k1 + tf̃), computed
    * the first time a request holds the term (at most one number per posting).
@@ -175,6 +181,7 @@ export class Bm25Core {
     this.acc = new Float64Array(slots);
     this.touched = new Int32Array(slots);
     this.qmark = new Uint32Array(state.post.length);
+    this.qweight = new Float64Array(state.post.length);
     this.contrib = new Array(state.post.length);
   }
 
@@ -320,8 +327,10 @@ export class Bm25Core {
   /**
    * The best `k` slots for `query` that reach the gate and pass `accept`, ordered by score desc,
    * installCount desc, name asc, id asc (see the module docs for the strategy).
+   * @param gateShare share of {@link gate} a slot must reach, in [0, 1] (1 = the gate itself; a
+   *   search asked for explicitly passes a lower bar, docs/scoring.md#skill-search).
    */
-  top(query: Bm25Query, k: number, accept: (slot: number) => boolean): Bm25Hit[] {
+  top(query: Bm25Query, k: number, accept: (slot: number) => boolean, gateShare = 1): Bm25Hit[] {
     const { state, params, acc, touched, qmark } = this;
     const { post, dict } = state;
     this.stamp = (this.stamp + 1) >>> 0;
@@ -331,15 +340,18 @@ export class Bm25Core {
     }
     const stamp = this.stamp;
     let nt = 0;
-    for (const term of query.terms) {
-      const id = dict.get(term);
+    const { weights } = query;
+    for (let q = 0; q < query.terms.length; q++) {
+      const id = dict.get(query.terms[q]!);
       if (id === undefined || id >= post.length || qmark[id] === stamp) continue;
       qmark[id] = stamp;
-      if (post[id]) nt = this.addPostings(id, nt);
+      const w = weights ? weights[q]! : 1;
+      this.qweight[id] = w;
+      if (post[id]) nt = this.addPostings(id, nt, w);
     }
     // acc holds each touched slot's score without the name coverage, which adds at most
     // `coverage`; the k-th best accepted acc is a lower bound of the k-th best score.
-    const gate = this.gate();
+    const gate = this.gate() * gateShare;
     const cover = params.coverage;
     const best: number[] = [];
     for (let j = 0; j < nt; j++) {
@@ -375,14 +387,14 @@ export class Bm25Core {
   }
 
   /** Adds the postings of term `id` to the scratch scores. @returns the new touched count. */
-  private addPostings(id: number, nt: number): number {
+  private addPostings(id: number, nt: number, w: number): number {
     const { acc, touched } = this;
     const { slots } = this.state.post[id]!;
     const c = this.contrib[id] ?? this.contributions(id);
     for (let j = 0; j < slots.length; j++) {
       const s = slots[j]!;
       if (acc[s] === 0) touched[nt++] = s;
-      acc[s]! += c[j]!;
+      acc[s]! += w * c[j]!;
     }
     return nt;
   }
@@ -436,7 +448,7 @@ export class Bm25Core {
       const t = terms[j]!;
       if (qmark[t] !== stamp) continue;
       const tf = this.tfOf(tfs[j]!, o, norm);
-      score += (this.idfOf(t) * tf) / (params.k1 + tf);
+      score += (this.qweight[t]! * this.idfOf(t) * tf) / (params.k1 + tf);
     }
     const names = state.nameTerms[slot];
     if (names?.length && params.coverage > 0) {
@@ -446,7 +458,7 @@ export class Bm25Core {
         const t = names[j]!;
         const w = this.idfOf(t);
         total += w;
-        if (qmark[t] === stamp) got += w;
+        if (qmark[t] === stamp) got += w * Math.min(1, this.qweight[t]!);
       }
       if (total > 0) score += (params.coverage * got) / total;
     }
@@ -521,14 +533,19 @@ export function scoreSkill(core: Bm25Core, query: Bm25Query, skill: Skill): numb
       id === undefined || id >= state.post.length ? 0 : (state.post[id]?.slots.length ?? 0);
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
-  const inQuery = new Set(query.terms);
+  // A term's weight is that of its first occurrence in the query, as in Bm25Core.top.
+  const inQuery = new Map<string, number>();
+  query.terms.forEach((t, i) => {
+    if (!inQuery.has(t)) inQuery.set(t, query.weights ? query.weights[i]! : 1);
+  });
   let score = 0;
   // In the skill's own term order, as the index scores from a slot's forward list.
   for (const [term, v] of counts) {
-    if (!inQuery.has(term)) continue;
+    const qw = inQuery.get(term);
+    if (qw === undefined) continue;
     let tf = 0;
     for (let f = 0; f < FIELD_COUNT; f++) tf += ((v >>> (f * TF_BITS)) & MAX_TF) * norm[f]!;
-    score += (idfOf(term) * tf) / (params.k1 + tf);
+    score += (qw * idfOf(term) * tf) / (params.k1 + tf);
   }
   const names = new Set(fieldTerms(skill)[0]);
   let total = 0;
@@ -536,7 +553,8 @@ export function scoreSkill(core: Bm25Core, query: Bm25Query, skill: Skill): numb
   for (const t of names) {
     const w = idfOf(t);
     total += w;
-    if (inQuery.has(t)) got += w;
+    const qw = inQuery.get(t);
+    if (qw !== undefined) got += w * Math.min(1, qw);
   }
   if (total > 0 && params.coverage > 0) score += (params.coverage * got) / total;
   return score;
