@@ -96,6 +96,15 @@ describe("the host's sandbox.run span", () => {
     expect(receiver.bodies.join("\n")).not.toContain("must stay private");
   });
 
+  it("starts a trace of its own when the client runs outside any span (no traceparent sent)", async () => {
+    const runId = randomUUID();
+    expect(await client.run({ runId, language: "node", code: CODE })).toMatchObject({ runId });
+    const span = await spanOf(runId);
+    expect(span?.name).toBe("sandbox.run");
+    expect(span?.parentSpanId ?? "").toBe("");
+    expect(span?.traceId).not.toBe(TRACE_ID);
+  });
+
   it("ignores a malformed or invalid traceparent: the run runs and its span starts a trace", async () => {
     const malformed = [
       "garbage",
