@@ -180,7 +180,50 @@ export const hostEnvSchema = z.object({
   SKILLS_SANDBOX_TIMEOUT_MS: int(10_000, 100, MAX_SANDBOX_TIMEOUT_MS),
   SKILLS_SANDBOX_NETWORK_ENABLED: bool.default(false),
   SKILLS_ALLOWED_SANDBOX_IMAGES: list(),
+  /**
+   * OpenTelemetry (docs/sandbox.md#tracing; the standard variables of the OpenTelemetry
+   * specification, "OTLP Exporter Configuration"): the OTLP/HTTP base URL (`/v1/traces` is
+   * appended), or the traces URL itself; unset, no span is made and no exporter exists.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.string().url().optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.string().url().optional()),
+  /** Headers of the OTLP export, `name=value` pairs separated by commas (values URL-encoded). */
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("skillgate-sandbox-host"),
 });
+
+/** Where the host's spans go (docs/sandbox.md#tracing). */
+export interface HostTracingConfig {
+  /** The OTLP/HTTP traces URL (`<endpoint>/v1/traces`, or the traces endpoint as it is). */
+  url: string;
+  /** Headers of every export (e.g. `authorization` of a hosted backend); never logged. */
+  headers: Record<string, string>;
+  /** `service.name` of the host's spans. */
+  serviceName: string;
+}
+
+/**
+ * Parses `OTEL_EXPORTER_OTLP_HEADERS` (`name=value` pairs separated by commas, values
+ * URL-encoded, as the OpenTelemetry specification's "OTLP Exporter Configuration" says); a pair
+ * without `=` is skipped, a value that does not decode is kept as written.
+ */
+export function parseOtlpHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? "").split(",")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    const name = pair.slice(0, eq).trim();
+    const raw = pair.slice(eq + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // Kept as written.
+    }
+    if (name) out[name] = value;
+  }
+  return out;
+}
 
 /** Parsed host configuration (derived, validated values; units in the field names/docs). */
 export interface HostConfig {
@@ -226,6 +269,8 @@ export interface HostConfig {
   maxOutputChars: number;
   defaultTimeoutMs: number;
   networkEnabled: boolean;
+  /** OTLP export of the host's spans; undefined: no tracing (docs/sandbox.md#tracing). */
+  tracing?: HostTracingConfig;
   /** The `browser` builtin's runs (docs/sandbox.md#the-browser-builtin). */
   browser: {
     /** Normalised image. */
@@ -300,6 +345,11 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
   } catch (err) {
     throw new HostConfigError(`Invalid sandbox image: ${(err as Error).message}`);
   }
+  const tracesUrl =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`
+      : undefined);
   for (const [language, image] of Object.entries(images)) {
     if (!allowedImages.has(image)) {
       throw new HostConfigError(
@@ -346,6 +396,13 @@ export function parseHostConfig(source: Record<string, string | undefined>): Hos
     maxOutputChars: env.SKILLS_MAX_SANDBOX_OUTPUT_CHARS,
     defaultTimeoutMs: env.SKILLS_SANDBOX_TIMEOUT_MS,
     networkEnabled: env.SKILLS_SANDBOX_NETWORK_ENABLED,
+    tracing: tracesUrl
+      ? {
+          url: tracesUrl,
+          headers: parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: env.OTEL_SERVICE_NAME,
+        }
+      : undefined,
     browser: {
       image: browserImage,
       memoryMb: Math.min(env.SANDBOX_BROWSER_MEMORY_MB, env.SANDBOX_MAX_MEMORY_MB),

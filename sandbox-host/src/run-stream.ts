@@ -6,11 +6,10 @@
 import {
   RUN_STREAM_CONTENT_TYPE,
   type SandboxRunEvent,
-  type SandboxRunRequest,
   type SandboxRunResult,
 } from "@skillgate/sandbox-protocol";
 import { HostError } from "./errors.js";
-import type { Runner, RunStart } from "./runner.js";
+import type { OnRunStart, RunStart } from "./runner.js";
 
 /** One line of a streamed run answer. */
 const line = (event: SandboxRunEvent) => new TextEncoder().encode(`${JSON.stringify(event)}\n`);
@@ -20,20 +19,21 @@ const line = (event: SandboxRunEvent) => new TextEncoder().encode(`${JSON.string
  * every failure before the program is handed over is an ordinary error answer (thrown); once it
  * is about to be handed over, 200 with the `started` line, and the program is handed over only
  * after the body stream has passed that line on to the connection (its next read). Then the
- * `result` line, or an `error` line for a failure after the start.
- * @throws HostError as {@link Runner.run}, for failures before the start.
+ * `result` line, or an `error` line for a failure after the start. `run` starts the run (the
+ * runner's `run` with the request and its signal, `onStart` passed on); `kill` stops it by run id
+ * when the caller cancels the body.
+ * @throws HostError as the runner's `run`, for failures before the start.
  */
 export async function streamedRun(
-  runner: Runner,
-  req: SandboxRunRequest,
-  signal: AbortSignal,
+  run: (onStart: OnRunStart) => Promise<SandboxRunResult>,
+  kill: (runId: string) => void,
   instance: string,
 ): Promise<Response> {
   let announce!: (start: RunStart) => void;
   const announced = new Promise<RunStart>((resolve) => (announce = resolve));
   let delivered!: () => void;
   const ackDelivered = new Promise<void>((resolve) => (delivered = resolve));
-  const running = runner.run(req, signal, (start) => {
+  const running = run((start) => {
     announce(start);
     return ackDelivered;
   });
@@ -72,7 +72,7 @@ export async function streamedRun(
         controller.close();
       },
       cancel() {
-        runner.kill(start.runId);
+        kill(start.runId);
       },
     },
     { highWaterMark: 0 },

@@ -13,7 +13,8 @@
  *   422 `image_not_allowed`, 429 `busy` with `Retry-After` (seconds) when the queue is full,
  *   429 `queue_timeout` when no slot came free within the run's queue wait (the program never
  *   started), 503 `image_unavailable` /
- *   `docker_unavailable` / `shutting_down`.
+ *   `docker_unavailable` / `shutting_down`. With tracing configured, each run is a `sandbox.run`
+ *   span, child of the request's W3C `traceparent` (tracing.ts, docs/sandbox.md#tracing).
  * - `POST /v1/browse` — body `BrowseRequest` JSON → 200 `BrowseResult` JSON for every browse
  *   that was accepted (ok, error or timeout; browser.ts); errors as `/v1/run`, with
  *   400 `invalid_input` for a URL that is not absolute http(s) or carries credentials.
@@ -53,8 +54,9 @@ import { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics } from "./metrics.js";
 import { WarmPool } from "./pool.js";
 import { streamedRun } from "./run-stream.js";
-import { Runner } from "./runner.js";
+import { type OnRunStart, Runner } from "./runner.js";
 import { checkRuntimes } from "./runtimes.js";
+import { createHostTracing, type HostTracing, traceRun } from "./tracing.js";
 
 /** Optional collaborators, for tests and embedding. */
 export interface SandboxHostOptions {
@@ -76,9 +78,14 @@ export interface SandboxHost {
   url: string;
   port: number;
   runner: Runner;
+  /** The host's tracing (docs/sandbox.md#tracing); null without an OTLP endpoint. */
+  tracing: HostTracing | null;
   /** Current health (same as `GET /v1/health`). */
   health(): Promise<SandboxHealth>;
-  /** Stops listening, kills every run, removes pooled containers and leftovers. */
+  /**
+   * Stops listening, kills every run, removes pooled containers and leftovers, and exports the
+   * spans still buffered.
+   */
   close(): Promise<void>;
 }
 
@@ -126,9 +133,12 @@ export function createHostApp(
     metrics?: HostMetrics;
     /** Serves `POST /v1/browse`; default: a service over `runner`. */
     browser?: BrowserService;
+    /** The `sandbox.run` spans (tracing.ts); default null: none. */
+    tracing?: HostTracing | null;
   },
 ): Hono<{ Variables: AuthVariables }> {
   const browser = opts.browser ?? new BrowserService({ runner, config, log: opts.log });
+  const tracing = opts.tracing ?? null;
   const app = new Hono<{ Variables: AuthVariables }>();
   const metrics = opts.metrics ?? noopHostMetrics;
   app.use("*", async (c, next) => {
@@ -178,10 +188,13 @@ export function createHostApp(
       );
       throw new HostError(400, "invalid_input", `Invalid run request: ${fields.join("; ")}`);
     }
+    const req = parsed.data;
+    const signal = c.req.raw.signal;
+    const run = (onStart?: OnRunStart) =>
+      traceRun(tracing, c.req.raw.headers, req, config, () => runner.run(req, signal, onStart));
     const accept = c.req.header("accept") ?? "";
-    if (!accept.includes(RUN_STREAM_CONTENT_TYPE))
-      return c.json(await runner.run(parsed.data, c.req.raw.signal));
-    return streamedRun(runner, parsed.data, c.req.raw.signal, config.instance);
+    if (!accept.includes(RUN_STREAM_CONTENT_TYPE)) return c.json(await run());
+    return streamedRun(run, (runId) => runner.kill(runId), config.instance);
   });
   app.post("/v1/browse", async (c) => {
     let json: unknown;
@@ -296,7 +309,8 @@ export async function startSandboxHost(
   void presence.refresh();
   pool.start();
 
-  const app = createHostApp(config, runner, health, { now: opts.now, log, metrics });
+  const tracing = createHostTracing(config.tracing);
+  const app = createHostApp(config, runner, health, { now: opts.now, log, metrics, tracing });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     if (server.listening) resolve();
@@ -318,8 +332,12 @@ export async function startSandboxHost(
       await sweep("shutdown");
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await stopped;
+      // An unreachable collector must not hold the shutdown: the export is best effort.
+      await tracing
+        ?.shutdown()
+        .catch((err: unknown) => log(`span export failed: ${reasonOf(err)}`));
     })();
     return closing;
   };
-  return { url: `http://${hostPart}:${port}`, port, runner, health, close };
+  return { url: `http://${hostPart}:${port}`, port, runner, tracing, health, close };
 }

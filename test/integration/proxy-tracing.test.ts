@@ -5,8 +5,8 @@
  * `chat` span per round with the GenAI attributes, an `execute_tool` span for the owned call; no
  * message text or tool arguments in any attribute unless content capture is on.
  */
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OtlpReceiver, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { ask } from "../support/proxy-clients.js";
 import { textTurn, toolResults, toolTurn } from "../support/proxy-fixtures.js";
 import { type ProxyStand, startProxyStand, WEATHER } from "../support/proxy-stand.js";
@@ -14,56 +14,10 @@ import { type ProxyStand, startProxyStand, WEATHER } from "../support/proxy-stan
 const QUESTION = "Private question: how warm is Reykjavik today?";
 const ANSWER = "mild-and-breezy";
 
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Record<string, unknown>;
-  service: unknown;
-}
-
-/** A real OTLP/HTTP receiver on 127.0.0.1 that keeps the spans of every JSON export. */
-async function startReceiver() {
-  const spans: OtlpSpan[] = [];
-  const bodies: string[] = [];
-  const server: Server = createServer((req, res) => {
-    let text = "";
-    req.on("data", (c) => {
-      text += c;
-    });
-    req.on("end", () => {
-      if (req.url === "/v1/traces" && req.headers["content-type"]?.includes("json")) {
-        bodies.push(text);
-        const value = (v: Record<string, unknown>) =>
-          v.stringValue ??
-          (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
-        const attrs = (list: { key: string; value: Record<string, unknown> }[] = []) =>
-          Object.fromEntries(list.map((a) => [a.key, value(a.value)]));
-        for (const rs of JSON.parse(text).resourceSpans ?? []) {
-          const service = attrs(rs.resource?.attributes)["service.name"];
-          for (const ss of rs.scopeSpans ?? [])
-            for (const s of ss.spans ?? [])
-              spans.push({ ...s, attributes: attrs(s.attributes), service });
-        }
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    bodies,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: OtlpReceiver;
 let s: ProxyStand;
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
   s = await startProxyStand({
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_SERVICE_NAME: "skillgate-test",
@@ -146,7 +100,7 @@ describe("OpenTelemetry traces of the proxy", () => {
 
 describe("content capture (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)", () => {
   it("puts an owned call's arguments on its span, and only then", async () => {
-    const own = await startReceiver();
+    const own = await startOtlpReceiver();
     const stand = await startProxyStand({
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${own.url}/v1/traces`,
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true",

@@ -3,6 +3,7 @@
  * 127.0.0.1 as every upstream, an API key, and a handler-backed `lookupWeather` skill (its
  * owned tool) plus a `approveMe` hybrid skill.
  */
+import type { AppDeps } from "../../workers/src/deps.js";
 import { startTestApp, type TestApp } from "./app.js";
 import type { RecordedRequest } from "./fakes/http.js";
 import {
@@ -30,8 +31,14 @@ export interface ProxyStand {
   close(): Promise<void>;
 }
 
-/** Starts a stand; `env` adds configuration (limits). */
-export async function startProxyStand(env: Record<string, string> = {}): Promise<ProxyStand> {
+/**
+ * Starts a stand; `env` adds configuration (limits), `deps` replaces dependencies of the app (a
+ * real sandbox host's client).
+ */
+export async function startProxyStand(
+  env: Record<string, string> = {},
+  deps: Partial<AppDeps> = {},
+): Promise<ProxyStand> {
   let current: Script = () => ({ kind: "json", status: 500, body: { error: "no script" } });
   let log: { req: RecordedRequest; body: Record<string, unknown> }[] = [];
   const llm = await startScriptedLlm((req, body, n): ScriptStep => {
@@ -48,6 +55,7 @@ export async function startProxyStand(env: Record<string, string> = {}): Promise
       UPSTREAM_GEMINI_API_KEY: "configured-gemini",
       ...env,
     },
+    deps,
   });
   app.services.executor.registerHandler("weather-handler", async (input) => {
     const city = String((input as { city?: unknown }).city);

@@ -35,9 +35,9 @@ const LAYERS: Layer[] = [
     mayImport: [],
     npm: ["zod"],
   },
-  // Telemetry: the request context (request id, log prefix) every layer above may read. It
-  // imports nothing of the app; `AsyncLocalStorage` runs in Node and in the Worker
-  // (`nodejs_compat`, docs/api.md#request-ids).
+  // Telemetry: the request context (request id, log prefix) and the trace context every layer
+  // above may read. It imports nothing of the app; `AsyncLocalStorage` runs in Node and in the
+  // Worker (`nodejs_compat`, docs/api.md#request-ids).
   {
     name: "telemetry",
     units: ["telemetry"],
@@ -46,6 +46,7 @@ const LAYERS: Layer[] = [
     npm: [
       "node:async_hooks",
       "@opentelemetry/api",
+      "@opentelemetry/core",
       "@opentelemetry/sdk-trace-base",
       "@opentelemetry/exporter-trace-otlp-http",
       "@opentelemetry/resources",
@@ -103,11 +104,12 @@ const LAYERS: Layer[] = [
       "@modelcontextprotocol/sdk",
     ],
   },
-  // Infrastructure clients other than storage: the sandbox host client, metrics sinks.
+  // Infrastructure clients other than storage: the sandbox host client, metrics sinks. The
+  // sandbox client reads the current trace context from telemetry (its `traceparent` header).
   {
     name: "adapters",
     units: ["sandbox", "metrics"],
-    mayImport: ["kernel", "model"],
+    mayImport: ["kernel", "telemetry", "model"],
     npm: ["prom-client"],
   },
   // The application layer every front door shares; it declares the ports storage implements.
@@ -255,7 +257,22 @@ const AREAS: AreaRule[] = [
     name: "sandbox-host",
     root: "sandbox-host/src/",
     mayImport: ["packages/"],
-    npm: ["node:*", "hono", "@hono/node-server", "dockerode", "prom-client", "zod", "ipaddr.js"],
+    // …and exports its `sandbox.run` spans with the official OpenTelemetry JS API and SDK.
+    npm: [
+      "node:*",
+      "hono",
+      "@hono/node-server",
+      "dockerode",
+      "prom-client",
+      "zod",
+      "ipaddr.js",
+      "@opentelemetry/api",
+      "@opentelemetry/core",
+      "@opentelemetry/sdk-trace-base",
+      "@opentelemetry/exporter-trace-otlp-http",
+      "@opentelemetry/resources",
+      "@opentelemetry/semantic-conventions",
+    ],
   },
   // The CLI speaks HTTP to the API: it shares only packages/ and the generated API types.
   {

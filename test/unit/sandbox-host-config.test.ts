@@ -207,3 +207,41 @@ describe("parseHostConfig", () => {
     );
   });
 });
+
+describe("tracing (the standard OTEL_* variables, docs/sandbox.md#tracing)", () => {
+  it("is off without an endpoint, and exports to <endpoint>/v1/traces with one", () => {
+    expect(parseHostConfig({ SANDBOX_SECRET: SECRET }).tracing).toBeUndefined();
+    expect(
+      parseHostConfig({
+        SANDBOX_SECRET: SECRET,
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/",
+        OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0ken,x-team=a,broken",
+      }).tracing,
+    ).toEqual({
+      url: "http://collector:4318/v1/traces",
+      headers: { authorization: "Bearer t0ken", "x-team": "a" },
+      serviceName: "skillgate-sandbox-host",
+    });
+  });
+
+  it("takes the traces endpoint as it is, before the base URL, and the service name", () => {
+    expect(
+      parseHostConfig({
+        SANDBOX_SECRET: SECRET,
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://otel.example/custom/traces",
+        OTEL_SERVICE_NAME: "sandbox-eu-1",
+      }).tracing,
+    ).toEqual({
+      url: "https://otel.example/custom/traces",
+      headers: {},
+      serviceName: "sandbox-eu-1",
+    });
+  });
+
+  it("refuses an endpoint that is not a URL, naming the variable and not its value", () => {
+    const err = configError({ SANDBOX_SECRET: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" });
+    expect(err.message).toContain("OTEL_EXPORTER_OTLP_ENDPOINT");
+    expect(err.message).not.toContain("not a url");
+  });
+});

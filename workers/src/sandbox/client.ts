@@ -1,7 +1,9 @@
 /**
  * Signing HTTP client for the sandbox host (docs/sandbox.md#protocol).
  * Uses the global `fetch` and WebCrypto only, so it runs in workerd and Node. Every call is bounded
- * by an AbortSignal, so a silent host never hangs a handler.
+ * by an AbortSignal, so a silent host never hangs a handler. Every request carries the current
+ * trace context in W3C `traceparent` / `tracestate` headers when there is one (the proxy's
+ * `execute_tool` span; docs/sandbox.md#tracing); they are not signed.
  */
 import {
   BROWSE_DEFAULT_TIMEOUT_MS,
@@ -20,6 +22,7 @@ import {
 } from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
+import { traceHeaders } from "../telemetry/trace-context.js";
 import { hostFailure, neverConnected, unavailable } from "./host-failure.js";
 import { createMultiHostClient } from "./multi-host.js";
 
@@ -142,13 +145,10 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
   ): Promise<Response> {
     const text = body === undefined ? "" : JSON.stringify(body);
     const url = `${base}${path}`;
-    const headers: Record<string, string> = await signRequest({
-      secret: opts.secret,
-      keyId,
-      method,
-      url,
-      body: text,
-    });
+    const headers: Record<string, string> = {
+      ...traceHeaders(),
+      ...(await signRequest({ secret: opts.secret, keyId, method, url, body: text })),
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (accept) headers.accept = accept;
     return doFetch(url, { method, headers, body: body === undefined ? undefined : text, signal });

@@ -163,6 +163,7 @@ export class ProxyService {
             maxOwnedCalls: s.maxCallsPerTurn,
             selectionId: call.selectionId,
             answerSearch: true,
+            aroundCall: call.aroundCall,
           },
           req.apiKeyId,
         ),

@@ -30,6 +30,7 @@ import {
   resolveCallerTool,
 } from "../skills/interception/caller-tools.js";
 import {
+  type CallWrapper,
   type InjectedRef,
   type InterceptResult,
   interceptToolCalls,
@@ -72,6 +73,7 @@ export {
 } from "../skills/injection/rankers/index.js";
 export type { CallerTool, CallerToolSet } from "../skills/interception/caller-tools.js";
 export type {
+  CallWrapper,
   InjectedRef,
   InterceptResult,
   ToolResult,
@@ -131,6 +133,8 @@ export interface InterceptRequest {
    * here, unless the setting is `off`, `injected` is given without it, or the client declared it.
    */
   answerSearch?: boolean;
+  /** Wraps the answer of each owned call (the proxy's `execute_tool` spans; interception.ts). */
+  aroundCall?: CallWrapper;
 }
 
 /**
@@ -615,6 +619,7 @@ export class ToolsService {
       executor: this.opts.executor,
       signal: req.signal,
       maxOwnedCalls: req.maxOwnedCalls,
+      aroundCall: req.aroundCall,
       onOwnedCall: link
         ? (skill) => {
             const source = sourceIn(link, skill.id);

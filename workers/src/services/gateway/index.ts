@@ -9,6 +9,7 @@
 
 import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import { getFormatAdapter } from "../../formats/index.js";
+import type { CallOutcome } from "../../formats/types.js";
 import { describeNetworkError } from "../../network-error.js";
 import {
   ANTHROPIC_TOOL_SEARCH_HEADER,
@@ -16,7 +17,7 @@ import {
   isAnthropicToolSearchMode,
 } from "../../skills/search/anthropic-tool-search.js";
 import { logPrefix } from "../../telemetry/request-context.js";
-import { isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
+import { type CallWrapper, isRankerName, RANKER_NAMES, type RankerName } from "../tools.js";
 import { failureAnswer, JsonCollector } from "./json-renderer.js";
 import { runRounds } from "./loop.js";
 import { passThrough } from "./passthrough.js";
@@ -153,13 +154,14 @@ async function loopAnswer(
       clock: deps.clock,
       started,
       prepared,
-      intercept: (response, signal) =>
+      intercept: (response, signal, round) =>
         deps.intercept(req, {
           response,
           injected,
           clientTools: prepared.clientTools,
           selectionId: prepared.selectionId,
           signal,
+          aroundCall: watch.aroundCall(round),
         }),
       offerFound: async (request, results) => {
         const next = await deps.offerFound(req, request, injected, results);
@@ -189,6 +191,8 @@ async function loopAnswer(
 /** One request's view for its observers: events, a watched fetch and its end (reported once). */
 interface RequestWatch {
   observe(event: GatewayEvent): void;
+  /** The observers' call wrappers of round `round`, nested; undefined when none has one. */
+  aroundCall(round: number): CallWrapper | undefined;
   /** `deps.fetch`, reporting an `upstream` event per call. */
   fetch: typeof fetch;
   /** Reports the `end` with `status` unless the loop did already. */
@@ -238,8 +242,18 @@ function watchRequest(deps: GatewayDeps, req: GatewayRequest): RequestWatch {
     }
   };
   const end = (status: number) => observe({ type: "end", round, status });
+  const wrapping = deps.observers.filter((o) => o.aroundCall);
+  const aroundCall = (n: number): CallWrapper | undefined =>
+    wrapping.length === 0
+      ? undefined
+      : (call, run) =>
+          wrapping.reduceRight<() => Promise<CallOutcome>>(
+            (inner, o) => () => o.aroundCall!(req, n, call, inner),
+            run,
+          )();
   return {
     observe,
+    aroundCall,
     fetch: watchedFetch,
     end,
     failedStatus: () => (req.signal.aborted ? 499 : (lastError ?? 502)),

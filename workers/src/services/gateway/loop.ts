@@ -89,7 +89,7 @@ export async function runRounds(
     const ran: string[] = [];
     const answered: { callId: string; executionId: string | null }[] = [];
     try {
-      result = await ctx.intercept(response, skillsSignal);
+      result = await ctx.intercept(response, skillsSignal, round);
       for (const r of result.toolResults) {
         if (r.executionId) ran.push(r.executionId);
         answered.push({ callId: r.callId, executionId: r.executionId ?? null });

@@ -2,12 +2,15 @@
  * OpenTelemetry spans of the gateway (docs/deployment.md#opentelemetry): a {@link GatewayObserver}
  * making one trace per proxied request: a root span `proxy <format>` (with the request id), a
  * `chat <model>` span per round from the start of its upstream wait to its complete answer, and an
- * `execute_tool <name>` span per owned call over the run of its turn's owned calls, with the
+ * `execute_tool <name>` span per owned call over that call's run, with the
  * attributes of the OpenTelemetry semantic conventions for generative AI (`gen_ai.operation.name`,
  * `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens` /
  * `output_tokens`, `gen_ai.tool.name`, `gen_ai.tool.call.id`). No conversation content is put on
  * a span unless `captureContent` is on: then an owned call's arguments
- * (`gen_ai.tool.call.arguments`, at most 4,096 characters).
+ * (`gen_ai.tool.call.arguments`, at most 4,096 characters). Each call runs with its
+ * `execute_tool` span as the current trace context (telemetry/trace-context.ts), so the sandbox
+ * host's request carries it in `traceparent` and the host's `sandbox.run` span joins the trace as
+ * its child.
  */
 import {
   type Attributes,
@@ -19,8 +22,9 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { getFormatAdapter } from "../../formats/index.js";
-import type { ExtractedCall } from "../../formats/types.js";
+import type { CallOutcome, ExtractedCall } from "../../formats/types.js";
 import { currentRequestId } from "../../telemetry/request-context.js";
+import { runInTraceContext } from "../../telemetry/trace-context.js";
 import { tokenCounts } from "../usage.js";
 import { cleanModel } from "./access-log.js";
 import type { GatewayEvent, GatewayObserver, GatewayRequest } from "./types.js";
@@ -31,14 +35,11 @@ const MAX_CAPTURED_CHARS = 4096;
 /** The observer of `tracer` (see the module docs). */
 export function traceObserver(
   tracer: Tracer,
-  opts: { captureContent: boolean; clock?: () => number } = { captureContent: false },
+  opts: { captureContent: boolean } = { captureContent: false },
 ): GatewayObserver {
-  const clock = opts.clock ?? Date.now;
   interface Open {
     root: Span;
     round: Span | null;
-    calls: readonly ExtractedCall[];
-    skillsFrom: number | null;
   }
   const open = new WeakMap<GatewayRequest, Open>();
   const model = (req: GatewayRequest) => cleanModel(req.model ?? req.body?.model);
@@ -57,6 +58,42 @@ export function traceObserver(
     );
   };
   return {
+    async aroundCall(
+      req: GatewayRequest,
+      round: number,
+      call: ExtractedCall,
+      run: () => Promise<CallOutcome>,
+    ): Promise<CallOutcome> {
+      const o = open.get(req);
+      if (!o) return run();
+      const attrs: Attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.call.id": call.callId,
+        "skillgate.round": round,
+      };
+      if (call.name) attrs["gen_ai.tool.name"] = call.name;
+      if (opts.captureContent)
+        attrs["gen_ai.tool.call.arguments"] = JSON.stringify(call.input ?? null).slice(
+          0,
+          MAX_CAPTURED_CHARS,
+        );
+      const span = tracer.startSpan(
+        call.name ? `execute_tool ${call.name}` : "execute_tool",
+        { kind: SpanKind.INTERNAL, attributes: attrs },
+        trace.setSpan(context.active(), o.root),
+      );
+      try {
+        const outcome = await runInTraceContext(trace.setSpan(context.active(), span), run);
+        if (outcome.executionId) span.setAttribute("skillgate.execution.id", outcome.executionId);
+        if (outcome.status === "error" || outcome.status === "timeout") {
+          span.setAttribute("error.type", outcome.status === "timeout" ? "timeout" : "tool_error");
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return outcome;
+      } finally {
+        span.end();
+      }
+    },
     onEvent(req: GatewayRequest, event: GatewayEvent): void {
       if (event.type === "start") {
         const attrs: Attributes = { "skillgate.format": req.format };
@@ -69,8 +106,6 @@ export function traceObserver(
             attributes: attrs,
           }),
           round: null,
-          calls: [],
-          skillsFrom: null,
         };
         open.set(req, o);
         startRound(req, o, 1);
@@ -102,37 +137,6 @@ export function traceObserver(
           if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
           span.end();
           o.round = null;
-          o.calls = event.calls;
-          break;
-        }
-        case "skills-start":
-          o.skillsFrom = clock();
-          break;
-        case "skills-end": {
-          const parent = trace.setSpan(context.active(), o.root);
-          const byId = new Map(o.calls.map((c) => [c.callId, c]));
-          for (const r of event.owned) {
-            const call = byId.get(r.callId);
-            const attrs: Attributes = {
-              "gen_ai.operation.name": "execute_tool",
-              "gen_ai.tool.call.id": r.callId,
-              "skillgate.round": event.round,
-            };
-            if (call?.name) attrs["gen_ai.tool.name"] = call.name;
-            if (r.executionId) attrs["skillgate.execution.id"] = r.executionId;
-            if (opts.captureContent && call)
-              attrs["gen_ai.tool.call.arguments"] = JSON.stringify(call.input ?? null).slice(
-                0,
-                MAX_CAPTURED_CHARS,
-              );
-            const span = tracer.startSpan(
-              call?.name ? `execute_tool ${call.name}` : "execute_tool",
-              { kind: SpanKind.INTERNAL, attributes: attrs, startTime: o.skillsFrom ?? clock() },
-              parent,
-            );
-            span.end();
-          }
-          o.skillsFrom = null;
           break;
         }
         case "continue":

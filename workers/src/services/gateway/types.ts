@@ -13,6 +13,7 @@ import type {
 } from "../../formats/types.js";
 import type { UpstreamConfig, UpstreamLimits } from "../proxy.js";
 import type {
+  CallWrapper,
   InjectedRef,
   InjectOutcome,
   InjectResult,
@@ -95,6 +96,17 @@ export type GatewayEvent =
 /** Something that watches the loop of every request (added to the gateway service once). */
 export interface GatewayObserver {
   onEvent(req: GatewayRequest, event: GatewayEvent): void;
+  /**
+   * Wraps the answer of each owned call of round `round` between its `skills-start` and
+   * `skills-end` (the tracing observer runs it inside the call's `execute_tool` span, so what the
+   * call sends, such as the sandbox host's request, carries that span). Must call `run` exactly
+   * once and resolve with its outcome; the observers' wrappers nest in the order they were added.
+   */
+  aroundCall?(
+    req: GatewayRequest,
+    round: number,
+    ...call: Parameters<CallWrapper>
+  ): ReturnType<CallWrapper>;
 }
 
 /** How the answer ends well: what to show and which calls go to the client. */
@@ -151,8 +163,8 @@ export interface RoundContext {
   /** Milliseconds since the epoch when the request started. */
   started: number;
   prepared: PreparedRequest;
-  /** Runs the owned calls of `response` (the tools service's `intercept`). */
-  intercept(response: JsonObject, signal: AbortSignal): Promise<InterceptResult>;
+  /** Runs the owned calls of `response` in round `round` (the tools service's `intercept`). */
+  intercept(response: JsonObject, signal: AbortSignal, round: number): Promise<InterceptResult>;
   /**
    * The next round's `request` with the skills that this round's `skill_search` calls found
    * declared as tools (docs/proxy.md#skill-search); later rounds' interception owns them.
@@ -190,6 +202,8 @@ export interface GatewayDeps {
       /** The inject's link for learning from traffic (docs/scoring.md#learning-from-traffic). */
       selectionId?: string;
       signal: AbortSignal;
+      /** Wraps the answer of each owned call (the observers' {@link GatewayObserver.aroundCall}). */
+      aroundCall?: CallWrapper;
     },
   ): Promise<InterceptResult>;
   /** The tools service's `offerFound` for this request (docs/proxy.md#skill-search). */

@@ -89,7 +89,21 @@ export interface InterceptOptions {
    * traffic hooks in here, so its write joins the batch of the executions' rows).
    */
   onOwnedCall?: (skill: Skill) => void;
+  /**
+   * Wraps the answer of each owned call (run, refused or answered in-process alike): the proxy's
+   * tracing runs it inside the call's `execute_tool` span (docs/deployment.md#opentelemetry).
+   */
+  aroundCall?: CallWrapper;
 }
+
+/**
+ * Wraps the answer of one owned call: must call `run` exactly once and resolve with its outcome
+ * (it never rejects: a call's failure is an `error` outcome).
+ */
+export type CallWrapper = (
+  call: ExtractedCall,
+  run: () => Promise<CallOutcome>,
+) => Promise<CallOutcome>;
 
 /** A tool answered in-process by Skillgate rather than by a skill's handler. */
 export interface ServerTool {
@@ -234,20 +248,31 @@ export async function interceptToolCalls(opts: InterceptOptions): Promise<Interc
       if (skill) opts.onOwnedCall(skill);
     }
   }
+  const around: CallWrapper = opts.aroundCall ?? ((_call, run) => run());
   const outcomes = await Promise.all(
-    owned.map((o, i): Promise<CallOutcome> | CallOutcome =>
-      i >= max
-        ? { call: o.call, status: "error", error: tooManyCallsMessage(max), executionId: null }
-        : o.server
-          ? o.server.run(o.call).then((r) => ({ ...r, call: o.call }))
-          : o.skill
-            ? runCall(o.call, o.skill, opts)
-            : {
-                call: o.call,
-                status: "error",
-                error: versionNotFoundMessage(o.missing),
-                executionId: null,
-              },
+    owned.map(
+      (o, i): Promise<CallOutcome> =>
+        around(
+          o.call,
+          async (): Promise<CallOutcome> =>
+            i >= max
+              ? {
+                  call: o.call,
+                  status: "error",
+                  error: tooManyCallsMessage(max),
+                  executionId: null,
+                }
+              : o.server
+                ? o.server.run(o.call).then((r) => ({ ...r, call: o.call }))
+                : o.skill
+                  ? runCall(o.call, o.skill, opts)
+                  : {
+                      call: o.call,
+                      status: "error",
+                      error: versionNotFoundMessage(o.missing),
+                      executionId: null,
+                    },
+        ),
     ),
   );
   const toolResults = outcomes.map((o, i): ToolResult => {
