@@ -5,6 +5,9 @@
  * that led to many skills scores little, and rows rebuild the same model.
  */
 import { describe, expect, it } from "vitest";
+import { queryTermWeight } from "../../workers/src/skills/injection/rankers/bm25-query.js";
+import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
+import { featureHash, featureWeight } from "../../workers/src/skills/learning/features.js";
 import { CALLS_FEATURE, LearnedModel } from "../../workers/src/skills/learning/learned-model.js";
 
 const DAY = 86_400_000;
@@ -29,6 +32,19 @@ describe("learned model", () => {
       (1.5 / 1024 / (1 + 1.5 / 1024)) * ((1 + 1.5) / 1.5),
       9,
     );
+  });
+
+  it("weighs a feature of an everyday spoken word as the bm25 ranker weighs the word", () => {
+    const help = featureHash(analyse("help")[0]!);
+    const weather = featureHash(analyse("weather")[0]!);
+    expect(featureWeight(help)).toBe(queryTermWeight(analyse("help")[0]!));
+    expect(featureWeight(help)).toBeLessThan(1);
+    expect(featureWeight(weather)).toBe(1);
+    const m = new LearnedModel(params);
+    m.record("s1", [help], 0);
+    m.record("s2", [weather], 0);
+    const ratio = scores(m, [help], 0).get("s1")! / scores(m, [weather], 0).get("s2")!;
+    expect(ratio).toBeCloseTo(featureWeight(help), 12);
   });
 
   it("keeps at most the bound of features per skill, forgetting the lightest", () => {

@@ -52,16 +52,19 @@ function reference(
   const { weights, b, k1, coverage, gate } = BM25_PARAMS;
   const n = candidates.length;
   const fields = candidates.map((s) => fieldTerms(s));
+  // N and the mean lengths are rounded to a sixteenth of an octave.
+  const q16 = (x: number) => 2 ** (Math.round(Math.log2(x) * 16) / 16);
   const avg = Array.from({ length: FIELD_COUNT }, (_, f) => {
     const total = fields.reduce((a, t) => a + t[f]!.length, 0);
-    return total > 0 ? total / n : 1;
+    return total > 0 ? q16(total / n) : 1;
   });
+  const nq = q16(n);
   const df = new Map<string, number>();
   for (const t of fields)
     for (const term of new Set(t.flat())) df.set(term, (df.get(term) ?? 0) + 1);
   const idf = (term: string) => {
     const d = df.get(term) ?? 0;
-    return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    return Math.log(1 + (nq - d + 0.5) / (d + 0.5));
   };
   // Each unique term with the weight of its first occurrence (1 without weights).
   const q = new Map<string, number>();
@@ -92,7 +95,7 @@ function reference(
       if (q.has(t)) got += idf(t) * Math.min(1, q.get(t)!);
     }
     if (total > 0) score += (coverage * got) / total;
-    if (score >= gate * Math.log(1 + (n - 0.5) / 1.5)) out.push({ id: s.id, score, s });
+    if (score >= gate * Math.log(1 + (nq - 0.5) / 1.5)) out.push({ id: s.id, score, s });
   });
   out.sort(
     (x, y) =>
@@ -222,6 +225,36 @@ describe("bm25 core", () => {
         for (let r = 0; r < 4; r++) {
           const query = randomQuery(rand);
           expect(topIds(core, query, 8)).toEqual(topIds(fresh, query, 8));
+        }
+      }
+    });
+  });
+
+  it("a large core updated one skill at a time, caches warm, answers exactly as one built from scratch", () => {
+    // Hundreds of skills and one-for-one replacements keep N and the rounded mean lengths, so the
+    // derived cores reuse the normalisers, idf values and contributions of the terms not changed.
+    forRandom(3, (rand) => {
+      let next = 0;
+      let live = Array.from({ length: 300 }, () => randomSkill(rand, next++));
+      let core = Bm25Core.build(live, "k");
+      let slotOf = new Map(live.map((s, i) => [s.id, i]));
+      const queries = Array.from({ length: 6 }, () => randomQuery(rand));
+      for (const q of queries) core.top(q, 5, () => true);
+      for (let step = 0; step < 30; step++) {
+        const gone = live[rand(live.length)]!;
+        const added = randomSkill(rand, next++);
+        const derived = core.derive(
+          { removed: [{ slot: slotOf.get(gone.id)!, candidate: gone }], added: [added] },
+          "k",
+        )!;
+        core = derived.core;
+        slotOf = new Map(slotOf);
+        slotOf.delete(gone.id);
+        slotOf.set(added.id, derived.slots[0]!);
+        live = [...live.filter((s) => s !== gone), added];
+        const fresh = Bm25Core.build(live, "k");
+        for (const q of [...queries, randomQuery(rand)]) {
+          expect(topIds(core, q, 8)).toEqual(topIds(fresh, q, 8));
         }
       }
     });

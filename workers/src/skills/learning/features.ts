@@ -5,6 +5,7 @@
  * ranker analyses text (stemmed, stop-words dropped), each hashed to 32 bits with FNV-1a. Only
  * these numbers are ever stored or cached, never the text.
  */
+import { weightedTerms } from "../injection/rankers/bm25-query.js";
 import { forEachTerm } from "../injection/rankers/text-analysis.js";
 
 /** Characters read from the end of the context text. */
@@ -41,6 +42,18 @@ export function learningFeatures(contextText: string, reason?: string | null): n
   forEachTerm(tail, add);
   if (reason) forEachTerm(reason.slice(0, LATEST_CHARS), add);
   return [...seen];
+}
+
+const FEATURE_WEIGHTS: ReadonlyMap<number, number> = new Map(
+  [...weightedTerms()].map(([term, w]) => [featureHash(term), w]),
+);
+
+/**
+ * The weight of a feature in a learned score: the `bm25` ranker's weight of the term it hashes
+ * (docs/scoring.md#the-bm25-ranker: everyday spoken words weigh 0.5 to 1), 1 for other terms.
+ */
+export function featureWeight(feature: number): number {
+  return FEATURE_WEIGHTS.get(feature) ?? 1;
 }
 
 /** True when `value` is a list of feature hashes (unsigned 32-bit integers), as a cache holds. */

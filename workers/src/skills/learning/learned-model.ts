@@ -8,12 +8,16 @@
  * The learned evidence is scored as one more BM25 field of the skill whose term counts are the
  * weights (document expansion from the query log):
  *
- *   learned(s) = Σ_{f ∈ q} idf(f) · w(s,f) / (1 + w(s,f)),  idf(f) = ln(1 + (N − n_f + 0.5)/(n_f + 0.5))
+ *   learned(s) = Σ_{f ∈ q} q(f) · idf(f) · w(s,f) / (1 + W(f)),  idf(f) = ln(1 + (N − n_f + 0.5)/(n_f + 0.5))
  *
- * with N the number of AUTO candidates and n_f the number of skills that learned f, so that a
- * feature many skills learned (a greeting, "please") counts little. The model is built from rows
+ * with N the number of AUTO candidates, n_f the number of skills that learned f and W(f) the sum of
+ * f's weights over them, so that a feature many skills learned (a greeting, "please") counts
+ * little, and q(f) the `bm25` ranker's weight of the term f hashes (features.ts: everyday spoken
+ * words weigh less). The model is built from rows
  * and changed one call at a time; the same rows give the same model on Node and in the Worker.
  */
+
+import { featureWeight } from "./features.js";
 
 /** The feature of a row holding the skill's decayed call count. */
 export const CALLS_FEATURE = -1;
@@ -170,7 +174,7 @@ export class LearnedModel {
       const posting = this.byFeature.get(f);
       if (!posting) continue;
       const df = Math.min(posting.size, n);
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = featureWeight(f) * Math.log(1 + (n - df + 0.5) / (df + 0.5));
       let total = 0;
       for (const e of posting.values()) total += this.decayed(e, now);
       for (const [skillId, e] of posting) {

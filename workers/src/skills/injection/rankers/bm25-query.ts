@@ -42,6 +42,11 @@ const SPOKEN_WEIGHTS: ReadonlyMap<string, number> = (() => {
   return out;
 })();
 
+/** The terms weighing less than 1, with their weights (see the module docs). */
+export function weightedTerms(): IterableIterator<[string, number]> {
+  return SPOKEN_WEIGHTS.entries();
+}
+
 /** The weight of query term `term` (see the module docs): in (0, 1]. */
 export function queryTermWeight(term: string): number {
   return SPOKEN_WEIGHTS.get(term) ?? 1;
