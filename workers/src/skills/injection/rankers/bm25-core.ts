@@ -119,6 +119,39 @@ export function quantised(x: number): number {
   return 2 ** (Math.round(Math.log2(x) * STAT_STEPS) / STAT_STEPS);
 }
 
+/**
+ * The per-request working arrays of {@link Bm25Core.top}: each slot's partial score (all zero
+ * between requests) and the touched slots, each term's request mark and weight, and the stamp
+ * that marks the current request. A core derived from another shares them (grown when needed):
+ * `top` runs to completion without yielding, so one set serves a family of cores, and a write
+ * allocates none.
+ */
+interface Scratch {
+  acc: Float64Array;
+  touched: Int32Array;
+  qmark: Uint32Array;
+  qweight: Float64Array;
+  stamp: number;
+}
+
+/** `prev` when it holds `slots` slots and `terms` terms, else a larger copy of it (or a new one). */
+function scratchFor(prev: Scratch | undefined, slots: number, terms: number): Scratch {
+  if (prev && prev.acc.length >= slots && prev.qmark.length >= terms) return prev;
+  // Grown by half again, so a run of adds reallocates rarely.
+  const s = prev && prev.acc.length < slots ? slots + (slots >> 1) : (prev?.acc.length ?? slots);
+  const t =
+    prev && prev.qmark.length < terms ? terms + (terms >> 1) : (prev?.qmark.length ?? terms);
+  const next: Scratch = {
+    acc: new Float64Array(s),
+    touched: new Int32Array(s),
+    qmark: new Uint32Array(t),
+    qweight: new Float64Array(t),
+    stamp: prev?.stamp ?? 0,
+  };
+  if (prev) next.qmark.set(prev.qmark);
+  return next;
+}
+
 /** What a derived core may reuse from the core it was derived from. */
 interface CarryOver {
   from: Bm25Core;
@@ -171,17 +204,13 @@ export class Bm25Core {
   private readonly norm: Float64Array;
   /** Each term's idf, computed on first use by {@link idfOf} (NaN = not yet). */
   private readonly idf: Float64Array;
-  private readonly acc: Float64Array;
-  private readonly touched: Int32Array;
-  private readonly qmark: Uint32Array;
-  /** Weight of each term of the current request (valid where `qmark` holds the stamp). */
-  private readonly qweight: Float64Array;
+  /** Per-request scratch, shared by the cores of one derivation family (see {@link Scratch}). */
+  private readonly scratch: Scratch;
   /**
    * Each term's contribution to each slot of its posting list, idf · tf̃ / (k1 + tf̃), computed
    * the first time a request holds the term (at most one number per posting).
    */
-  private readonly contrib: (Float64Array | undefined)[];
-  private stamp = 0;
+  private contrib: (Float64Array | undefined)[];
   /** Whether a core was derived from this one (only the newest version may be derived from). */
   private derivedFrom = false;
 
@@ -223,14 +252,12 @@ export class Bm25Core {
       if (sameAvg) {
         // A contribution depends on idf, the postings and the slots' normalisers: all unchanged
         // outside the changed terms (a changed slot's terms are all changed terms).
-        for (let t = 0; t < prev.contrib.length; t++) this.contrib[t] = prev.contrib[t];
+        this.contrib = prev.contrib.slice();
+        this.contrib.length = state.post.length;
         for (const t of carry!.terms) this.contrib[t] = undefined;
       }
     }
-    this.acc = new Float64Array(slots);
-    this.touched = new Int32Array(slots);
-    this.qmark = new Uint32Array(state.post.length);
-    this.qweight = new Float64Array(state.post.length);
+    this.scratch = scratchFor(prev?.scratch, slots, state.post.length);
   }
 
   /** Computes the per-field normalisers of `slot` (zero for a free slot). */
@@ -397,14 +424,15 @@ export class Bm25Core {
    *   search asked for explicitly passes a lower bar, docs/scoring.md#skill-search).
    */
   top(query: Bm25Query, k: number, accept: (slot: number) => boolean, gateShare = 1): Bm25Hit[] {
-    const { state, params, acc, touched, qmark } = this;
+    const { state, params, scratch } = this;
+    const { acc, touched, qmark, qweight } = scratch;
     const { post, dict } = state;
-    this.stamp = (this.stamp + 1) >>> 0;
-    if (this.stamp === 0) {
+    scratch.stamp = (scratch.stamp + 1) >>> 0;
+    if (scratch.stamp === 0) {
       qmark.fill(0);
-      this.stamp = 1;
+      scratch.stamp = 1;
     }
-    const stamp = this.stamp;
+    const stamp = scratch.stamp;
     let nt = 0;
     const { weights } = query;
     for (let q = 0; q < query.terms.length; q++) {
@@ -412,7 +440,7 @@ export class Bm25Core {
       if (id === undefined || id >= post.length || qmark[id] === stamp) continue;
       qmark[id] = stamp;
       const w = weights ? weights[q]! : 1;
-      this.qweight[id] = w;
+      qweight[id] = w;
       if (post[id]) nt = this.addPostings(id, nt, w);
     }
     // acc holds each touched slot's score without the name coverage, which adds at most
@@ -454,7 +482,7 @@ export class Bm25Core {
 
   /** Adds the postings of term `id` to the scratch scores. @returns the new touched count. */
   private addPostings(id: number, nt: number, w: number): number {
-    const { acc, touched } = this;
+    const { acc, touched } = this.scratch;
     const { slots } = this.state.post[id]!;
     const c = this.contrib[id] ?? this.contributions(id);
     for (let j = 0; j < slots.length; j++) {
@@ -504,7 +532,8 @@ export class Bm25Core {
 
   /** The exact score of `slot` for the query marked with `stamp`, from its forward list. */
   private exact(slot: number, stamp: number): number {
-    const { state, params, qmark, norm } = this;
+    const { state, params, norm } = this;
+    const { qmark, qweight } = this.scratch;
     const terms = state.fwdTerms[slot]!;
     const tfs = state.fwdTfs[slot]!;
     const o = slot * FIELD_COUNT;
@@ -513,7 +542,7 @@ export class Bm25Core {
       const t = terms[j]!;
       if (qmark[t] !== stamp) continue;
       const tf = this.tfOf(tfs[j]!, o, norm);
-      score += (this.qweight[t]! * this.idfOf(t) * tf) / (params.k1 + tf);
+      score += (qweight[t]! * this.idfOf(t) * tf) / (params.k1 + tf);
     }
     const names = state.nameTerms[slot];
     if (names?.length && params.coverage > 0) {
@@ -523,7 +552,7 @@ export class Bm25Core {
         const t = names[j]!;
         const w = this.idfOf(t);
         total += w;
-        if (qmark[t] === stamp) got += w * Math.min(1, this.qweight[t]!);
+        if (qmark[t] === stamp) got += w * Math.min(1, qweight[t]!);
       }
       if (total > 0) score += (params.coverage * got) / total;
     }
