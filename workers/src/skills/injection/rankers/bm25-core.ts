@@ -433,25 +433,49 @@ export class Bm25Core {
       scratch.stamp = 1;
     }
     const stamp = scratch.stamp;
-    let nt = 0;
     const { weights } = query;
+    // Each present term with an upper bound of what it adds to a score: w · idf (a contribution
+    // is idf · tf̃ / (k1 + tf̃) < idf).
+    const ids: number[] = [];
+    const ubs: number[] = [];
+    let total = 0;
     for (let q = 0; q < query.terms.length; q++) {
       const id = dict.get(query.terms[q]!);
       if (id === undefined || id >= post.length || qmark[id] === stamp) continue;
       qmark[id] = stamp;
       const w = weights ? weights[q]! : 1;
       qweight[id] = w;
-      if (post[id]) nt = this.addPostings(id, nt, w);
+      if (!post[id]) continue;
+      const ub = w * this.idfOf(id);
+      ids.push(id);
+      ubs.push(ub);
+      total += ub;
     }
-    // acc holds each touched slot's score without the name coverage, which adds at most
-    // `coverage`; the k-th best accepted acc is a lower bound of the k-th best score.
     const gate = this.gate() * gateShare;
     const cover = params.coverage;
+    // MaxScore (Turtle and Flood, 1995): postings are added from the most to the least a term can
+    // add; once the terms left could not lift a skill no term reached so far past the gate even
+    // together (their bounds' sum `rest` plus the coverage points stay below it), their postings
+    // are skipped. The skills reached are scored exactly from their forward lists below, which
+    // hold every query term, so the result is that of adding every posting.
+    const order = ids.map((_, i) => i).sort((a, b) => ubs[b]! - ubs[a]! || ids[a]! - ids[b]!);
+    let rest = total;
+    let nt = 0;
+    for (const i of order) {
+      if (rest + cover < gate) break;
+      rest -= ubs[i]!;
+      nt = this.addPostings(ids[i]!, nt, qweight[ids[i]!]!);
+    }
+    if (rest < 0) rest = 0;
+    // acc holds each touched slot's score without the name coverage (at most `coverage`) and
+    // the skipped terms (at most `rest`); the k-th best accepted acc is a lower bound of the
+    // k-th best score.
+    const slack = cover + rest;
     const best: number[] = [];
     for (let j = 0; j < nt; j++) {
       const s = touched[j]!;
       const a = acc[s]!;
-      if (a + cover < gate) continue;
+      if (a + slack < gate) continue;
       if (best.length === k && a <= acc[best[k - 1]!]!) continue;
       if (!accept(s)) continue;
       let at = best.length;
@@ -459,9 +483,9 @@ export class Bm25Core {
       best.splice(at, 0, s);
       if (best.length > k) best.pop();
     }
-    const bound = best.length === k ? acc[best[k - 1]!]! : gate - cover;
+    const bound = best.length === k ? acc[best[k - 1]!]! : gate - slack;
     // Sums taken in another order may differ in the last bits.
-    const floor = Math.max(gate - cover, bound - cover) - 1e-9 * (1 + Math.abs(bound));
+    const floor = Math.max(gate - slack, bound - slack) - 1e-9 * (1 + Math.abs(bound) + total);
     const passing: Bm25Hit[] = [];
     for (let j = 0; j < nt; j++) {
       const slot = touched[j]!;
