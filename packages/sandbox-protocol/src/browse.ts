@@ -17,7 +17,7 @@ export const BROWSE_MAX_SCREENSHOT_BYTES = 2_000_000;
 /** Default time limit of a browse in ms (start of Chromium included). */
 export const BROWSE_DEFAULT_TIMEOUT_MS = 30_000;
 
-const selector = z.string().min(1).max(1000);
+const selector = z.string().min(1).max(1000).describe("CSS or Playwright selector.");
 
 /**
  * One page action, performed in order after the first load: `{ click: selector }`,
@@ -28,7 +28,12 @@ export const browserActionSchema = z.union([
   z.object({ click: selector }).strict(),
   z.object({ fill: selector, value: z.string().max(100_000) }).strict(),
   z.object({ waitFor: selector }).strict(),
-  z.object({ press: z.string().min(1).max(100), selector: selector.optional() }).strict(),
+  z
+    .object({
+      press: z.string().min(1).max(100).describe("Key name, e.g. `Enter`."),
+      selector: selector.optional(),
+    })
+    .strict(),
 ]);
 
 /** One page action (see {@link browserActionSchema}). */
