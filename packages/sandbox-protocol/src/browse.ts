@@ -73,7 +73,9 @@ export type BlockedRequest = z.infer<typeof blockedRequestSchema>;
 
 /**
  * Outcome of a browse: `ok`; `timeout` (the limit ended it); `error` with a code:
- * `outbound_blocked` (the page itself was refused by the egress proxy), `navigation_failed`,
+ * `outbound_blocked` (the page itself was refused by the egress proxy), `dns_failed` (its host
+ * name did not resolve) and `connect_failed` (no address of it accepted a connection), neither of
+ * which is a refusal, `navigation_failed`,
  * `action_failed`, `browser_failed` (Chromium or the driver failed), `oom_killed`.
  */
 export const browseResultSchema = z.object({

@@ -73,7 +73,8 @@ export const browserDefinitions: BuiltinDefinition[] = [
  * execution's limit (`ctx.timeoutMs`, at most 60 000 ms). Output: {@link BrowserOutput}.
  * Errors (ExecutionFailure, the host's result as output when the browse ran): `invalid_input`;
  * `sandbox_unavailable` (retryable) without a sandbox host; `outbound_blocked` (the page was
- * refused by the egress rules), `navigation_failed`, `action_failed`, `browser_failed`,
+ * refused by the egress rules), `dns_failed` / `connect_failed` (the page's host did not resolve
+ * / accept a connection: not a refusal), `navigation_failed`, `action_failed`, `browser_failed`,
  * `oom_killed`; status `timeout` (code `timeout`); the sandbox client's codes (`sandbox_busy`,
  * `image_unavailable`, ...).
  */
