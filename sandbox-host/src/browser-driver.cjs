@@ -11,6 +11,10 @@ const { chromium } = require("/opt/playwright-core");
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const BLOCKED_HEADER = "x-skillgate-blocked";
+// A target the proxy could not reach (not a refusal): the message and its code (egress-proxy.ts).
+const UNREACHABLE_HEADER = "x-skillgate-unreachable";
+const UNREACHABLE_CODE_HEADER = "x-skillgate-unreachable-code";
+const UNREACHABLE_CODES = new Set(["dns_failed", "connect_failed"]);
 
 /** Listens on 127.0.0.1 (a free port) and pipes each connection to the egress socket. */
 function startForwarder(egressSocket) {
@@ -101,9 +105,17 @@ async function main(input) {
         lastMain = response;
     });
     const refusedPage = () => {
-      const reason = lastMain?.headers()[BLOCKED_HEADER];
+      const headers = lastMain?.headers() ?? {};
+      const reason = headers[BLOCKED_HEADER];
       if (reason)
         throw new BrowseFailure("outbound_blocked", `Outbound request refused: ${reason}`);
+      // Only the proxy's own 502 names these codes; anything else is the page's own answer.
+      const code = headers[UNREACHABLE_CODE_HEADER];
+      if (lastMain?.status() === 502 && UNREACHABLE_CODES.has(code))
+        throw new BrowseFailure(
+          code,
+          headers[UNREACHABLE_HEADER] || "The page could not be reached",
+        );
     };
     step = "navigation_failed";
     await page.goto(input.url, { waitUntil: "load", timeout: left() });

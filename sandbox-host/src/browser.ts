@@ -25,6 +25,7 @@ import {
   approveTarget,
   type EgressProxy,
   type EgressResolver,
+  EgressUnreachable,
   osResolver,
   startEgressProxy,
 } from "./egress-proxy.js";
@@ -126,7 +127,10 @@ export class BrowserService {
 
   /**
    * Runs one browse. A page URL the egress rules refuse ends with status `error`, code
-   * `outbound_blocked`, without starting a container.
+   * `outbound_blocked`, without starting a container; one whose name does not resolve ends the
+   * same way with code `dns_failed` (not a refusal: `blocked` stays empty). A page whose host
+   * could not be resolved or connected to later (a redirect) ends with `dns_failed` or
+   * `connect_failed` (docs/sandbox.md#the-browser-builtin).
    * Output: {@link BrowseResult} for every browse that was accepted.
    * @throws HostError 400 `invalid_input` (not an absolute http/https URL, credentials in it), and
    *   the runner's errors (409, 429 `busy`, 503 `image_unavailable` / `docker_unavailable`).
@@ -166,6 +170,16 @@ export class BrowserService {
         this.deps.resolve ?? osResolver,
       );
     } catch (err) {
+      // A name that does not resolve is not a refusal (docs/outbound.md#failures).
+      if (err instanceof EgressUnreachable) {
+        return {
+          ...blank,
+          status: "error",
+          error: { code: err.code, message: err.message },
+          blocked: [],
+          durationMs: 0,
+        };
+      }
       const reason = (err as Error).message;
       return {
         ...blank,
@@ -235,14 +249,19 @@ export class BrowserService {
           },
         };
       }
-      // A page that could not load because its own host was refused is reported as such.
-      const error =
+      // A page that could not load because its own host was refused, or could not be resolved
+      // or connected to, is reported as such (Chromium only says its tunnel failed).
+      const tunnelFailed =
         parsed.status === "error" &&
         parsed.error?.code === "navigation_failed" &&
-        blocked.length > 0 &&
-        /ERR_TUNNEL_CONNECTION_FAILED/.test(parsed.error.message)
+        /ERR_TUNNEL_CONNECTION_FAILED/.test(parsed.error.message);
+      const unreachable = proxy.unreachable[0];
+      const error =
+        tunnelFailed && blocked.length > 0
           ? { code: "outbound_blocked", message: `Outbound request refused: ${blocked[0]!.reason}` }
-          : parsed.error;
+          : tunnelFailed && unreachable
+            ? { code: unreachable.code, message: unreachable.message }
+            : parsed.error;
       return { ...base, ...parsed, ...(error ? { error } : {}), runId };
     } finally {
       await proxy.close();

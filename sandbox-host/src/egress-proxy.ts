@@ -6,7 +6,11 @@
  * (docs/outbound.md#the-guard): the name rules, resolution of the name, every address public
  * unicast, and the connection then goes to exactly those addresses (pinned: no second lookup, so
  * DNS rebinding cannot switch the target). A refused target gets `403` with the header
- * `X-Skillgate-Blocked` and is recorded; it never receives a byte.
+ * `X-Skillgate-Blocked` and is recorded; it never receives a byte. A target that passed the rules
+ * but could not be reached (its name did not resolve, no approved address accepted the
+ * connection) is not a refusal: it gets `502` with `X-Skillgate-Unreachable` (the message) and
+ * `X-Skillgate-Unreachable-Code` (`dns_failed`, `connect_failed`), worded as the API words its own
+ * failures (docs/outbound.md#failures), and is recorded apart.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { lookup } from "node:dns/promises";
@@ -14,10 +18,19 @@ import { chmod } from "node:fs/promises";
 import * as http from "node:http";
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import type { Duplex } from "node:stream";
-import { type BlockedRequest, checkAddress, refusedNameReason } from "@skillgate/sandbox-protocol";
+import {
+  type BlockedRequest,
+  checkAddress,
+  describeNetworkError,
+  refusedNameReason,
+} from "@skillgate/sandbox-protocol";
 
 /** Header a refusal carries; its value is the reason. */
 export const BLOCKED_HEADER = "x-skillgate-blocked";
+/** Header of an answer whose target could not be reached (not refused); its value is the message. */
+export const UNREACHABLE_HEADER = "x-skillgate-unreachable";
+/** Header with the machine-readable code of an unreachable target ({@link UnreachableCode}). */
+export const UNREACHABLE_CODE_HEADER = "x-skillgate-unreachable-code";
 /** Most refusals a proxy records (later ones are counted by the log only). */
 const MAX_RECORDED = 100;
 /** Request headers that concern the proxy hop only and are not forwarded. */
@@ -57,6 +70,8 @@ export interface EgressProxyOptions {
 export interface EgressProxy {
   /** Refused requests so far, in order (at most 100). */
   readonly blocked: BlockedRequest[];
+  /** Requests whose target could not be reached so far, in order (at most 100); not refusals. */
+  readonly unreachable: UnreachableRequest[];
   /** Stops listening and destroys every open connection. */
   close(): Promise<void>;
 }
@@ -67,6 +82,36 @@ export const osResolver: EgressResolver = async (hostname) =>
 
 /** A target the outbound rules refused; the message says which rule. */
 export class EgressRefusal extends Error {}
+
+/**
+ * Why an allowed target could not be reached: `dns_failed` (the resolver failed: offline, a typo,
+ * a name that does not exist) or `connect_failed` (no approved address accepted a connection).
+ * The same distinction as `http_request`'s `dns_failed` / `http_failed` (docs/outbound.md#failures).
+ */
+export type UnreachableCode = "dns_failed" | "connect_failed";
+
+/** A target that passed the outbound rules but could not be reached; never a refusal. */
+export class EgressUnreachable extends Error {
+  /**
+   * @param code why ({@link UnreachableCode}).
+   * @param message one line: `Could not resolve <host>: DNS lookup failed (ENOTFOUND)`,
+   *   `Could not connect to <host>:<port>: connection refused`.
+   */
+  constructor(
+    readonly code: UnreachableCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A request whose target could not be reached: the target as the page asked for it and why. */
+export interface UnreachableRequest {
+  /** `http://host:port/path` for a plain request, `host:port` for a tunnel (https, wss). */
+  target: string;
+  code: UnreachableCode;
+  message: string;
+}
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
@@ -82,7 +127,9 @@ const CHALLENGE = 'Basic realm="skillgate-egress"';
 
 /**
  * Checks a target and returns the addresses to connect to.
- * @throws EgressRefusal naming the rule that refused it.
+ * @throws EgressRefusal naming the rule that refused it (a name resolving to no address is
+ *   refused, as in `http_request`); EgressUnreachable `dns_failed` when the resolver fails, with
+ *   the system code (`Could not resolve <host>: DNS lookup failed (ENOTFOUND)`).
  */
 export async function approveTarget(
   hostname: string,
@@ -114,19 +161,28 @@ export async function approveTarget(
   try {
     addresses = await resolve(host);
   } catch (err) {
-    throw new EgressRefusal(`could not resolve ${host}: ${(err as Error).message}`);
+    // Not a refusal: the name did not resolve (offline, a typo). Said so, with the system code.
+    const failure = describeNetworkError(err);
+    const why = failure.kind === "dns" ? `DNS lookup failed (${failure.code})` : failure.phrase;
+    throw new EgressUnreachable("dns_failed", `Could not resolve ${host}: ${why}`);
   }
   if (addresses.length === 0) throw new EgressRefusal(`${host} resolves to no address`);
   return addresses.map(judge);
 }
 
-/** Opens a TCP connection to the first approved address that accepts. */
-function dial(addresses: string[], port: number): Promise<Socket> {
+/**
+ * Opens a TCP connection to the first approved address that accepts.
+ * @throws EgressUnreachable `connect_failed` naming the last address's network cause.
+ */
+function dial(host: string, addresses: string[], port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const attempt = (i: number, lastErr?: Error) => {
       const address = addresses[i];
       if (address === undefined) {
-        reject(lastErr ?? new Error("no address"));
+        const why = lastErr ? describeNetworkError(lastErr).phrase : "no address";
+        reject(
+          new EgressUnreachable("connect_failed", `Could not connect to ${host}:${port}: ${why}`),
+        );
         return;
       }
       const socket = tcpConnect({ host: address, port });
@@ -147,6 +203,7 @@ function dial(addresses: string[], port: number): Promise<Socket> {
 export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
   const resolve = opts.resolve ?? osResolver;
   const blocked: BlockedRequest[] = [];
+  const unreachable: UnreachableRequest[] = [];
   const sockets = new Set<Duplex>();
   const track = (s: Duplex) => {
     sockets.add(s);
@@ -158,6 +215,16 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     opts.log?.(`egress refused ${target}: ${reason}`);
     return reason;
   };
+  const failed = (target: string, err: EgressUnreachable): Record<string, string> => {
+    const message = err.message.replace(/[\r\n]+/g, " ");
+    if (unreachable.length < MAX_RECORDED) unreachable.push({ target, code: err.code, message });
+    opts.log?.(`egress failed ${target}: ${message}`);
+    return { [UNREACHABLE_HEADER]: message, [UNREACHABLE_CODE_HEADER]: err.code };
+  };
+  const badGateway = (headers: Record<string, string>) =>
+    `HTTP/1.1 502 Bad Gateway\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("")}content-length: 0\r\nconnection: close\r\n\r\n`;
 
   const server = http.createServer(async (req, res) => {
     track(req.socket);
@@ -182,6 +249,11 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     try {
       addresses = await approveTarget(url.hostname, port, opts.allowLoopbackPorts, resolve);
     } catch (err) {
+      if (err instanceof EgressUnreachable) {
+        const headers = failed(url.href, err);
+        res.writeHead(502, { ...headers, "content-type": "text/plain" }).end(err.message);
+        return;
+      }
       const reason = refuse(url.href, err);
       res.writeHead(403, { [BLOCKED_HEADER]: reason, "content-type": "text/plain" });
       res.end(`Refused by the sandbox egress proxy: ${reason}`);
@@ -193,11 +265,11 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     headers.host = url.host;
     let upstream: Socket;
     try {
-      upstream = await dial(addresses, port);
+      upstream = await dial(url.hostname, addresses, port);
     } catch (err) {
-      res
-        .writeHead(502, { "content-type": "text/plain" })
-        .end(`Bad gateway: ${(err as Error).message}`);
+      const failure = unreachableOf(err, url.hostname, port);
+      const headers = failed(url.href, failure);
+      res.writeHead(502, { ...headers, "content-type": "text/plain" }).end(failure.message);
       return;
     }
     track(upstream);
@@ -237,6 +309,10 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       port = Number(m[2]);
       addresses = await approveTarget(m[1] ?? "", port, opts.allowLoopbackPorts, resolve);
     } catch (err) {
+      if (err instanceof EgressUnreachable) {
+        client.end(badGateway(failed(target, err)));
+        return;
+      }
       const reason = refuse(target, err);
       client.end(
         `HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: ${reason.replace(/[\r\n]/g, " ")}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
@@ -245,9 +321,9 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     }
     let upstream: Socket;
     try {
-      upstream = await dial(addresses, port);
-    } catch {
-      client.end("HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+      upstream = await dial(m?.[1] ?? target, addresses, port);
+    } catch (err) {
+      client.end(badGateway(failed(target, unreachableOf(err, m?.[1] ?? target, port))));
       return;
     }
     track(upstream);
@@ -269,6 +345,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
 
   return {
     blocked,
+    unreachable,
     close: () =>
       new Promise<void>((done) => {
         for (const s of sockets) s.destroy();
@@ -276,4 +353,11 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
         server.closeAllConnections();
       }),
   };
+}
+
+/** `err` as an {@link EgressUnreachable} (a connection failure when it is not one already). */
+function unreachableOf(err: unknown, host: string, port: number): EgressUnreachable {
+  if (err instanceof EgressUnreachable) return err;
+  const why = describeNetworkError(err).phrase;
+  return new EgressUnreachable("connect_failed", `Could not connect to ${host}:${port}: ${why}`);
 }

@@ -31,7 +31,7 @@ const LAYERS: Layer[] = [
   // schema parses what an entry point hands it; it reads no environment itself).
   {
     name: "kernel",
-    units: ["errors.ts", "json-depth.ts", "config.ts", "network-error.ts", "database-error.ts"],
+    units: ["errors.ts", "json-depth.ts", "config.ts", "database-error.ts"],
     mayImport: [],
     npm: ["zod"],
   },

@@ -2,7 +2,9 @@
  * The sandbox host's egress proxy (docs/sandbox.md#the-browser-builtin) on a real Unix socket, in
  * front of real HTTP servers on 127.0.0.1: Basic credentials required, absolute-form http and
  * CONNECT tunnels, the outbound address rules (private, loopback, metadata, special names), the
- * loopback port allowance, and connections pinned to the addresses the resolver returned.
+ * loopback port allowance, and connections pinned to the addresses the resolver returned; a
+ * target that cannot be resolved (a `.invalid` name, RFC 2606) or connected to is answered 502
+ * as unreachable, never as a refusal (docs/outbound.md#failures).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,7 +17,12 @@ import {
   approveTarget,
   BLOCKED_HEADER,
   type EgressProxy,
+  EgressRefusal,
+  EgressUnreachable,
+  osResolver,
   startEgressProxy,
+  UNREACHABLE_CODE_HEADER,
+  UNREACHABLE_HEADER,
 } from "../../sandbox-host/src/egress-proxy.js";
 
 const PASSWORD = "test-password-1234";
@@ -181,7 +188,96 @@ describe("egress proxy", () => {
   });
 });
 
+describe("egress proxy: unreachable targets are not refusals", () => {
+  // `.invalid` is reserved (RFC 2606, RFC 6761): it never resolves. The OS resolver is used as is.
+  const NO_SUCH_HOST = "no-such-host.invalid";
+  const DNS_MESSAGE = new RegExp(
+    `^Could not resolve ${NO_SUCH_HOST.replace(".", "\\.")}: DNS lookup failed \\((ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL)\\)$`,
+  );
+  let dir: string;
+  let socketPath: string;
+  let closedPort: number;
+  let proxy: EgressProxy;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "egress-test-"));
+    socketPath = join(dir, `${randomBytes(4).toString("hex")}.sock`);
+    // A loopback port that was free a moment ago and has no listener now: connections are refused.
+    const gone = await target();
+    closedPort = gone.port;
+    await new Promise<void>((r) => gone.server.close(() => r()));
+    proxy = await startEgressProxy({
+      socketPath,
+      allowLoopbackPorts: new Set([closedPort]),
+      password: PASSWORD,
+    });
+  });
+
+  afterEach(async () => {
+    await proxy.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("answers a plain request to a name that does not resolve 502 dns_failed, not 403", async () => {
+    const res = await viaProxy(socketPath, `http://${NO_SUCH_HOST}/page`);
+    expect(res.status).toBe(502);
+    expect(res.headers[BLOCKED_HEADER]).toBeUndefined();
+    expect(res.headers[UNREACHABLE_CODE_HEADER]).toBe("dns_failed");
+    expect(res.headers[UNREACHABLE_HEADER]).toMatch(DNS_MESSAGE);
+    expect(res.body).toMatch(DNS_MESSAGE);
+    expect(res.body).not.toMatch(/refused/i);
+    expect(proxy.blocked).toEqual([]);
+    expect(proxy.unreachable).toEqual([
+      { target: `http://${NO_SUCH_HOST}/page`, code: "dns_failed", message: res.body },
+    ]);
+  });
+
+  it("answers a CONNECT to a name that does not resolve 502 dns_failed, not 403", async () => {
+    const answer = await tunnel(socketPath, `${NO_SUCH_HOST}:443`);
+    expect(answer).toMatch(/^HTTP\/1.1 502 Bad Gateway\r\n/);
+    expect(answer).toContain(`${UNREACHABLE_CODE_HEADER}: dns_failed\r\n`);
+    expect(answer).not.toContain(BLOCKED_HEADER);
+    expect(proxy.blocked).toEqual([]);
+    expect(proxy.unreachable).toHaveLength(1);
+    expect(proxy.unreachable[0]).toMatchObject({
+      target: `${NO_SUCH_HOST}:443`,
+      code: "dns_failed",
+    });
+    expect(proxy.unreachable[0]!.message).toMatch(DNS_MESSAGE);
+  });
+
+  it("answers an allowed target that refuses the connection 502 connect_failed", async () => {
+    const res = await viaProxy(socketPath, `http://127.0.0.1:${closedPort}/x`);
+    expect(res.status).toBe(502);
+    expect(res.headers[BLOCKED_HEADER]).toBeUndefined();
+    expect(res.headers[UNREACHABLE_CODE_HEADER]).toBe("connect_failed");
+    expect(res.headers[UNREACHABLE_HEADER]).toBe(
+      `Could not connect to 127.0.0.1:${closedPort}: connection refused`,
+    );
+    const answer = await tunnel(socketPath, `127.0.0.1:${closedPort}`);
+    expect(answer).toMatch(/^HTTP\/1.1 502 Bad Gateway\r\n/);
+    expect(answer).toContain(`${UNREACHABLE_CODE_HEADER}: connect_failed\r\n`);
+    expect(answer).toContain(
+      `${UNREACHABLE_HEADER}: Could not connect to 127.0.0.1:${closedPort}: connection refused\r\n`,
+    );
+    expect(proxy.blocked).toEqual([]);
+    expect(proxy.unreachable.map((u) => u.code)).toEqual(["connect_failed", "connect_failed"]);
+  });
+});
+
 describe("approveTarget", () => {
+  it("reports a name that does not resolve as unreachable (dns_failed), not as a refusal", async () => {
+    const err = await approveTarget("no-such-host.invalid", 443, new Set(), osResolver).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(EgressUnreachable);
+    expect(err).not.toBeInstanceOf(EgressRefusal);
+    expect((err as EgressUnreachable).code).toBe("dns_failed");
+    expect((err as Error).message).toMatch(
+      /^Could not resolve no-such-host\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL)\)$/,
+    );
+  });
+
   it("allows public addresses and only the listed loopback ports", async () => {
     const none = async () => [];
     expect(await approveTarget("93.184.216.34", 443, new Set(), none)).toEqual(["93.184.216.34"]);

@@ -7,7 +7,9 @@
  * and serves the OpenAPI document at `/openapi.json` and, with a pull-based metrics backend,
  * `/metrics`.
  */
+
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import { HTTPException } from "hono/http-exception";
 import { a2aRoutes } from "./a2a/route.js";
 import { A2ASkillRegistry, listCapabilitiesSkill, memoryAwareRoutingSkill } from "./a2a/skills.js";
@@ -22,7 +24,6 @@ import { MANAGEMENT_TOOLS } from "./mcp/management-tools.js";
 import { protectedResourceRoutes } from "./mcp/protected-resource.js";
 import { mcpErrorBody, mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
-import { describeNetworkError } from "./network-error.js";
 import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
 import { adminRoutes } from "./routes/admin.js";

@@ -17,7 +17,7 @@ export const BROWSE_MAX_SCREENSHOT_BYTES = 2_000_000;
 /** Default time limit of a browse in ms (start of Chromium included). */
 export const BROWSE_DEFAULT_TIMEOUT_MS = 30_000;
 
-const selector = z.string().min(1).max(1000);
+const selector = z.string().min(1).max(1000).describe("CSS or Playwright selector.");
 
 /**
  * One page action, performed in order after the first load: `{ click: selector }`,
@@ -28,7 +28,12 @@ export const browserActionSchema = z.union([
   z.object({ click: selector }).strict(),
   z.object({ fill: selector, value: z.string().max(100_000) }).strict(),
   z.object({ waitFor: selector }).strict(),
-  z.object({ press: z.string().min(1).max(100), selector: selector.optional() }).strict(),
+  z
+    .object({
+      press: z.string().min(1).max(100).describe("Key name, e.g. `Enter`."),
+      selector: selector.optional(),
+    })
+    .strict(),
 ]);
 
 /** One page action (see {@link browserActionSchema}). */
@@ -68,7 +73,9 @@ export type BlockedRequest = z.infer<typeof blockedRequestSchema>;
 
 /**
  * Outcome of a browse: `ok`; `timeout` (the limit ended it); `error` with a code:
- * `outbound_blocked` (the page itself was refused by the egress proxy), `navigation_failed`,
+ * `outbound_blocked` (the page itself was refused by the egress proxy), `dns_failed` (its host
+ * name did not resolve) and `connect_failed` (no address of it accepted a connection), neither of
+ * which is a refusal, `navigation_failed`,
  * `action_failed`, `browser_failed` (Chromium or the driver failed), `oom_killed`.
  */
 export const browseResultSchema = z.object({

@@ -6,9 +6,9 @@
  * `catalog_invalid_response`.
  */
 
+import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import { UpstreamError } from "../errors.js";
 import { jsonDepthExceeds, MAX_VALUE_DEPTH } from "../json-depth.js";
-import { describeNetworkError } from "../network-error.js";
 
 /** Time limit of one upstream call, in ms. */
 export const CATALOG_TIMEOUT_MS = 15_000;

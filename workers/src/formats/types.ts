@@ -22,6 +22,19 @@ export type RequestProvider = "openai" | "anthropic" | "google";
 /** Which JSON Schema dialect a format's tool declarations take (docs/schema-adaptation.md). */
 export type SchemaDialect = "json-schema" | "gemini";
 
+/**
+ * The server-side search a provider runs over deferred tool declarations: Anthropic's tool search
+ * tool in its regex or BM25 variant (Anthropic docs "Tool search tool";
+ * docs/proxy.md#anthropic-tool-search).
+ */
+export type ToolSearchVariant = "regex" | "bm25";
+
+/** Input and output tokens of one usage object (tokens; 0 for what the object lacks). */
+export interface TokenCounts {
+  input: number;
+  output: number;
+}
+
 /** A parsed JSON object. */
 export type JsonObject = Record<string, unknown>;
 
@@ -129,6 +142,19 @@ export interface ToolAdapter {
    * same ids {@link extractCalls} reports.
    */
   replayTurn(response: JsonObject): JsonObject[];
+  /**
+   * Present only where the provider searches deferred tool declarations itself (Anthropic tool
+   * search, docs/proxy.md#anthropic-tool-search; Anthropic docs "Tool search tool"): a copy of
+   * `request`, whose tools already end with the declarations named in `deferred`, with those
+   * declarations marked for deferred loading and the provider's search tool of `variant` added
+   * unless the request carries one. The input is not mutated. A format without it has no
+   * deferred tools, and injection never defers skills in it.
+   */
+  readonly deferTools?: (
+    request: JsonObject,
+    deferred: ReadonlySet<string>,
+    variant: ToolSearchVariant,
+  ) => JsonObject;
 }
 
 /** The upstream families the gateway calls (OpenAI serves Chat Completions and Responses). */
@@ -212,6 +238,13 @@ export interface GatewayFacet {
   readonly textHistory: boolean;
   /** Response field holding token usage. */
   readonly usageField: "usage" | "usageMetadata";
+  /**
+   * Input and output tokens of `usage`, a {@link usageField} value in the format's shape (also
+   * the sum over rounds); 0 for a missing, negative or non-numeric count, and both 0 when `usage`
+   * is not an object. Which fields count is the provider's own definition, cited in each format's
+   * `gateway.ts` (docs/limits.md#token-budgets).
+   */
+  tokenCounts(usage: unknown): TokenCounts;
   /** Header the client SDK sends its key in (lower case). */
   readonly clientKeyHeader: "authorization" | "x-api-key" | "x-goog-api-key";
   /** Query parameter a client may put its key in (Gemini `?key=`), if any. */

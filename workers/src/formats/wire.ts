@@ -209,3 +209,12 @@ export function sumUsage(a: unknown, b: unknown): unknown {
   for (const [k, v] of Object.entries(b as JsonObject)) out[k] = sumUsage(base[k], v);
   return out;
 }
+
+/**
+ * A token count field of a usage object as a whole number of tokens: a finite positive number
+ * floored, 0 for anything else (missing, negative, not a number), so that a provider's odd value
+ * never subtracts from or poisons a sum (docs/limits.md#token-budgets).
+ */
+export function tokenCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

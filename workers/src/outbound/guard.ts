@@ -15,9 +15,9 @@
  *   never uses. Under `wrangler dev` a Worker can reach the developer's machine, which is why the
  *   literal checks always apply.
  */
+import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import type { HostResolver } from "../deps.js";
 import { ExecutionFailure } from "../errors.js";
-import { describeNetworkError } from "../network-error.js";
 import {
   type AddressVerdict,
   checkAddress,

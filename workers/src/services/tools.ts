@@ -46,7 +46,6 @@ import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js
 import {
   type AnthropicToolSearch,
   deferrableSkills,
-  markDeferred,
 } from "../skills/search/anthropic-tool-search.js";
 import {
   parseSkillSearchArgs,
@@ -97,9 +96,10 @@ export interface InjectRequest {
    */
   offerSearch?: boolean;
   /**
-   * Anthropic requests only: declare the caller's other visible AUTO skills (at most `maxTools`)
-   * with `defer_loading: true` beside Anthropic's tool search tool of `variant`
-   * (docs/proxy.md#anthropic-tool-search); `skill_search` is then not offered.
+   * Only in a format whose adapter has `deferTools` (Anthropic Messages): declare the caller's
+   * other visible AUTO skills (at most `maxTools`) with `defer_loading: true` beside Anthropic's
+   * tool search tool of `variant` (docs/proxy.md#anthropic-tool-search); `skill_search` is then
+   * not offered. Ignored in other formats.
    */
   anthropicToolSearch?: { variant: AnthropicToolSearch; maxTools: number };
 }
@@ -275,12 +275,13 @@ export class ToolsService {
       picked.push(skill.id);
       if (t.mode === "auto") this.count(skill, "injected");
     }
+    const deferTools = adapter.deferTools;
     const native =
       req.anthropicToolSearch &&
-      req.format === "anthropic" &&
+      deferTools &&
       settings.skillsEnabled &&
       !adapter.toolsDisabled(req.request)
-        ? req.anthropicToolSearch
+        ? { ...req.anthropicToolSearch, deferTools }
         : undefined;
     let base: InjectResult = result;
     const deferred: string[] = [];
@@ -304,7 +305,7 @@ export class ToolsService {
       const names = skills.map((sk) => resolver.toolName(sk));
       const specs = skills.map((sk, i) => skillToolSpec(sk, names[i]!, adapter.schemaDialect));
       base = {
-        request: markDeferred(
+        request: native.deferTools(
           adapter.addTools(result.request, specs),
           new Set(names),
           native.variant,

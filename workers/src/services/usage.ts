@@ -8,7 +8,8 @@
  * the budget is checked per request, not per token.
  */
 import { AppError } from "../errors.js";
-import type { WireFormat } from "../formats/types.js";
+import { getFormatAdapter } from "../formats/index.js";
+import type { TokenCounts, WireFormat } from "../formats/types.js";
 import type { Metrics } from "../metrics/types.js";
 import { secondsToUtcMidnight, utcDay } from "../skills/execution/limits.js";
 import { logPrefix } from "../telemetry/request-context.js";
@@ -41,37 +42,13 @@ export interface TokenUsageStore {
   setBudget(apiKeyId: string, dailyTokens: number | null, at: number): Promise<void>;
 }
 
-const num = (v: unknown): number =>
-  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
-
 /**
- * Input and output tokens of a usage object in `format`'s shape, 0 for what is missing:
- * OpenAI Chat `prompt_tokens` / `completion_tokens`; OpenAI Responses `input_tokens` /
- * `output_tokens`; Anthropic `input_tokens` + `cache_creation_input_tokens` +
- * `cache_read_input_tokens` / `output_tokens` (Anthropic's Messages API reference, "usage");
- * Gemini `promptTokenCount` / `candidatesTokenCount` + `thoughtsTokenCount` (Gemini API
- * reference, `UsageMetadata`).
+ * Input and output tokens of a usage object in `format`'s shape, 0 for what is missing: the
+ * fields each format counts are its adapter's (`FormatAdapter.tokenCounts`, formats/<f>/gateway.ts,
+ * each citing the provider's reference).
  */
-export function tokenCounts(format: WireFormat, usage: unknown): { input: number; output: number } {
-  if (typeof usage !== "object" || usage === null) return { input: 0, output: 0 };
-  const u = usage as Record<string, unknown>;
-  switch (format) {
-    case "openai-chat":
-      return { input: num(u.prompt_tokens), output: num(u.completion_tokens) };
-    case "openai-responses":
-      return { input: num(u.input_tokens), output: num(u.output_tokens) };
-    case "anthropic":
-      return {
-        input:
-          num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens),
-        output: num(u.output_tokens),
-      };
-    case "gemini":
-      return {
-        input: num(u.promptTokenCount),
-        output: num(u.candidatesTokenCount) + num(u.thoughtsTokenCount),
-      };
-  }
+export function tokenCounts(format: WireFormat, usage: unknown): TokenCounts {
+  return getFormatAdapter(format).tokenCounts(usage);
 }
 
 /** A key's token usage as the API shows it. */

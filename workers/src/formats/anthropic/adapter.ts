@@ -27,6 +27,7 @@ import {
   uniqueCallIds,
   withAppended,
 } from "../wire.js";
+import { markDeferred } from "./tool-search.js";
 
 /** A client tool declaration (`Tool`); `input_schema` has root `type: "object"`. */
 export interface AnthropicTool {
@@ -185,4 +186,5 @@ export const anthropicTools: ToolAdapter = {
   replayTurn(response) {
     return [{ role: "assistant", content: asArray(withCallIds(response).content) }];
   },
+  deferTools: markDeferred,
 };

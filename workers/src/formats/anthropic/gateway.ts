@@ -6,7 +6,7 @@
  * `{ type: "error", error: { type, message } }` (Anthropic docs "Errors").
  */
 import type { GatewayFacet } from "../types.js";
-import { asArray, isObject } from "../wire.js";
+import { asArray, isObject, tokenCount } from "../wire.js";
 import { anthropicTranslator } from "./stream.js";
 
 const ANTHROPIC_TYPES: Record<number, string> = {
@@ -27,6 +27,18 @@ export const anthropicGateway: GatewayFacet = {
   historyField: "messages",
   textHistory: false,
   usageField: "usage",
+  // Anthropic's Messages API reference, "usage": the input is split into uncached, cache-write and
+  // cache-read tokens; all three are input the request consumed.
+  tokenCounts(usage) {
+    if (!isObject(usage)) return { input: 0, output: 0 };
+    return {
+      input:
+        tokenCount(usage.input_tokens) +
+        tokenCount(usage.cache_creation_input_tokens) +
+        tokenCount(usage.cache_read_input_tokens),
+      output: tokenCount(usage.output_tokens),
+    };
+  },
   clientKeyHeader: "x-api-key",
   upstreamKeyHeader: "x-api-key",
   upstreamCredential: (key) => key,

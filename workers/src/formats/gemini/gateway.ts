@@ -6,7 +6,7 @@
  * "API design guide: Errors").
  */
 import type { GatewayFacet } from "../types.js";
-import { asArray, isObject } from "../wire.js";
+import { asArray, isObject, tokenCount } from "../wire.js";
 import { geminiMixedTurn } from "./mixed-turn.js";
 import { geminiTranslator } from "./stream.js";
 
@@ -29,6 +29,15 @@ export const geminiGateway: GatewayFacet = {
   historyField: "contents",
   textHistory: false,
   usageField: "usageMetadata",
+  // Gemini API reference, `UsageMetadata`: thinking tokens are counted apart from the candidates'
+  // and are output the request produced.
+  tokenCounts(usage) {
+    if (!isObject(usage)) return { input: 0, output: 0 };
+    return {
+      input: tokenCount(usage.promptTokenCount),
+      output: tokenCount(usage.candidatesTokenCount) + tokenCount(usage.thoughtsTokenCount),
+    };
+  },
   clientKeyHeader: "x-goog-api-key",
   clientKeyQuery: "key",
   upstreamKeyHeader: "x-goog-api-key",

@@ -6,7 +6,7 @@
  */
 import { bearer, openaiErrorBody } from "../openai-error.js";
 import type { GatewayFacet, JsonObject } from "../types.js";
-import { asArray, isObject } from "../wire.js";
+import { asArray, isObject, tokenCount } from "../wire.js";
 import { chatTranslator } from "./stream.js";
 
 /** Chat `choices[0]` (the replayed alternative). */
@@ -21,6 +21,14 @@ export const openaiChatGateway: GatewayFacet = {
   historyField: "messages",
   textHistory: false,
   usageField: "usage",
+  // OpenAI API reference, Chat Completions object `usage`.
+  tokenCounts(usage) {
+    if (!isObject(usage)) return { input: 0, output: 0 };
+    return {
+      input: tokenCount(usage.prompt_tokens),
+      output: tokenCount(usage.completion_tokens),
+    };
+  },
   clientKeyHeader: "authorization",
   upstreamKeyHeader: "authorization",
   upstreamCredential: bearer,

@@ -6,7 +6,7 @@
  */
 import { bearer, openaiErrorBody } from "../openai-error.js";
 import type { GatewayFacet, JsonObject } from "../types.js";
-import { asArray, isObject } from "../wire.js";
+import { asArray, isObject, tokenCount } from "../wire.js";
 import { responsesChain, responseTurnKey } from "./chain.js";
 import { responsesTranslator } from "./stream.js";
 
@@ -21,6 +21,11 @@ export const openaiResponsesGateway: GatewayFacet = {
   historyField: "input",
   textHistory: true,
   usageField: "usage",
+  // OpenAI API reference, Response object `usage`.
+  tokenCounts(usage) {
+    if (!isObject(usage)) return { input: 0, output: 0 };
+    return { input: tokenCount(usage.input_tokens), output: tokenCount(usage.output_tokens) };
+  },
   clientKeyHeader: "authorization",
   upstreamKeyHeader: "authorization",
   upstreamCredential: bearer,

@@ -7,10 +7,10 @@
  * error shape.
  */
 
+import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import { AppError, isStorageFull, STORAGE_FULL_MESSAGE } from "../../errors.js";
 import { getFormatAdapter } from "../../formats/index.js";
 import type { CallOutcome } from "../../formats/types.js";
-import { describeNetworkError } from "../../network-error.js";
 import {
   ANTHROPIC_TOOL_SEARCH_HEADER,
   ANTHROPIC_TOOL_SEARCH_MODES,

@@ -8,9 +8,9 @@
  */
 
 import type { ErrorCode } from "@skillgate/errors";
+import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import { getFormatAdapter } from "../../formats/index.js";
 import type { FormatAdapter, WireFormat } from "../../formats/types.js";
-import { describeNetworkError } from "../../network-error.js";
 import type { UpstreamConfig } from "../proxy.js";
 
 /**

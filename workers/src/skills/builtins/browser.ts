@@ -7,9 +7,6 @@
  */
 import {
   BROWSE_DEFAULT_TIMEOUT_MS,
-  BROWSE_EXTRACTS,
-  BROWSE_MAX_ACTIONS,
-  BROWSE_MAX_URL_LENGTH,
   type BrowseResult,
   browseRequestSchema,
   MAX_SANDBOX_TIMEOUT_MS,
@@ -17,18 +14,32 @@ import {
 import { z } from "zod";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
+import { inputSchemaOf } from "./input-schema.js";
 import { SANDBOX_REPORT_GRACE_MS } from "./sandbox.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
-/** Input of `browser`: the host's browse request without the run id, time limit ≤ 60 000 ms. */
-export const browserInput = browseRequestSchema
-  .omit({ runId: true })
-  .extend({ timeoutMs: z.number().int().min(1_000).max(MAX_SANDBOX_TIMEOUT_MS).optional() });
+const request = browseRequestSchema.shape;
+
+/**
+ * Input of `browser`, also its advertised schema (docs/sandbox.md#the-browser-builtin): the
+ * host's browse request without the run id, with its bounds (URL length, number of actions,
+ * selector and value lengths), and a time limit of 1 000 to 60 000 ms.
+ */
+export const browserInput = browseRequestSchema.omit({ runId: true }).extend({
+  url: request.url.describe("Absolute http or https URL."),
+  actions: request.actions.describe("Steps performed in order after the page loaded."),
+  extract: request.extract.describe("What to return (default text)."),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(MAX_SANDBOX_TIMEOUT_MS)
+    .optional()
+    .describe(`Time limit in ms for the whole browse (default ${BROWSE_DEFAULT_TIMEOUT_MS}).`),
+});
 
 /** What `browser` returns on success (the host's result without its bookkeeping). */
 export type BrowserOutput = Omit<BrowseResult, "runId" | "status" | "error">;
-
-const selector = { type: "string", minLength: 1, description: "CSS or Playwright selector." };
 
 /** Declaration of `browser` (disabled: mode `off`, policy `manual`; docs/registry.md#builtins). */
 export const browserDefinitions: BuiltinDefinition[] = [
@@ -36,65 +47,7 @@ export const browserDefinitions: BuiltinDefinition[] = [
     name: "browser",
     description:
       "Open a public web page in a headless browser, optionally click, fill, wait for elements or press keys, and return the final URL, title and the page's visible text (or HTML, or a PNG screenshot). Private and internal addresses are refused.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        url: {
-          type: "string",
-          maxLength: BROWSE_MAX_URL_LENGTH,
-          description: "Absolute http or https URL.",
-        },
-        actions: {
-          type: "array",
-          maxItems: BROWSE_MAX_ACTIONS,
-          description: "Steps performed in order after the page loaded.",
-          items: {
-            oneOf: [
-              {
-                type: "object",
-                properties: { click: selector },
-                required: ["click"],
-                additionalProperties: false,
-              },
-              {
-                type: "object",
-                properties: { fill: selector, value: { type: "string" } },
-                required: ["fill", "value"],
-                additionalProperties: false,
-              },
-              {
-                type: "object",
-                properties: { waitFor: selector },
-                required: ["waitFor"],
-                additionalProperties: false,
-              },
-              {
-                type: "object",
-                properties: {
-                  press: { type: "string", description: "Key name, e.g. `Enter`." },
-                  selector,
-                },
-                required: ["press"],
-                additionalProperties: false,
-              },
-            ],
-          },
-        },
-        extract: {
-          type: "string",
-          enum: [...BROWSE_EXTRACTS],
-          description: "What to return (default text).",
-        },
-        timeoutMs: {
-          type: "integer",
-          minimum: 1000,
-          maximum: MAX_SANDBOX_TIMEOUT_MS,
-          description: `Time limit in ms for the whole browse (default ${BROWSE_DEFAULT_TIMEOUT_MS}).`,
-        },
-      },
-      required: ["url"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(browserInput),
     policy: "manual",
     mode: "off",
     enabled: false,
@@ -120,7 +73,8 @@ export const browserDefinitions: BuiltinDefinition[] = [
  * execution's limit (`ctx.timeoutMs`, at most 60 000 ms). Output: {@link BrowserOutput}.
  * Errors (ExecutionFailure, the host's result as output when the browse ran): `invalid_input`;
  * `sandbox_unavailable` (retryable) without a sandbox host; `outbound_blocked` (the page was
- * refused by the egress rules), `navigation_failed`, `action_failed`, `browser_failed`,
+ * refused by the egress rules), `dns_failed` / `connect_failed` (the page's host did not resolve
+ * / accept a connection: not a refusal), `navigation_failed`, `action_failed`, `browser_failed`,
  * `oom_killed`; status `timeout` (code `timeout`); the sandbox client's codes (`sandbox_busy`,
  * `image_unavailable`, ...).
  */

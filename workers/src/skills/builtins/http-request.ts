@@ -10,6 +10,7 @@ import { guardOutboundUrl } from "../../outbound/guard.js";
 import type { OutboundResponse } from "../../outbound/types.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
 import { bytesToBase64, concatBytes, utf8Encode } from "./bytes.js";
+import { inputSchemaOf } from "./input-schema.js";
 import type { BuiltinDefinition, BuiltinHandlerFactory } from "./types.js";
 
 /** Methods `http_request` may use (docs/outbound.md#the-request). */
@@ -44,18 +45,30 @@ export const MAX_HTTP_TIMEOUT_MS = 60_000;
 /** Time the executor waits past the limit for the handler to report its own timeout, in ms. */
 const HTTP_REPORT_GRACE_MS = 2_000;
 
-/** Input of `http_request`. */
+/**
+ * Input of `http_request`, also its advertised schema (docs/outbound.md#the-request). The
+ * advertised `method` is the upper-case enum, which the API checks before the handler runs; the
+ * handler itself upper-cases a method given in another case.
+ */
 export const httpRequestInput = z.object({
-  url: z.string().min(1),
+  url: z.string().min(1).describe("Absolute http or https URL."),
   method: z
-    .string()
-    .transform((m) => m.toUpperCase())
-    .pipe(z.enum(HTTP_METHODS))
-    .default("GET"),
-  headers: z.record(z.string(), z.string()).default({}),
-  body: z.string().optional(),
-  timeoutMs: z.number().int().min(1).max(MAX_HTTP_TIMEOUT_MS).optional(),
-  maxBytes: z.number().int().min(1).optional(),
+    .preprocess((m) => (typeof m === "string" ? m.toUpperCase() : m), z.enum(HTTP_METHODS))
+    .default("GET")
+    .describe("Default GET."),
+  headers: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe("Request headers (credentials and hop-by-hop headers are removed)."),
+  body: z.string().optional().describe("Request body (not with GET or HEAD)."),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_HTTP_TIMEOUT_MS)
+    .optional()
+    .describe(`Time limit in ms (default ${DEFAULT_HTTP_TIMEOUT_MS}).`),
+  maxBytes: z.number().int().min(1).optional().describe("Cap on the returned body bytes."),
 });
 
 /** Result of `http_request`. `body` is UTF-8 text, or base64 when `bodyEncoding` says so. */
@@ -76,28 +89,7 @@ export const httpRequestDefinitions: BuiltinDefinition[] = [
     name: "http_request",
     description:
       "Make an HTTP request to a public URL and return status, headers and body. Redirects are not followed; private addresses are refused.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        url: { type: "string", description: "Absolute http or https URL." },
-        method: { type: "string", enum: [...HTTP_METHODS], description: "Default GET." },
-        headers: {
-          type: "object",
-          additionalProperties: { type: "string" },
-          description: "Request headers (credentials and hop-by-hop headers are removed).",
-        },
-        body: { type: "string", description: "Request body (not with GET or HEAD)." },
-        timeoutMs: {
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_HTTP_TIMEOUT_MS,
-          description: `Time limit in ms (default ${DEFAULT_HTTP_TIMEOUT_MS}).`,
-        },
-        maxBytes: { type: "integer", minimum: 1, description: "Cap on the returned body bytes." },
-      },
-      required: ["url"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(httpRequestInput),
     policy: "auto",
     mode: "auto",
     tags: ["http", "request", "fetch", "url", "api", "web"],

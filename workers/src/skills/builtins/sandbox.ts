@@ -12,6 +12,7 @@ import type { Config } from "../../config.js";
 import { ExecutionFailure } from "../../errors.js";
 import type { HandlerTiming } from "../execution/timing.js";
 import type { HandlerContext, SkillHandler } from "../types.js";
+import { inputSchemaOf } from "./input-schema.js";
 import type { BuiltinDefinition, BuiltinEnv, BuiltinHandlerFactory } from "./types.js";
 
 /**
@@ -21,13 +22,23 @@ import type { BuiltinDefinition, BuiltinEnv, BuiltinHandlerFactory } from "./typ
  */
 export const SANDBOX_REPORT_GRACE_MS = 5_000;
 
-/** Input of `eval_code`. */
+const TIMEOUT_DESCRIPTION = "Time limit in milliseconds (default from the server, at most 60000).";
+
+/** Input of `eval_code`, also its advertised schema (docs/builtins.md). */
 export const evalCodeInput = z.object({
-  language: z.enum(["javascript", "node", "python"]),
-  code: z.string().min(1),
-  timeoutMs: z.number().int().min(100).optional(),
-  memoryMb: z.number().int().min(16).optional(),
-  networkEnabled: z.boolean().optional(),
+  language: z.enum(["javascript", "node", "python"]).describe("Program language."),
+  code: z.string().min(1).describe("Complete program source."),
+  timeoutMs: z.number().int().min(100).optional().describe(TIMEOUT_DESCRIPTION),
+  memoryMb: z
+    .number()
+    .int()
+    .min(16)
+    .optional()
+    .describe("Memory limit in MB (default from the server, at most its maximum)."),
+  networkEnabled: z
+    .boolean()
+    .optional()
+    .describe("Ask for network access (granted only when the server allows it)."),
 });
 
 /** Longest `execute_command` command, in characters. */
@@ -36,23 +47,19 @@ export const MAX_COMMAND_CHARS = 4096;
 export const MAX_COMMAND_ARGS = 1024;
 
 /**
- * Input of `execute_command`: argv, never a shell string. Its bounds are in the declared input
- * schema too, so that the preflight refuses an oversized call with 400 before any row is written.
+ * Input of `execute_command`, also its advertised schema: argv, never a shell string. Its bounds
+ * are in the advertised schema too, so that the preflight refuses an oversized call with 400
+ * before any row is written.
  */
 export const executeCommandInput = z.object({
-  command: z.string().min(1).max(MAX_COMMAND_CHARS),
+  command: z.string().min(1).max(MAX_COMMAND_CHARS).describe("Executable name or path, e.g. `ls`."),
   args: z
     .array(z.union([z.string(), z.number(), z.boolean()]))
     .max(MAX_COMMAND_ARGS)
-    .optional(),
-  timeoutMs: z.number().int().min(100).optional(),
+    .optional()
+    .describe(`Arguments, each passed as one argv entry (at most ${MAX_COMMAND_ARGS}).`),
+  timeoutMs: z.number().int().min(100).optional().describe(TIMEOUT_DESCRIPTION),
 });
-
-const timeoutProperty = {
-  type: "integer",
-  minimum: 100,
-  description: "Time limit in milliseconds (default from the server, at most 60000).",
-};
 
 /** True when a call's input sets its own `timeoutMs` or `memoryMb` (such runs never upgrade). */
 export function asksForLimits(input: unknown): boolean {
@@ -86,29 +93,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     name: "eval_code",
     description:
       "Run a JavaScript (Node.js) or Python program in an isolated sandbox without network access and return its stdout, stderr and exit code. The program reads nothing from the caller; print results to stdout.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        language: {
-          type: "string",
-          enum: ["javascript", "node", "python"],
-          description: "Program language.",
-        },
-        code: { type: "string", minLength: 1, description: "Complete program source." },
-        timeoutMs: timeoutProperty,
-        memoryMb: {
-          type: "integer",
-          minimum: 16,
-          description: "Memory limit in MB (default from the server, at most its maximum).",
-        },
-        networkEnabled: {
-          type: "boolean",
-          description: "Ask for network access (granted only when the server allows it).",
-        },
-      },
-      required: ["language", "code"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(evalCodeInput),
     policy: "hybrid",
     available: (deps) => deps.sandbox !== undefined,
     mode: "auto",
@@ -131,26 +116,7 @@ export const sandboxDefinitions: BuiltinDefinition[] = [
     name: "execute_command",
     description:
       "Run one command with arguments (argv, no shell) in an isolated sandbox without network access and return its stdout, stderr and exit code.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        command: {
-          type: "string",
-          minLength: 1,
-          maxLength: MAX_COMMAND_CHARS,
-          description: "Executable name or path, e.g. `ls`.",
-        },
-        args: {
-          type: "array",
-          items: { type: ["string", "number", "boolean"] },
-          maxItems: MAX_COMMAND_ARGS,
-          description: `Arguments, each passed as one argv entry (at most ${MAX_COMMAND_ARGS}).`,
-        },
-        timeoutMs: timeoutProperty,
-      },
-      required: ["command"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchemaOf(executeCommandInput),
     policy: "manual",
     available: (deps) => deps.sandbox !== undefined,
     mode: "auto",

@@ -4,12 +4,13 @@
  * Messages request with `defer_loading: true`, beside Anthropic's tool search tool (regex or BM25
  * variant, added unless the request already carries one), so Claude searches them server-side and
  * loads only what it needs. A deferred skill the model then calls is an ordinary owned call.
+ * This module picks the skills; the wire shapes are the format's (`FormatAdapter.deferTools`,
+ * formats/anthropic/tool-search.ts), and a format without them defers nothing.
  * Source of the wire shapes: Anthropic's tool search tool documentation (`defer_loading`,
  * `tool_search_tool_regex_20251119`, `tool_search_tool_bm25_20251119`); the catalogue it searches
  * holds up to 10,000 tools, Skillgate declares at most the operator's bound.
  */
-import type { JsonObject } from "../../formats/types.js";
-import { asArray } from "../../formats/wire.js";
+import type { ToolSearchVariant } from "../../formats/types.js";
 import { getInjectionIndex } from "../injection/injection-index.js";
 import { bm25Query } from "../injection/rankers/bm25-query.js";
 import { modelPolicy } from "../interception/policy-floor.js";
@@ -17,8 +18,8 @@ import { isActive, isBuiltin } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
 import type { SkillSearchScope } from "./skill-search.js";
 
-/** The two variants of Anthropic's tool search tool. */
-export type AnthropicToolSearch = "regex" | "bm25";
+/** The two variants of Anthropic's tool search tool (the format's {@link ToolSearchVariant}). */
+export type AnthropicToolSearch = ToolSearchVariant;
 
 /** The request header of the opt-in (docs/proxy.md#anthropic-tool-search). */
 export const ANTHROPIC_TOOL_SEARCH_HEADER = "x-skillgate-anthropic-tool-search";
@@ -32,25 +33,6 @@ export type AnthropicToolSearchMode = (typeof ANTHROPIC_TOOL_SEARCH_MODES)[numbe
 /** True for `off`, `regex` or `bm25`. */
 export function isAnthropicToolSearchMode(value: string): value is AnthropicToolSearchMode {
   return (ANTHROPIC_TOOL_SEARCH_MODES as readonly string[]).includes(value);
-}
-
-/** The tool search tool Skillgate adds for a variant (Anthropic's own type and name). */
-export function anthropicSearchTool(variant: AnthropicToolSearch): JsonObject {
-  return {
-    type: `tool_search_tool_${variant}_20251119`,
-    name: `tool_search_tool_${variant}`,
-  };
-}
-
-/** True when `request.tools` already holds a tool search tool of either variant. */
-export function hasAnthropicSearchTool(request: JsonObject): boolean {
-  return asArray(request.tools).some(
-    (t) =>
-      typeof t === "object" &&
-      t !== null &&
-      typeof (t as { type?: unknown }).type === "string" &&
-      (t as { type: string }).type.startsWith("tool_search_tool_"),
-  );
 }
 
 /**
@@ -88,26 +70,4 @@ export function deferrableSkills(
     out.set(s.id, s);
   }
   return [...out.values()];
-}
-
-/**
- * `request` (an Anthropic Messages request whose tools already end with the `deferred` tool
- * names' declarations) with those declarations marked `defer_loading: true` and the tool search
- * tool of `variant` appended unless the request carries one. The input is not mutated.
- */
-export function markDeferred(
-  request: JsonObject,
-  deferred: ReadonlySet<string>,
-  variant: AnthropicToolSearch,
-): JsonObject {
-  const tools = asArray(request.tools).map((t) =>
-    typeof t === "object" &&
-    t !== null &&
-    deferred.has(String((t as { name?: unknown }).name)) &&
-    !("type" in t)
-      ? { ...t, defer_loading: true }
-      : t,
-  );
-  if (!hasAnthropicSearchTool(request)) tools.push(anthropicSearchTool(variant));
-  return { ...request, tools };
 }

@@ -2,7 +2,9 @@
  * Names the network cause of a failed `fetch` (docs/outbound.md#failures): the code at the bottom
  * of the error's `cause` chain (undici puts the system error there, behind "fetch failed"), as a
  * short phrase, so that a refusal by policy, a failed name resolution and a refused or broken
- * connection read differently. Pure: no runtime import.
+ * connection read differently. Shared by the API (its fetches, `http_request`) and the sandbox
+ * host's egress proxy (Node's `dns` and `net` errors carry the code on the error itself). Pure: no
+ * runtime import.
  */
 
 /** The kind of a network failure. */
