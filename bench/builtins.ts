@@ -17,7 +17,7 @@ import type { AppDeps, HostResolver } from "../workers/src/deps.js";
 import { guardOutboundUrl } from "../workers/src/outbound/guard.js";
 import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
-import { builtinDeps } from "../workers/src/services/index.js";
+import { builtinDeps } from "../workers/src/services/wiring/handlers.js";
 import { createFileHandlers } from "../workers/src/skills/builtins/files.js";
 import { createWebSearchHandlers } from "../workers/src/skills/builtins/web-search.js";
 import { fmt, median, row, timeEach } from "./stats.js";

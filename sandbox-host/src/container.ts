@@ -6,8 +6,8 @@
  * remove, for which the seam settles the engine's races.
  */
 import { constants } from "node:os";
-import type { SandboxRuntime } from "./config.js";
 import type { AttachedIo, ContainerCreateOptions, DockerClient } from "./docker-client.js";
+import type { SandboxRuntime } from "./env-schema.js";
 import { OutputSink } from "./output.js";
 
 /** Label every sandbox container carries; its value is the host's instance name. */

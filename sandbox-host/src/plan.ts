@@ -10,8 +10,9 @@ import {
   type SandboxRunKind,
   type SandboxRunRequest,
 } from "@skillgate/sandbox-protocol";
-import type { HostConfig, SandboxRuntime } from "./config.js";
+import type { HostConfig } from "./config.js";
 import type { ContainerSpec, VolumeMount } from "./container.js";
+import type { SandboxRuntime } from "./env-schema.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV, commandFor, resolveImage } from "./images.js";
 

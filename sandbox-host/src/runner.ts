@@ -1,29 +1,21 @@
 /**
- * Runs programs in hardened containers (docs/sandbox.md#how-a-run-ends):
- * concurrency limit + queue, fresh or pooled container, program on stdin, time limit with SIGTERM
- * then SIGKILL after a grace, output caps (the run is stopped once past them), OOM from the
- * engine's state, removal after inspection; `kill(runId)`, `killAll()` and the leftover sweep.
+ * Runs programs in hardened containers (docs/sandbox.md#how-a-run-ends): concurrency limit +
+ * queue, fresh or pooled container (container-acquire.ts), the handover of the program, removal
+ * after inspection; `kill(runId)`, `killAll()` and the leftover sweep. The program's own time
+ * (time limit, output caps, OOM) is supervised by program.ts.
  */
-import { randomUUID } from "node:crypto";
-import {
-  MAX_SANDBOX_TIMEOUT_MS,
-  type SandboxRunRequest,
-  type SandboxRunResult,
-} from "@skillgate/sandbox-protocol";
+import type { SandboxRunRequest, SandboxRunResult } from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
-import { LABEL_SANDBOX, LABEL_SLOT, SandboxContainer, signalOf } from "./container.js";
-import { type DockerClient, EngineError } from "./docker-client.js";
+import { LABEL_SANDBOX, LABEL_SLOT, type SandboxContainer } from "./container.js";
+import { type AcquiredContainer, acquireContainer, removeContainer } from "./container-acquire.js";
+import type { DockerClient } from "./docker-client.js";
 import { HostError } from "./errors.js";
 import type { ImageStore } from "./images.js";
 import type { Limiter } from "./limiter.js";
 import { type HostMetrics, noopHostMetrics, type RunOutcome, timed } from "./metrics.js";
-import { containerSpec, planRun, type RunPlan } from "./plan.js";
+import { planRun, type RunPlan } from "./plan.js";
 import type { WarmPool } from "./pool.js";
-
-/** Extra time after the hard kill before the runner stops waiting for the engine, in ms. */
-const ENGINE_SLACK_MS = 10_000;
-/** Time allowed for late output after the exit, in ms. */
-const DRAIN_MS = 2_000;
+import { ENGINE_SLACK_MS, superviseProgram } from "./program.js";
 
 interface ActiveRun {
   killed: boolean;
@@ -230,65 +222,12 @@ export class Runner {
     return stale.length;
   }
 
-  /** A container for `plan`: a pooled one, or a new one; `beforeStart` runs before its start. */
-  private async acquireContainer(
+  /** A container for `plan` (container-acquire.ts); `beforeStart` runs before its start. */
+  private acquireContainer(
     plan: RunPlan,
     beforeStart?: () => Promise<void>,
-  ): Promise<{ container: SandboxContainer; pooled: boolean }> {
-    const { docker, config, pool, owned, images } = this.deps;
-    if (plan.poolable) {
-      const container = pool.take(plan.language, plan.image);
-      if (config.poolSize > 0) this.metrics.countPoolTake(plan.language, container !== undefined);
-      if (container) return { container, pooled: true };
-    }
-    const slot = randomUUID();
-    owned.add(slot);
-    let container: SandboxContainer;
-    try {
-      container = await timed(this.metrics, "create", () =>
-        SandboxContainer.create(
-          docker,
-          containerSpec(plan, config, slot, plan.runId),
-          plan.maxOutputChars ?? config.maxOutputChars,
-        ),
-      );
-    } catch (err) {
-      owned.delete(slot);
-      if (err instanceof EngineError && err.kind === "not_found") {
-        images.forget(plan.image);
-        throw new HostError(
-          503,
-          "image_unavailable",
-          `Image ${plan.image} is not available on the sandbox host`,
-        );
-      }
-      throw new HostError(
-        503,
-        "docker_unavailable",
-        "Docker engine refused to create the container",
-        undefined,
-        { cause: err },
-      );
-    }
-    try {
-      await beforeStart?.();
-    } catch (err) {
-      await this.dispose(container);
-      throw err;
-    }
-    try {
-      await timed(this.metrics, "start", () => container.start());
-    } catch (err) {
-      await this.dispose(container);
-      throw new HostError(
-        503,
-        "docker_unavailable",
-        "Docker engine refused to start the container",
-        undefined,
-        { cause: err },
-      );
-    }
-    return { container, pooled: false };
+  ): Promise<AcquiredContainer> {
+    return acquireContainer({ ...this.deps, metrics: this.metrics }, plan, beforeStart);
   }
 
   private async execute(
@@ -328,65 +267,16 @@ export class Runner {
         throw err;
       }
     }
-    const grace = this.deps.config.killGraceMs;
-    let timedOut = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const hardKill = () => void container.kill("SIGKILL").catch(() => {});
-    container.stdout.onOverflow = hardKill;
-    container.stderr.onOverflow = hardKill;
     try {
-      // Output can pass the cap before the handlers above were set (a command that prints at once).
-      if (active.killed || container.stdout.truncated || container.stderr.truncated) hardKill();
-      const started = performance.now();
-      container.send(plan.input);
-      const limitTimer = setTimeout(() => {
-        timedOut = true;
-        void container.kill("SIGTERM").catch(() => {});
-        graceTimer = setTimeout(hardKill, grace);
-      }, plan.timeoutMs);
-      let slackTimer: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        container.exited,
-        new Promise<"slack">(
-          (r) =>
-            (slackTimer = setTimeout(() => r("slack"), plan.timeoutMs + grace + ENGINE_SLACK_MS)),
-        ),
-      ]);
-      const programMs = performance.now() - started;
-      const durationMs = Math.round(programMs);
-      this.metrics.observeContainerPhase("program", programMs);
-      clearTimeout(limitTimer);
-      clearTimeout(graceTimer);
-      clearTimeout(slackTimer);
-      await timed(this.metrics, "drain", () => container.drain(DRAIN_MS));
-      const state = await timed(this.metrics, "inspect", () => container.inspectState());
-      const exitCode = waited === "slack" ? null : (waited ?? state.exitCode);
-      const stdout = container.stdout.text();
-      const stderr = container.stderr.text();
-      return {
-        runId: plan.runId,
-        exitCode,
-        signal: signalOf(exitCode),
-        stdout,
-        stderr,
-        stdoutTruncated: container.stdout.truncated,
-        stderrTruncated: container.stderr.truncated,
-        truncated: container.stdout.truncated || container.stderr.truncated,
-        timedOut,
-        oomKilled: state.oomKilled,
-        durationMs,
+      return await superviseProgram(container, plan, {
+        killGraceMs: this.deps.config.killGraceMs,
+        maxMemoryMb: this.deps.config.maxMemoryMb,
+        metrics: this.metrics,
+        isKilled: () => active.killed,
         queueWaitMs,
-        image: plan.image,
         pooled,
-        limits: {
-          timeoutMs: plan.timeoutMs,
-          memoryMb: plan.memoryMb,
-          maxTimeoutMs: MAX_SANDBOX_TIMEOUT_MS,
-          maxMemoryMb: this.deps.config.maxMemoryMb,
-        },
-      };
+      });
     } finally {
-      clearTimeout(graceTimer);
       // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
       // exit code, OOM flag and output are already read, and the slot stays owned until the
       // container is gone, so the sweep spares it and shutdown waits for it.
@@ -402,8 +292,7 @@ export class Runner {
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
-  private async dispose(container: SandboxContainer): Promise<void> {
-    await timed(this.metrics, "remove", () => container.remove()).catch(() => {});
-    this.deps.owned.delete(container.spec.slot);
+  private dispose(container: SandboxContainer): Promise<void> {
+    return removeContainer({ owned: this.deps.owned, metrics: this.metrics }, container);
   }
 }

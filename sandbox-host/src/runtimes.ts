@@ -5,8 +5,9 @@
  * engine's daemon configuration.
  */
 import type { SandboxRunKind } from "@skillgate/sandbox-protocol";
-import type { HostConfig, SandboxRuntime } from "./config.js";
+import type { HostConfig } from "./config.js";
 import type { DockerClient } from "./docker-client.js";
+import type { SandboxRuntime } from "./env-schema.js";
 
 /** The `runtimes` entry of `/etc/docker/daemon.json` that registers a runtime, as an example. */
 const DAEMON_SETTING: Record<SandboxRuntime, string> = {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostResolver } from "../../workers/src/deps.js";
 import type { OutboundConnector } from "../../workers/src/outbound/types.js";
 import { createNodeConnector } from "../../workers/src/runtime/node/outbound.js";
-import { builtinDeps } from "../../workers/src/services/index.js";
+import { builtinDeps } from "../../workers/src/services/wiring/handlers.js";
 import { createFileHandlers, fileDefinitions } from "../../workers/src/skills/builtins/files.js";
 import {
   createHttpRequestHandlers,

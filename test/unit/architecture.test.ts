@@ -138,7 +138,7 @@ const LAYERS: Layer[] = [
   // Builds the services from the dependencies; the one module front doors reach them through.
   {
     name: "service-wiring",
-    units: ["services/index.ts"],
+    units: ["services/index.ts", "services/wiring"],
     mayImport: [
       "kernel",
       "telemetry",

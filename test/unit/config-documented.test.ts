@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hostEnvSchema } from "../../sandbox-host/src/config.js";
+import { hostEnvSchema } from "../../sandbox-host/src/env-schema.js";
 import { configSchema } from "../../workers/src/config.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");

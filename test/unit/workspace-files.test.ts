@@ -4,7 +4,7 @@ import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import { parseConfig } from "../../workers/src/config.js";
 import { workspaceFiles } from "../../workers/src/db/schema.js";
 import type { AppDeps } from "../../workers/src/deps.js";
-import { builtinDeps } from "../../workers/src/services/index.js";
+import { builtinDeps } from "../../workers/src/services/wiring/handlers.js";
 import { createFileHandlers } from "../../workers/src/skills/builtins/files.js";
 import { workspaceIdFor } from "../../workers/src/skills/builtins/workspace-repository.js";
 import { openDb } from "../support/app.js";

@@ -26,7 +26,6 @@ import { mcpErrorBody, mcpRoutes } from "./mcp/route.js";
 import { noopMetrics } from "./metrics/types.js";
 import { proxyErrorBody, proxyRoutes } from "./proxy/routes.js";
 import { requestLimits } from "./request-limits.js";
-import { adminRoutes } from "./routes/admin.js";
 import { allowedMethodsOf } from "./routes/allowed-methods.js";
 import { catalogsRoutes } from "./routes/catalogs.js";
 import type { AppEnv } from "./routes/context.js";
@@ -34,10 +33,12 @@ import { corsMiddleware } from "./routes/cors.js";
 import { executionRetentionRoutes } from "./routes/execution-retention.js";
 import { executionsRoutes } from "./routes/executions.js";
 import { healthRoutes } from "./routes/health.js";
+import { keysRoutes } from "./routes/keys.js";
 import { mcpServersRoutes } from "./routes/mcp-servers.js";
 import { metricsHandler, observeRequests } from "./routes/metrics.js";
 import { OPENAPI_DOCUMENT, serveOpenApiDocument } from "./routes/openapi.js";
 import { requestIds } from "./routes/request-id.js";
+import { settingsRoutes } from "./routes/settings.js";
 import { skillsRoutes } from "./routes/skills.js";
 import { toolsRoutes } from "./routes/tools.js";
 import { routingRoutes } from "./routing/route.js";
@@ -140,7 +141,8 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   // The root leads a browser to the dashboard (docs/dashboard.md) rather than to a JSON 404.
   app.get("/", (c) => c.redirect("/dashboard", 302));
   app.route("/", healthRoutes());
-  app.route("/", adminRoutes());
+  app.route("/", keysRoutes());
+  app.route("/", settingsRoutes());
   // Static `/api/skills/...` paths before `/api/skills/{id}`.
   app.route("/", executionRetentionRoutes());
   app.route("/", executionsRoutes());

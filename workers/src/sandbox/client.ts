@@ -16,15 +16,14 @@ import {
   type SandboxRunRequest,
   type SandboxRunResult,
   sandboxKillResultSchema,
-  sandboxRunEventSchema,
   sandboxRunResultSchema,
-  signRequest,
 } from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
-import { traceHeaders } from "../telemetry/trace-context.js";
 import { hostFailure, neverConnected, unavailable } from "./host-failure.js";
 import { createMultiHostClient } from "./multi-host.js";
+import { readRunStream } from "./run-stream.js";
+import { createHostTransport, readJson } from "./transport.js";
 
 export { retryAfterSeconds } from "./host-failure.js";
 
@@ -135,64 +134,12 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
   const queueWaitMs = opts.queueWaitMs ?? 10_000;
   const origin = new URL(base).origin;
 
-  /** Signs and sends one request; the caller reads the answer. @throws what fetch throws. */
-  async function send(
-    method: "GET" | "POST",
-    path: string,
-    body: unknown,
-    signal: AbortSignal,
-    accept?: string,
-  ): Promise<Response> {
-    const text = body === undefined ? "" : JSON.stringify(body);
-    const url = `${base}${path}`;
-    const headers: Record<string, string> = {
-      ...traceHeaders(),
-      ...(await signRequest({ secret: opts.secret, keyId, method, url, body: text })),
-    };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (accept) headers.accept = accept;
-    return doFetch(url, { method, headers, body: body === undefined ? undefined : text, signal });
-  }
-
-  async function readJson(res: Response): Promise<unknown> {
-    const raw = await res.text();
-    try {
-      return raw === "" ? null : JSON.parse(raw);
-    } catch {
-      return null;
-    }
-  }
-
-  async function call(
-    method: "GET" | "POST",
-    path: string,
-    body: unknown,
-    boundMs: number,
-    callerSignal?: AbortSignal,
-  ): Promise<unknown> {
-    if (callerSignal?.aborted)
-      throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
-    const timeout = AbortSignal.timeout(boundMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
-    let res: Response;
-    let parsed: unknown;
-    try {
-      res = await send(method, path, body, signal);
-      parsed = await readJson(res);
-    } catch (err) {
-      if (callerSignal?.aborted)
-        throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
-      if (timeout.aborted) throw unavailable(`Sandbox host did not answer within ${boundMs} ms`);
-      const reason = err instanceof Error ? err.message : String(err);
-      throw unavailable(
-        `Sandbox host unreachable at ${origin}: ${reason}`,
-        neverConnected(err),
-        err,
-      );
-    }
-    if (!res.ok) throw hostFailure(res.status, parsed, res.headers.get("retry-after"));
-    return parsed;
-  }
+  const { send, call } = createHostTransport({
+    baseUrl: base,
+    secret: opts.secret,
+    keyId,
+    fetch: doFetch,
+  });
 
   /**
    * After a run's connection failed before the host acknowledged the start: true when the program
@@ -223,92 +170,6 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
       `Sandbox host ${origin} was lost after the program started (${reason}); whether it ran to the end is unknown, and it was not run again`,
       { code: "sandbox_outcome_unknown", retryable: false, cause },
     );
-  }
-
-  /**
-   * Reads a streamed run answer: the `started` line (reported to `hooks`), then the result.
-   * Lines are found by scanning each chunk once; the answer is at most two lines.
-   */
-  async function readStream(
-    res: Response,
-    runId: string,
-    hooks: RunHooks | undefined,
-    callerSignal: AbortSignal | undefined,
-    timeout: AbortSignal,
-  ): Promise<SandboxRunResult> {
-    const reader = res.body?.getReader();
-    const decoder = new TextDecoder();
-    let acked = false;
-    let head = "";
-    const rest: string[] = [];
-    const malformed = () =>
-      new ExecutionFailure("Sandbox host sent a malformed run answer", { code: "sandbox_error" });
-    const onStart = (text: string) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw malformed();
-      }
-      const event = sandboxRunEventSchema.safeParse(json);
-      if (!event.success || event.data.event !== "started") throw malformed();
-      acked = true;
-      hooks?.onStarted?.({
-        host: origin,
-        instance: event.data.instance,
-        queueWaitMs: event.data.queueWaitMs,
-      });
-    };
-    try {
-      if (!reader) throw malformed();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const chunk = decoder.decode(value, { stream: true });
-        if (acked) {
-          rest.push(chunk);
-          continue;
-        }
-        const nl = chunk.indexOf("\n");
-        if (nl < 0) {
-          head += chunk;
-          continue;
-        }
-        onStart(head + chunk.slice(0, nl));
-        rest.push(chunk.slice(nl + 1));
-      }
-    } catch (err) {
-      if (err instanceof ExecutionFailure) throw err;
-      if (callerSignal?.aborted)
-        throw new ExecutionFailure("Sandbox call was aborted", { code: "aborted" });
-      const reason = timeout.aborted
-        ? "no answer within its bound"
-        : err instanceof Error
-          ? err.message
-          : String(err);
-      if (!acked) throw await beforeAck(runId, reason, err);
-      void call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs).catch(
-        () => {},
-      );
-      throw outcomeUnknown(reason, err);
-    }
-    if (!acked) throw await beforeAck(runId, "the answer ended before the start");
-    const text = (rest.join("") + decoder.decode()).trim();
-    if (text === "") throw outcomeUnknown("the answer ended after the start");
-    let event: ReturnType<typeof sandboxRunEventSchema.safeParse>;
-    try {
-      event = sandboxRunEventSchema.safeParse(JSON.parse(text));
-    } catch {
-      throw outcomeUnknown("the answer was cut after the start");
-    }
-    if (!event.success) throw malformed();
-    if (event.data.event === "result") return event.data.result;
-    if (event.data.event === "error") {
-      // A failure after the start: the program may have run, so it is never retried.
-      const failure = hostFailure(500, { error: event.data.error }, null);
-      throw new ExecutionFailure(failure.message, { code: failure.code, retryable: false });
-    }
-    throw malformed();
   }
 
   return {
@@ -357,7 +218,16 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
       }
       const type = res.headers.get("content-type") ?? "";
       if (type.includes(RUN_STREAM_CONTENT_TYPE))
-        return readStream(res, runId, hooks, signal, timeout);
+        return readRunStream(res, {
+          origin,
+          hooks,
+          callerSignal: signal,
+          timeout,
+          beforeAck: (reason, cause) => beforeAck(runId, reason, cause),
+          outcomeUnknown,
+          kill: () =>
+            call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs),
+        });
       // A host of an older version answers the result in one JSON body (no acknowledgement).
       const out = await readJson(res).catch(() => null);
       if (!isRunResult(out)) {

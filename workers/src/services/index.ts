@@ -10,45 +10,35 @@ import { createRepositories } from "../db/repositories/index.js";
 import type { AppDeps } from "../deps.js";
 import { guardOutboundUrl } from "../outbound/guard.js";
 import { BUILTIN_DEFINITIONS, createBuiltinHandlers } from "../skills/builtins/index.js";
-import { sandboxTiming } from "../skills/builtins/sandbox.js";
-import type { BuiltinDefinition, BuiltinDeps, BuiltinEnv } from "../skills/builtins/types.js";
+import type { BuiltinDefinition } from "../skills/builtins/types.js";
 import type { ApprovalNotifier } from "../skills/execution/approval-notifier.js";
 import { Executor } from "../skills/execution/executor.js";
 import { ExecutionLimiter } from "../skills/execution/limits.js";
-import { CODE_HANDLER_NAME, createCodeHandler } from "../skills/handlers/code.js";
-import { createHttpHandler, HTTP_HANDLER_NAME } from "../skills/handlers/http.js";
 import { createMcpToolHandler, MCP_HANDLER_NAME } from "../skills/handlers/mcp-import.js";
 import { InjectionIndexStore } from "../skills/injection/injection-store.js";
 import { policyFloorsFor } from "../skills/interception/policy-floor.js";
 import { SelectionLearning } from "../skills/learning/learning.js";
 import { SelectionStats } from "../skills/learning/selection-stats.js";
 import { SkillRegistry } from "../skills/registry/registry.js";
-import { logPrefix } from "../telemetry/request-context.js";
-import { createTracing, type Tracing } from "../telemetry/tracing.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import { createApprovalNotifier } from "./approval-notifications.js";
 import { CatalogsService } from "./catalogs.js";
 import { ExecutionsService } from "./executions.js";
 import { FoundSkillsStore } from "./found-skills.js";
-import {
-  accessLogLine,
-  measureObserver,
-  routingObservation,
-  upstreamErrorLine,
-} from "./gateway/access-log.js";
-import { traceObserver } from "./gateway/trace-observer.js";
-import { usageObserver } from "./gateway/usage-observer.js";
 import { HealthService } from "./health.js";
 import { ApiKeyService } from "./keys.js";
 import { LimitsService } from "./limits.js";
 import { McpServerService } from "./mcp-servers.js";
 import { OperatorService } from "./operator.js";
-import { ProxyService, type ProxySettings } from "./proxy.js";
+import type { ProxyService } from "./proxy.js";
 import { RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
 import { ToolsService } from "./tools.js";
 import { TokenUsageService } from "./usage.js";
+import { createGateway } from "./wiring/gateway.js";
+import { envOf, registerSpecHandlers, sandboxHandlerNames } from "./wiring/handlers.js";
 
 /** The services every front door calls. */
 export interface FrontDoorServices {
@@ -125,55 +115,6 @@ export interface ServiceOptions {
   builtins?: readonly BuiltinDefinition[];
   /** Backoff base of approval-notification retries in ms (default 1000). */
   notificationBackoffMs?: number;
-}
-
-/**
- * What builtin handlers are built from: the app's dependencies without the database, plus the
- * repositories the builtins use (workspace files).
- */
-export function builtinDeps(deps: AppDeps): BuiltinDeps {
-  const workspaces = createRepositories(deps.db, deps.clock ?? Date.now).workspaces;
-  return { ...envOf(deps), workspaces };
-}
-
-/** The app's dependencies without the database handle. */
-function envOf(deps: AppDeps): BuiltinEnv {
-  const { db: _db, ...env } = deps;
-  return env;
-}
-
-/** The gateway proxy's settings from the operator's configuration (docs/proxy.md). */
-function proxySettings(deps: AppDeps): ProxySettings {
-  const c = deps.config;
-  return {
-    fetch: deps.upstreamFetch ?? deps.fetch ?? globalFetch,
-    upstream: {
-      baseUrls: {
-        openai: c.UPSTREAM_OPENAI_BASE_URL,
-        anthropic: c.UPSTREAM_ANTHROPIC_BASE_URL,
-        gemini: c.UPSTREAM_GEMINI_BASE_URL,
-      },
-      apiKeys: {
-        openai: c.UPSTREAM_OPENAI_API_KEY,
-        anthropic: c.UPSTREAM_ANTHROPIC_API_KEY,
-        gemini: c.UPSTREAM_GEMINI_API_KEY,
-      },
-      forwardHeaders: c.PROXY_FORWARD_HEADERS.map((h) => h.toLowerCase()),
-    },
-    maxRounds: c.PROXY_MAX_ROUNDS,
-    timeBudgetMs: c.PROXY_TIME_BUDGET_MS,
-    keepAliveMs: c.PROXY_KEEPALIVE_MS,
-    idleTimeoutMs: c.PROXY_IDLE_TIMEOUT_MS,
-    limits: {
-      maxLineChars: c.PROXY_SSE_MAX_LINE_CHARS,
-      maxEventChars: c.PROXY_SSE_MAX_EVENT_CHARS,
-      maxArgumentsChars: c.PROXY_MAX_TOOL_ARGUMENTS_CHARS,
-      maxBodyBytes: c.PROXY_MAX_UPSTREAM_BODY_BYTES,
-    },
-    maxCallsPerTurn: c.PROXY_MAX_CALLS_PER_TURN,
-    anthropicToolSearch: c.PROXY_ANTHROPIC_TOOL_SEARCH,
-    anthropicDeferredMaxTools: c.PROXY_ANTHROPIC_DEFERRED_MAX_TOOLS,
-  };
 }
 
 /** Creates the services for `deps`. */
@@ -307,38 +248,8 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     metrics: deps.metrics,
   });
   const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
-  const proxy = new ProxyService(proxySettings(deps), deps.cache, clock, { tools, settings });
-  proxy.observe(usageObserver((...totals) => tokenUsage.record(...totals)));
-  const c = deps.config;
-  const tracing = createTracing({
-    endpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
-    tracesEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
-    headers: c.OTEL_EXPORTER_OTLP_HEADERS,
-    serviceName: c.OTEL_SERVICE_NAME,
-  });
-  if (tracing)
-    proxy.observe(
-      traceObserver(tracing.tracer, {
-        captureContent: c.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
-      }),
-    );
   const routing = new RoutingService(repos.routingHistory);
-  const accessLog = deps.config.PROXY_ACCESS_LOG;
-  proxy.observe(
-    measureObserver(
-      () => performance.now(),
-      (req, m) => {
-        if (accessLog) console.log(`${logPrefix()}${accessLogLine(m)}`);
-        const call = routingObservation(m);
-        if (call) routing.recordLater(req.apiKeyId, call);
-      },
-      // An upstream that could not be reached is an error; one that answered an error, a warning.
-      (req, failure) =>
-        (failure.status === null ? console.error : console.warn)(
-          `${logPrefix()}${upstreamErrorLine(req.format, failure)}`,
-        ),
-    ),
-  );
+  const { proxy, tracing } = createGateway(deps, clock, { tools, settings, tokenUsage, routing });
   return {
     registry,
     executor,
@@ -387,34 +298,4 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
       clock,
     }),
   };
-}
-
-/**
- * Handlers whose runs use the sandbox host (docs/rate-limits.md): the builtins declared `sandbox`
- * (`eval_code`, `execute_command`, `browser`) and code skills.
- */
-function sandboxHandlerNames(builtins: readonly BuiltinDefinition[]): string[] {
-  return [...builtins.filter((b) => b.sandbox === true).map((b) => b.name), CODE_HANDLER_NAME];
-}
-
-/**
- * Registers the handlers of skills that carry their handler (docs/custom-skills.md): HTTP
- * endpoints (signed with the secret read from the registry) and code run on the sandbox host
- * (timed as `eval_code`, without a limit from the input: the input is the program's data).
- */
-function registerSpecHandlers(env: BuiltinEnv, registry: SkillRegistry, executor: Executor): void {
-  executor.registerHandler(
-    HTTP_HANDLER_NAME,
-    createHttpHandler({
-      fetch: env.fetch ?? globalFetch,
-      allowlist: env.config.SKILLS_HTTP_HANDLER_ALLOWLIST,
-      maxResponseBytes: env.config.SKILLS_HTTP_HANDLER_MAX_RESPONSE_BYTES,
-      secretFor: (id) => registry.handlerSecret(id),
-      clock: env.clock,
-    }),
-  );
-  const { limitFromInput: _fromInput, ...codeTiming } = sandboxTiming(env.config);
-  // A code skill's input is its program's data, never a request for limits.
-  codeTiming.sandbox = { autoUpgrade: false };
-  executor.registerHandler(CODE_HANDLER_NAME, createCodeHandler(env), codeTiming);
 }

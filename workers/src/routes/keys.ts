@@ -1,14 +1,14 @@
 /**
- * Management routes: API keys (`/api/keys`) and settings (`/api/settings`) (docs/api.md).
- * All need the management token.
+ * Management routes of API keys (`/api/keys`): create, list, read, revoke, and each key's limits,
+ * token budget, approval webhook and ranker (docs/api.md). All need the management token.
  */
 
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireManagement } from "../auth/principal.js";
 import { SCOPES } from "../auth/scopes.js";
-import { CATALOG_IDS } from "../services/catalogs.js";
 import { RANKER_NAMES } from "../services/tools.js";
 import { createRouter } from "./context.js";
+import { LimitsBody, LimitsSchema, WebhookSecret, WebhookUrl } from "./management-schemas.js";
 import {
   errorResponses,
   IdParam,
@@ -90,25 +90,6 @@ const putKeyRankerRoute = putKeySettingRoute(
   "A request's own choice (`ranker` of an inject call, the proxy's `x-skillgate-ranker` header) wins over the key's, which wins over the `ranker` setting (docs/scoring.md#choosing-a-ranker). A revoked key answers 409 `api_key_revoked`.",
 );
 
-const limitValue = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000_000)
-    .nullable()
-    .openapi({ description: `${what}; null = no limit` });
-
-const LimitsSchema = z
-  .object({
-    executionsPerMinute: limitValue("Executions a key may start per minute"),
-    concurrentSandboxRuns: limitValue("Sandbox runs a key may have going at once"),
-    dailySandboxSeconds: limitValue("Sandbox seconds a key may use per UTC day"),
-  })
-  .openapi("ExecutionLimits");
-
-const LimitsBody = LimitsSchema.partial().strict();
-
 const KeyUsageSchema = z
   .object({
     day: z.string().openapi({ description: "UTC day of the daily counters (YYYY-MM-DD)" }),
@@ -135,14 +116,6 @@ const KeyLimitsSchema = z
     usage: KeyUsageSchema,
   })
   .openapi("ApiKeyLimits");
-const WebhookUrl = z
-  .string()
-  .url()
-  .max(2048)
-  .refine((u) => /^https?:\/\//i.test(u), { message: "http or https URL" });
-const WebhookSecret = z.string().min(1).max(200).openapi({
-  description: "Standard Webhooks secret, `whsec_` + base64 of 24 to 64 bytes (write-only)",
-});
 
 const ApprovalWebhookBody = z
   .object({
@@ -177,44 +150,6 @@ const CreateKeyBody = z
       }),
   })
   .strict();
-
-const SettingsSchema = z
-  .object({
-    skillsEnabled: z.boolean(),
-    activeProvider: z.enum(CATALOG_IDS),
-    skillsmpApiKeySet: z.boolean(),
-    defaultLimits: LimitsSchema,
-    approvalWebhookUrl: z.string().nullable().openapi({
-      description: "global approval-notification URL (docs/approval-notifications.md)",
-    }),
-    approvalWebhookSecretSet: z.boolean(),
-    customSkillExecution: z.boolean().openapi({
-      description:
-        "false: only builtins run; a custom skill's tool call gets an error result and an explicit run answers 409 custom_execution_disabled",
-    }),
-    ranker: z.enum(RANKER_NAMES).openapi({
-      description:
-        "the ranker of AUTO selection for keys and requests that choose none (docs/scoring.md#choosing-a-ranker)",
-    }),
-  })
-  .openapi("Settings");
-
-const SettingsBody = z
-  .object({
-    skillsEnabled: z.boolean().optional(),
-    activeProvider: z.enum(CATALOG_IDS).optional(),
-    skillsmpApiKey: z.string().min(1).max(500).nullable().optional(),
-    defaultLimits: LimitsBody.optional().openapi({
-      description:
-        "Limits of keys without their own (docs/rate-limits.md); fields left out keep their value",
-    }),
-    approvalWebhookUrl: WebhookUrl.nullable().optional(),
-    approvalWebhookSecret: WebhookSecret.nullable().optional(),
-    customSkillExecution: z.boolean().optional(),
-    ranker: z.enum(RANKER_NAMES).optional(),
-  })
-  .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: "set at least one setting" });
 
 const createKeyRoute = createRoute({
   method: "post",
@@ -345,45 +280,15 @@ const revokeKeyRoute = createRoute({
     ...errorResponses(401, 403, 404, 409),
   },
 });
-const getSettingsRoute = createRoute({
-  method: "get",
-  path: "/api/settings",
-  operationId: "getSettings",
-  tags: [TAGS.settings],
-  security: MANAGEMENT_ONLY,
-  summary: "Read settings",
-  responses: {
-    200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
-    ...errorResponses(401, 403),
-  },
-});
-const putSettingsRoute = createRoute({
-  method: "put",
-  path: "/api/settings",
-  operationId: "updateSettings",
-  tags: [TAGS.settings],
-  security: MANAGEMENT_ONLY,
-  summary:
-    "Change settings (skillsEnabled master switch, activeProvider, skillsmpApiKey, customSkillExecution, approval webhook, defaultLimits, ranker)",
-  request: { body: jsonBody(SettingsBody) },
-  responses: {
-    200: jsonResponse(z.object({ settings: SettingsSchema }), "Settings"),
-    ...errorResponses(400, 401, 403),
-  },
-});
 
-/** Builds the keys and settings route group. */
-export function adminRoutes() {
+/** Builds the API keys route group (`/api/keys`, `/api/keys/{id}/…`). */
+export function keysRoutes() {
   const app = createRouter();
   app.use("/api/keys", async (c, next) => {
     requireManagement(c.get("principal"));
     await next();
   });
   app.use("/api/keys/*", async (c, next) => {
-    requireManagement(c.get("principal"));
-    await next();
-  });
-  app.use("/api/settings", async (c, next) => {
     requireManagement(c.get("principal"));
     await next();
   });
@@ -438,16 +343,6 @@ export function adminRoutes() {
       .get("services")
       .keys.setRanker(c.req.valid("param").id, c.req.valid("json").ranker);
     return c.json({ apiKey }, 200);
-  });
-  app.openapi(getSettingsRoute, async (c) => {
-    const settings = await c.get("services").settings.getPublic();
-    return c.json({ settings }, 200);
-  });
-  app.openapi(putSettingsRoute, async (c) => {
-    const services = c.get("services");
-    const settings = await services.settings.change(c.req.valid("json"));
-    services.limits.forgetEffective();
-    return c.json({ settings }, 200);
   });
   return app;
 }
