@@ -5,26 +5,14 @@
  * playwright-core) and captures the overview at 1280 × 900.
  */
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { MGMT_TOKEN, startTestApp } from "../test/support/app.js";
+import { launchChromium } from "../test/support/browser.js";
 
 const OUT = join(process.cwd(), "docs", "dashboard-overview.png");
 
 async function main(): Promise<void> {
   const t = await startTestApp();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await launchChromium();
   try {
     for (const name of ["reverse-text", "word-count"]) {
       await t.api.post("/api/skills/install", {

@@ -6,51 +6,21 @@
  * ticks for empty and small data, keys are shown by name, a revoke needs a second step, scopes are
  * chosen at key creation, `/` leads to the dashboard, and the forms refuse what REST refuses.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { MGMT_TOKEN } from "../support/app.js";
+import { dashboardStand } from "../support/browser.js";
 
-const SHOTS = join(process.cwd(), "test-results", "dashboard-layout");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-let browser: Browser;
-let t: TestApp;
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  t = await startTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const stand = dashboardStand("dashboard-layout");
 
 async function signIn(width: number, token = MGMT_TOKEN): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await stand.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${t.url}/dashboard/login`);
+  await page.goto(`${stand.app.url}/dashboard/login`);
   await page.getByLabel("Management token or API key").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${t.url}/dashboard`);
+  await page.waitForURL(`${stand.app.url}/dashboard`);
   return page;
 }
 
@@ -70,15 +40,17 @@ describe("dashboard layout in a browser", () => {
   });
 
   it("every page fits 420 px and 1280 px without horizontal overflow", async () => {
-    const key = await t.api.createKey("layout-key-with-a-rather-long-name-for-narrow-screens");
-    const skill = await t.api.post("/api/skills/install", {
+    const key = await stand.app.api.createKey(
+      "layout-key-with-a-rather-long-name-for-narrow-screens",
+    );
+    const skill = await stand.app.api.post("/api/skills/install", {
       name: "layout-echo-skill-with-a-long-name",
       version: "1.0.0",
       description: "An echo skill whose description is long enough to wrap on a phone screen.",
       handlerCode: "echo-handler",
       apiKeyId: key.id,
     });
-    const run = await t.api.as(key.key).post("/api/skills/executions", {
+    const run = await stand.app.api.as(key.key).post("/api/skills/executions", {
       skillName: "layout-echo-skill-with-a-long-name",
       input: { msg: "hello" },
     });
@@ -100,16 +72,16 @@ describe("dashboard layout in a browser", () => {
     for (const width of [420, 1280]) {
       const page = await signIn(width);
       for (const [name, path] of Object.entries(pages)) {
-        const res = await page.goto(`${t.url}${path}`);
+        const res = await page.goto(`${stand.app.url}${path}`);
         expect(res?.status(), path).toBe(200);
-        await page.screenshot({ path: join(SHOTS, `${width}-${name}.png`), fullPage: true });
+        await page.screenshot({ path: join(stand.shots, `${width}-${name}.png`), fullPage: true });
         const fits = await page.evaluate(
           () => document.documentElement.scrollWidth <= window.innerWidth,
         );
         if (!fits) overflowing.push(`${path} at ${width} px`);
       }
       // The header bar spans the whole width, and "Settings" is readable on it.
-      await page.goto(`${t.url}/dashboard`);
+      await page.goto(`${stand.app.url}/dashboard`);
       const header = await page.locator("header").boundingBox();
       expect(header?.width).toBe(width);
       const settings = page.getByRole("navigation", { name: "Main" }).getByText("Settings");
@@ -118,11 +90,11 @@ describe("dashboard layout in a browser", () => {
       expect(await settings.evaluate((a) => getComputedStyle(a).color)).toBe("rgb(207, 214, 228)");
       await page.context().close();
     }
-    const login = await (await browser.newContext({ viewport: { width: 420, height: 900 } }))
+    const login = await (await stand.browser.newContext({ viewport: { width: 420, height: 900 } }))
       .newPage()
       .then(async (p) => {
-        await p.goto(`${t.url}/dashboard/login`);
-        await p.screenshot({ path: join(SHOTS, "420-login.png"), fullPage: true });
+        await p.goto(`${stand.app.url}/dashboard/login`);
+        await p.screenshot({ path: join(stand.shots, "420-login.png"), fullPage: true });
         return p;
       });
     expect(
@@ -138,13 +110,13 @@ describe("dashboard layout in a browser", () => {
     await expect(page.locator('svg[data-chart="hourly"]').textContent()).resolves.toContain(
       "No executions in the last 24 hours",
     );
-    await t.api.post("/api/skills/install", {
+    await stand.app.api.post("/api/skills/install", {
       name: "tick-echo",
       version: "1.0.0",
       handlerCode: "echo-handler",
     });
     for (let i = 0; i < 3; i++) {
-      const run = await t.api.post("/api/skills/executions", {
+      const run = await stand.app.api.post("/api/skills/executions", {
         skillName: "tick-echo",
         input: { i },
       });
@@ -156,14 +128,14 @@ describe("dashboard layout in a browser", () => {
   });
 
   it("shows keys by name in the execution and skill lists and pages", async () => {
-    const key = await t.api.createKey("billing-bot");
-    const skill = await t.api.post("/api/skills/install", {
+    const key = await stand.app.api.createKey("billing-bot");
+    const skill = await stand.app.api.post("/api/skills/install", {
       name: "owned-echo",
       version: "1.0.0",
       handlerCode: "echo-handler",
       apiKeyId: key.id,
     });
-    const run = await t.api.as(key.key).post("/api/skills/executions", {
+    const run = await stand.app.api.as(key.key).post("/api/skills/executions", {
       skillName: "owned-echo",
       input: { msg: "x" },
     });
@@ -174,7 +146,7 @@ describe("dashboard layout in a browser", () => {
       "/dashboard/skills",
       `/dashboard/skills/${skill.body.skill.id}`,
     ]) {
-      await page.goto(`${t.url}${path}`);
+      await page.goto(`${stand.app.url}${path}`);
       const ref = page.locator(`[data-key-ref="${key.id}"]`).first();
       await expect(ref.getByRole("link").textContent(), path).resolves.toBe("billing-bot");
       expect(await ref.getByRole("link").getAttribute("href")).toBe(`/dashboard/keys/${key.id}`);
@@ -183,44 +155,44 @@ describe("dashboard layout in a browser", () => {
   });
 
   it("a revoke takes a second step; the first click revokes nothing", async () => {
-    const key = await t.api.createKey("to-revoke");
+    const key = await stand.app.api.createKey("to-revoke");
     const page = await signIn(1280);
-    await page.goto(`${t.url}/dashboard/settings`);
+    await page.goto(`${stand.app.url}/dashboard/settings`);
     await page.getByRole("link", { name: "Revoke key to-revoke" }).click();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${key.id}/revoke`);
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(
       "Revoke key to-revoke?",
     );
-    expect((await t.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
-    expect((await t.api.as(key.key).get("/api/tools")).status).not.toBe(401);
+    expect((await stand.app.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
+    expect((await stand.app.api.as(key.key).get("/api/tools")).status).not.toBe(401);
     // Cancel leaves it alone.
     await page.getByRole("link", { name: "Cancel" }).click();
     expect(new URL(page.url()).pathname).toBe("/dashboard/settings");
-    expect((await t.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
+    expect((await stand.app.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
     // A post without the confirmation field (an old page) revokes nothing either.
     const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
     const stray = (
-      await page.request.post(`${t.url}/dashboard/keys/${key.id}/revoke`, {
+      await page.request.post(`${stand.app.url}/dashboard/keys/${key.id}/revoke`, {
         form: { _csrf: csrf },
-        headers: { origin: t.url },
+        headers: { origin: stand.app.url },
         maxRedirects: 0,
       })
     ).status();
     expect(stray).toBe(400);
-    expect((await t.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
+    expect((await stand.app.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).toBeNull();
     // The second step revokes.
-    await page.goto(`${t.url}/dashboard/keys/${key.id}/revoke`);
+    await page.goto(`${stand.app.url}/dashboard/keys/${key.id}/revoke`);
     await page.getByRole("button", { name: "Revoke to-revoke permanently" }).click();
     await expect(page.getByRole("status").first().textContent()).resolves.toContain(
       "Revoked key to-revoke.",
     );
-    expect((await t.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).not.toBeNull();
+    expect((await stand.app.api.get(`/api/keys/${key.id}`)).body.apiKey.revokedAt).not.toBeNull();
     await page.context().close();
   });
 
   it("offers scopes at key creation and creates the key with the ones ticked", async () => {
     const page = await signIn(1280);
-    await page.goto(`${t.url}/dashboard/settings`);
+    await page.goto(`${stand.app.url}/dashboard/settings`);
     const form = page.getByRole("form", { name: "Create an API key" });
     await form.getByLabel("Name").fill("read-only-viewer");
     for (const s of ["inject", "execute", "read", "skills:write", "catalog:install"]) {
@@ -231,7 +203,7 @@ describe("dashboard layout in a browser", () => {
     }
     await form.getByRole("button", { name: "Create key" }).click();
     await expect(page.locator('[data-field="new-key"]').textContent()).resolves.toMatch(/^sg_/);
-    const listed = await t.api.get("/api/keys");
+    const listed = await stand.app.api.get("/api/keys");
     const created = listed.body.data.find((k: { name: string }) => k.name === "read-only-viewer");
     expect(created.scopes).toEqual(["read"]);
     await expect(page.locator('tr[data-key="read-only-viewer"]').textContent()).resolves.toContain(
@@ -241,9 +213,9 @@ describe("dashboard layout in a browser", () => {
   });
 
   it("/ leads to the dashboard", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    const res = await page.goto(`${t.url}/`);
+    const res = await page.goto(`${stand.app.url}/`);
     expect(res?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
     await context.close();
@@ -251,7 +223,7 @@ describe("dashboard layout in a browser", () => {
 
   it("the install and edit forms refuse a description REST refuses, and change nothing", async () => {
     const page = await signIn(1280);
-    await page.goto(`${t.url}/dashboard/skills/new`);
+    await page.goto(`${stand.app.url}/dashboard/skills/new`);
     await page.getByLabel("Name").fill("long-desc");
     await page.getByLabel("Handler").selectOption("echo-handler");
     await page.getByLabel("Description").fill("d".repeat(5000));
@@ -259,23 +231,23 @@ describe("dashboard layout in a browser", () => {
     await expect(page.getByRole("alert").textContent()).resolves.toContain(
       "at most 4096 characters",
     );
-    expect((await t.api.get("/api/skills?q=long-desc")).body.data).toEqual([]);
+    expect((await stand.app.api.get("/api/skills?q=long-desc")).body.data).toEqual([]);
 
-    const installed = await t.api.post("/api/skills/install", {
+    const installed = await stand.app.api.post("/api/skills/install", {
       name: "short-desc",
       version: "1.0.0",
       description: "short",
       handlerCode: "echo-handler",
     });
     const id = installed.body.skill.id as string;
-    await page.goto(`${t.url}/dashboard/skills/${id}`);
+    await page.goto(`${stand.app.url}/dashboard/skills/${id}`);
     const edit = page.getByRole("form", { name: "Edit skill" });
     await edit.getByLabel("Description").fill("e".repeat(5000));
     await edit.getByRole("button", { name: "Save" }).click();
     await expect(page.getByRole("alert").textContent()).resolves.toContain(
       "at most 4096 are allowed",
     );
-    expect((await t.api.get(`/api/skills/${id}`)).body.skill.description).toBe("short");
+    expect((await stand.app.api.get(`/api/skills/${id}`)).body.skill.description).toBe("short");
     await page.context().close();
   });
 });

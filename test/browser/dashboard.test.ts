@@ -5,46 +5,17 @@
  * and usage page, its overrides and the default limits edited through the forms. Screenshots of
  * every page go to `test-results/dashboard/` (gitignored) for review.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MGMT_TOKEN, startTestApp, type TestApp } from "../support/app.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { MGMT_TOKEN, startTestApp } from "../support/app.js";
+import { dashboardStand } from "../support/browser.js";
 import { skillMd, startFakeGithubRaw, startFakeSkillsSh } from "../support/fakes/catalogs.js";
 
-const SHOTS = join(process.cwd(), "test-results", "dashboard");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const stand = dashboardStand("dashboard");
 
-let browser: Browser;
-let t: TestApp;
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  t = await startTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
-
-async function signIn(token: string, base = t.url): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function signIn(token: string, base = stand.app.url): Promise<Page> {
+  const context = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${base}/dashboard`);
   expect(new URL(page.url()).pathname).toBe("/dashboard/login");
@@ -55,13 +26,13 @@ async function signIn(token: string, base = t.url): Promise<Page> {
 }
 
 const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  page.screenshot({ path: join(stand.shots, `${name}.png`), fullPage: true });
 
 describe("dashboard in a browser", () => {
   it("signs in, installs a skill, switches its mode, shows a REST run and its chart, approves, signs out", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await stand.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const login = await context.newPage();
-    await login.goto(`${t.url}/dashboard/login`);
+    await login.goto(`${stand.app.url}/dashboard/login`);
     await shot(login, "01-login");
     await login.getByLabel("Management token or API key").fill("wrong-token");
     await login.getByRole("button", { name: "Sign in" }).click();
@@ -91,7 +62,7 @@ describe("dashboard in a browser", () => {
     expect(session?.value).not.toContain(MGMT_TOKEN);
 
     // Install: first with an invalid schema (feedback), then a valid one.
-    await page.goto(`${t.url}/dashboard/skills/new`);
+    await page.goto(`${stand.app.url}/dashboard/skills/new`);
     await page.getByLabel("Name").fill("dash-echo");
     await page.getByLabel("Handler").selectOption("echo-handler");
     await page.getByLabel("Input JSON schema").fill("{ not json");
@@ -114,21 +85,21 @@ describe("dashboard in a browser", () => {
     await expect(page.getByRole("status").first().textContent()).resolves.toContain(
       "mode is now auto",
     );
-    expect((await t.api.get(`/api/skills/${skillId}`)).body.skill.mode).toBe("auto");
+    expect((await stand.app.api.get(`/api/skills/${skillId}`)).body.skill.mode).toBe("auto");
     await shot(page, "03-skill");
 
-    await page.goto(`${t.url}/dashboard/skills?q=dash`);
+    await page.goto(`${stand.app.url}/dashboard/skills?q=dash`);
     expect(await page.locator("tr[data-skill]").count()).toBe(1);
     await shot(page, "04-skills");
 
     // A run over REST shows up in the list, the detail and the charts.
-    const run = await t.api.post("/api/skills/executions", {
+    const run = await stand.app.api.post("/api/skills/executions", {
       skillName: "dash-echo",
       input: { msg: "hello from REST" },
     });
     expect(run.body.execution.status).toBe("success");
     const id = run.body.execution.id as string;
-    await page.goto(`${t.url}/dashboard/executions?skill=dash-echo`);
+    await page.goto(`${stand.app.url}/dashboard/executions?skill=dash-echo`);
     const row = page.locator(`tr[data-execution="${id}"]`);
     await expect(row.textContent()).resolves.toContain("success");
     await shot(page, "05-executions");
@@ -140,7 +111,7 @@ describe("dashboard in a browser", () => {
       "hello from REST",
     );
     await shot(page, "06-execution");
-    await page.goto(`${t.url}/dashboard`);
+    await page.goto(`${stand.app.url}/dashboard`);
     const bars = page.locator('svg[data-chart="hourly"] rect[data-status="success"]');
     expect(await bars.count()).toBe(1);
     expect(await bars.first().getAttribute("data-count")).toBe("1");
@@ -149,8 +120,8 @@ describe("dashboard in a browser", () => {
     );
 
     // A pending hybrid execution, approved from the list.
-    const key = await t.api.createKey("approver");
-    const installed = await t.api.post("/api/skills/install", {
+    const key = await stand.app.api.createKey("approver");
+    const installed = await stand.app.api.post("/api/skills/install", {
       name: "needs-ok",
       version: "1.0.0",
       schema: { input: { type: "object", properties: { v: { type: "integer" } } } },
@@ -158,70 +129,70 @@ describe("dashboard in a browser", () => {
       policy: "hybrid",
       apiKeyId: key.id,
     });
-    const skill = (await t.services.registry.snapshot()).getById(installed.body.skill.id)!;
-    const pending = await t.services.executor.requestApproval(
+    const skill = (await stand.app.services.registry.snapshot()).getById(installed.body.skill.id)!;
+    const pending = await stand.app.services.executor.requestApproval(
       skill,
       { v: 7 },
       { apiKeyId: key.id, sessionId: "s1" },
     );
-    await page.goto(`${t.url}/dashboard`);
+    await page.goto(`${stand.app.url}/dashboard`);
     await expect(page.getByRole("status").first().textContent()).resolves.toContain(
       "1 execution awaiting approval",
     );
     await shot(page, "07-overview");
-    await page.goto(`${t.url}/dashboard/executions?status=pending`);
+    await page.goto(`${stand.app.url}/dashboard/executions?status=pending`);
     await page.getByRole("button", { name: `Approve execution ${pending.id}` }).click();
     await expect(page.getByRole("status").first().textContent()).resolves.toContain(
       "ended as success",
     );
-    const after = await t.api.get(`/api/skills/executions/${pending.id}`);
+    const after = await stand.app.api.get(`/api/skills/executions/${pending.id}`);
     expect(after.body.execution).toMatchObject({ approval: "approved", status: "success" });
 
-    await page.goto(`${t.url}/dashboard/settings`);
+    await page.goto(`${stand.app.url}/dashboard/settings`);
     await shot(page, "08-settings");
 
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.waitForURL(`${t.url}/dashboard/login`);
-    await page.goto(`${t.url}/dashboard/executions`);
+    await page.waitForURL(`${stand.app.url}/dashboard/login`);
+    await page.goto(`${stand.app.url}/dashboard/executions`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
     expect(violations).toEqual([]);
     await page.context().close();
   });
 
   it("a key cannot open another key's execution page", async () => {
-    const owner = await t.api.createKey("owner");
-    const other = await t.api.createKey("other");
-    await t.api.post("/api/skills/install", {
+    const owner = await stand.app.api.createKey("owner");
+    const other = await stand.app.api.createKey("other");
+    await stand.app.api.post("/api/skills/install", {
       name: "mine",
       version: "1.0.0",
       handlerCode: "echo-handler",
       apiKeyId: owner.id,
     });
-    const run = await t.api.as(owner.key).post("/api/skills/executions", {
+    const run = await stand.app.api.as(owner.key).post("/api/skills/executions", {
       skillName: "mine",
       input: { a: 1 },
     });
     const id = run.body.execution.id as string;
 
     const asOwner = await signIn(owner.key);
-    const ok = await asOwner.goto(`${t.url}/dashboard/executions/${id}`);
+    const ok = await asOwner.goto(`${stand.app.url}/dashboard/executions/${id}`);
     expect(ok?.status()).toBe(200);
     await asOwner.context().close();
 
     const page = await signIn(other.key);
-    const res = await page.goto(`${t.url}/dashboard/executions/${id}`);
+    const res = await page.goto(`${stand.app.url}/dashboard/executions/${id}`);
     expect(res?.status()).toBe(404);
-    await page.goto(`${t.url}/dashboard/executions`);
+    await page.goto(`${stand.app.url}/dashboard/executions`);
     expect(await page.locator(`tr[data-execution="${id}"]`).count()).toBe(0);
     await page.context().close();
   });
 
   it("shows a key's limits and usage, and edits its overrides and the defaults", async () => {
-    await t.api.put("/api/settings", { defaultLimits: { executionsPerMinute: 60 } });
-    const key = await t.api.createKey("limited");
-    await t.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 120 });
+    await stand.app.api.put("/api/settings", { defaultLimits: { executionsPerMinute: 60 } });
+    const key = await stand.app.api.createKey("limited");
+    await stand.app.api.put(`/api/keys/${key.id}/limits`, { dailySandboxSeconds: 120 });
     const page = await signIn(MGMT_TOKEN);
-    await page.goto(`${t.url}/dashboard/settings`);
+    await page.goto(`${stand.app.url}/dashboard/settings`);
     await expect(page.locator('[data-default="executionsPerMinute"]').textContent()).resolves.toBe(
       "60",
     );
@@ -247,10 +218,10 @@ describe("dashboard in a browser", () => {
     );
     await expect(effective("executionsPerMinute")).resolves.toBe("9");
     await expect(source("dailySandboxSeconds")).resolves.toBe("default");
-    const rest = (await t.api.get(`/api/keys/${key.id}`)).body.limits;
+    const rest = (await stand.app.api.get(`/api/keys/${key.id}`)).body.limits;
     expect(rest.overrides).toEqual({ executionsPerMinute: 9 });
 
-    await page.goto(`${t.url}/dashboard/settings`);
+    await page.goto(`${stand.app.url}/dashboard/settings`);
     const defaults = page.getByRole("form", { name: "Default limits" });
     await defaults.getByLabel("Concurrent sandbox runs").fill("x");
     await defaults.getByRole("button", { name: "Save default limits" }).click();
@@ -264,7 +235,7 @@ describe("dashboard in a browser", () => {
     await expect(page.getByRole("status").first().textContent()).resolves.toContain(
       "Default limits saved.",
     );
-    expect((await t.api.get("/api/settings")).body.settings.defaultLimits).toEqual({
+    expect((await stand.app.api.get("/api/settings")).body.settings.defaultLimits).toEqual({
       executionsPerMinute: 60,
       concurrentSandboxRuns: 4,
       dailySandboxSeconds: null,
@@ -274,21 +245,21 @@ describe("dashboard in a browser", () => {
 
   it("refuses a form without the session's CSRF token", async () => {
     const page = await signIn(MGMT_TOKEN);
-    const before = (await t.api.get("/api/settings")).body.settings.skillsEnabled;
+    const before = (await stand.app.api.get("/api/settings")).body.settings.skillsEnabled;
     expect(before).toBe(true);
-    const noToken = await page.request.post(`${t.url}/dashboard/settings`, {
+    const noToken = await page.request.post(`${stand.app.url}/dashboard/settings`, {
       form: { activeProvider: "skillssh" },
-      headers: { origin: t.url },
+      headers: { origin: stand.app.url },
       maxRedirects: 0,
     });
     expect(noToken.status()).toBe(403);
-    const wrongToken = await page.request.post(`${t.url}/dashboard/settings`, {
+    const wrongToken = await page.request.post(`${stand.app.url}/dashboard/settings`, {
       form: { activeProvider: "skillssh", _csrf: "forged" },
-      headers: { origin: t.url },
+      headers: { origin: stand.app.url },
       maxRedirects: 0,
     });
     expect(wrongToken.status()).toBe(403);
-    const settings = (await t.api.get("/api/settings")).body.settings;
+    const settings = (await stand.app.api.get("/api/settings")).body.settings;
     expect(settings).toMatchObject({ skillsEnabled: true, activeProvider: "skillsmp" });
     await page.context().close();
   });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { keyWithEchoSkill } from "../support/mcp-stand.js";
 
 const run = promisify(execFile);
 const CLI = join(
@@ -24,16 +25,7 @@ let home: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  key = await t.api.createKey("inspector");
-  const res = await t.api.post("/api/skills/install", {
-    name: "echoInspector",
-    version: "1.0.0",
-    description: "Echoes its input",
-    handlerCode: "echo-handler",
-    apiKeyId: key.id,
-    schema: { input: { text: "string" } },
-  });
-  expect(res.status).toBe(201);
+  key = await keyWithEchoSkill(t, "inspector", "echoInspector");
   home = mkdtempSync(join(tmpdir(), "skillgate-inspector-home-"));
 });
 afterAll(async () => {

@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { callTool, connectMcp, MCP_VERSION, mcpHeaders } from "../support/mcp.js";
+import { keyWithEchoSkill } from "../support/mcp-stand.js";
 
 const MODERN = "2026-07-28";
 
@@ -50,16 +51,7 @@ function modern(
 
 beforeAll(async () => {
   t = await startTestApp();
-  key = await t.api.createKey("mcp-modern");
-  const res = await t.api.post("/api/skills/install", {
-    name: "echoModern",
-    version: "1.0.0",
-    description: "Echoes its input",
-    handlerCode: "echo-handler",
-    apiKeyId: key.id,
-    schema: { input: { text: "string" } },
-  });
-  expect(res.status).toBe(201);
+  key = await keyWithEchoSkill(t, "mcp-modern", "echoModern");
   legacy = await connectMcp(t.url, key.key);
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { connectMcp, initializeMessage, MCP_VERSION, mcpHeaders } from "../support/mcp.js";
+import { keyWithEchoSkill } from "../support/mcp-stand.js";
 
 let t: TestApp;
 let key: { key: string; id: string };
@@ -59,16 +60,7 @@ function rawPost(
 
 beforeAll(async () => {
   t = await startTestApp({ env: { MCP_ALLOWED_ORIGINS: "https://inspector.example.com" } });
-  key = await t.api.createKey("mcp-rules");
-  const res = await t.api.post("/api/skills/install", {
-    name: "echoRules",
-    version: "1.0.0",
-    description: "Echoes its input",
-    handlerCode: "echo-handler",
-    apiKeyId: key.id,
-    schema: { input: { text: "string" } },
-  });
-  expect(res.status).toBe(201);
+  key = await keyWithEchoSkill(t, "mcp-rules", "echoRules");
   client = await connectMcp(t.url, key.key);
 });
 afterAll(async () => {

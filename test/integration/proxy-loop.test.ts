@@ -13,6 +13,7 @@ import {
   FORMATS,
   type Format,
   formatOf,
+  rateLimitBody,
   textTurn,
   toolResults,
   toolTurn,
@@ -154,20 +155,7 @@ describe.each(FORMATS)("%s", (format: Format) => {
 
   it("an upstream 429 reaches the SDK as its own rate-limit error, Retry-After kept", async () => {
     s.script((req) => {
-      const f = formatOf(req.url.split("?")[0]!);
-      const body =
-        f === "anthropic"
-          ? { type: "error", error: { type: "rate_limit_error", message: "slow down" } }
-          : f === "gemini"
-            ? { error: { code: 429, message: "slow down", status: "RESOURCE_EXHAUSTED" } }
-            : {
-                error: {
-                  message: "slow down",
-                  type: "requests",
-                  param: null,
-                  code: "rate_limit_exceeded",
-                },
-              };
+      const body = rateLimitBody(formatOf(req.url.split("?")[0]!), "slow down");
       return { kind: "json", status: 429, body, headers: { "retry-after": "7" } };
     });
     const err = await ask(format, s.app.url, s.key.key, "hi").catch((e: unknown) => e);

@@ -13,6 +13,7 @@ import {
   FORMATS,
   type Format,
   formatOf,
+  rateLimitBody,
   textTurn,
   toolResults,
   toolTurn,
@@ -95,20 +96,7 @@ describe.each(FORMATS)("%s", (format: Format) => {
 
   it("an upstream 429 before the stream starts raises the SDK's own error", async () => {
     s.script((req) => {
-      const f = formatOf(req.url.split("?")[0]!);
-      const body =
-        f === "anthropic"
-          ? { type: "error", error: { type: "rate_limit_error", message: "slow" } }
-          : f === "gemini"
-            ? { error: { code: 429, message: "slow", status: "RESOURCE_EXHAUSTED" } }
-            : {
-                error: {
-                  message: "slow",
-                  type: "requests",
-                  param: null,
-                  code: "rate_limit_exceeded",
-                },
-              };
+      const body = rateLimitBody(formatOf(req.url.split("?")[0]!), "slow");
       return { kind: "json", status: 429, body, headers: { "retry-after": "3" } };
     });
     const err = await askStream(format, s.app.url, s.key.key, "hi").catch((e: unknown) => e);

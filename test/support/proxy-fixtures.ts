@@ -194,3 +194,16 @@ export function declaredTools(format: Format, body: Obj): string[] {
     return objs(body.tools).flatMap((t) => objs(t.functionDeclarations).map((d) => String(d.name)));
   return objs(body.tools).map((t) => String(isObj(t.function) ? t.function.name : t.name));
 }
+
+/**
+ * The 429 error body each provider sends when a caller is rate-limited, in the shape its official
+ * SDK parses into its rate-limit error: Anthropic `rate_limit_error`, Gemini
+ * `RESOURCE_EXHAUSTED`, OpenAI `rate_limit_exceeded` (each provider's error documentation).
+ */
+export function rateLimitBody(format: Format, message: string): Obj {
+  return format === "anthropic"
+    ? { type: "error", error: { type: "rate_limit_error", message } }
+    : format === "gemini"
+      ? { error: { code: 429, message, status: "RESOURCE_EXHAUSTED" } }
+      : { error: { message, type: "requests", param: null, code: "rate_limit_exceeded" } };
+}

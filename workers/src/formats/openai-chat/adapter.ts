@@ -14,19 +14,15 @@
  * the call, so the replayed assistant message and the `tool` messages agree.
  */
 import type { JsonSchema } from "../../skills/types.js";
+import {
+  functionCallOf,
+  OPENAI_CONTEXT_ROLES,
+  openaiCallIds,
+  openaiToolBasics,
+} from "../openai-common.js";
 import { chatToolContent, mcpContentOf } from "../tool-content.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
-import {
-  asArray,
-  contentText,
-  idSeed,
-  isObject,
-  outcomeText,
-  parseArguments,
-  relaxOpenAiToolChoice,
-  uniqueCallIds,
-  withAppended,
-} from "../wire.js";
+import { asArray, contentText, isObject, outcomeText, withAppended } from "../wire.js";
 
 /** A function tool as Chat Completions declares it (`ChatCompletionFunctionTool`). */
 export interface ChatFunctionTool {
@@ -45,7 +41,6 @@ export interface ChatToolMessage {
 }
 
 const TEXT_PARTS = new Set(["text"]);
-const CONTEXT_ROLES = new Set(["system", "developer", "user", "assistant"]);
 
 /** Tool declaration for one spec; a tool without parameters gets an empty object schema. */
 export function chatTool(spec: ToolSpec): ChatFunctionTool {
@@ -84,25 +79,11 @@ function rawCalls(response: JsonObject): JsonObject[] {
   return asArray(firstMessage(response)?.tool_calls).filter(isObject);
 }
 
-function callIds(response: JsonObject, raw: readonly JsonObject[]): string[] {
-  return uniqueCallIds(
-    raw.map((tc) => tc.id),
-    "call_",
-    () => idSeed(response, raw),
-  );
-}
-
 function toCall(tc: JsonObject, callId: string, index: number): ExtractedCall {
   const base = { callId, providerId: typeof tc.id === "string" ? tc.id : undefined, index };
   const fn = tc.function;
   if (tc.type !== "custom" && isObject(fn) && typeof fn.name === "string") {
-    const parsed = parseArguments(fn.arguments);
-    return {
-      ...base,
-      name: fn.name,
-      input: parsed.input,
-      ...(parsed.error ? { inputError: parsed.error } : {}),
-    };
+    return functionCallOf(base, fn.name, fn.arguments);
   }
   // A custom tool call (free-form input), a function call without a name, or a kind of call this
   // module does not know: never ours, reported as the client's.
@@ -117,7 +98,7 @@ function toCall(tc: JsonObject, callId: string, index: number): ExtractedCall {
 
 function extractCalls(response: JsonObject): ExtractedCall[] {
   const raw = rawCalls(response);
-  const ids = callIds(response, raw);
+  const ids = openaiCallIds(response, raw, "id");
   return raw.map((tc, i) => toCall(tc, ids[i]!, i));
 }
 
@@ -128,7 +109,7 @@ function extractCalls(response: JsonObject): ExtractedCall[] {
  */
 function withCallIds(response: JsonObject): JsonObject {
   const raw = rawCalls(response);
-  const ids = callIds(response, raw);
+  const ids = openaiCallIds(response, raw, "id");
   if (raw.every((tc, i) => tc.id === ids[i])) return response;
   const message = firstMessage(response)!;
   let next = 0;
@@ -162,21 +143,16 @@ function replayTurn(response: JsonObject): JsonObject[] {
 export const openaiChatTools: ToolAdapter = {
   format: "openai-chat",
   responseFields: ["choices"],
-  provider: "openai",
-  schemaDialect: "json-schema",
+  ...openaiToolBasics,
   contextText(request) {
     const parts: string[] = [];
     for (const m of asArray(request.messages)) {
-      if (!isObject(m) || !CONTEXT_ROLES.has(String(m.role))) continue;
+      if (!isObject(m) || !OPENAI_CONTEXT_ROLES.has(String(m.role))) continue;
       const text = contentText(m.content, TEXT_PARTS);
       if (text) parts.push(text);
     }
     return parts.join("\n");
   },
-  toolsDisabled(request) {
-    return request.tool_choice === "none";
-  },
-  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {

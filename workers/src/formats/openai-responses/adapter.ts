@@ -11,23 +11,18 @@
  */
 import type { JsonSchema } from "../../skills/types.js";
 import {
+  functionCallOf,
+  OPENAI_CONTEXT_ROLES,
+  openaiCallIds,
+  openaiToolBasics,
+} from "../openai-common.js";
+import {
   mcpContentOf,
   type ResponsesToolOutputItem,
   responsesToolOutput,
 } from "../tool-content.js";
 import type { CallOutcome, ExtractedCall, JsonObject, ToolAdapter, ToolSpec } from "../types.js";
-import {
-  asArray,
-  contentText,
-  idSeed,
-  isObject,
-  outcomeText,
-  parseArguments,
-  relaxOpenAiToolChoice,
-  safeIdPart,
-  uniqueCallIds,
-  withAppended,
-} from "../wire.js";
+import { asArray, contentText, isObject, outcomeText, safeIdPart, withAppended } from "../wire.js";
 
 /** A function tool as the Responses API declares it (`FunctionTool`). */
 export interface ResponsesFunctionTool {
@@ -56,7 +51,6 @@ export interface ResponsesFunctionCallOutputItem extends ResponsesFunctionCallOu
 }
 
 const TEXT_PARTS = new Set(["input_text", "output_text", "text"]);
-const CONTEXT_ROLES = new Set(["system", "developer", "user", "assistant"]);
 
 /** Tool declaration for one spec. */
 export function responsesTool(spec: ToolSpec): ResponsesFunctionTool {
@@ -104,14 +98,6 @@ export function isResponsesCallItem(item: unknown): item is JsonObject {
   );
 }
 
-function callIds(response: JsonObject, items: readonly JsonObject[]): string[] {
-  return uniqueCallIds(
-    items.map((item) => item.call_id),
-    "call_",
-    () => idSeed(response, items),
-  );
-}
-
 function toCall(item: JsonObject, callId: string, index: number): ExtractedCall {
   const base = {
     callId,
@@ -120,20 +106,14 @@ function toCall(item: JsonObject, callId: string, index: number): ExtractedCall 
   };
   const name = typeof item.name === "string" ? item.name : "";
   if (item.type === "function_call" && name !== "") {
-    const parsed = parseArguments(item.arguments);
-    return {
-      ...base,
-      name,
-      input: parsed.input,
-      ...(parsed.error ? { inputError: parsed.error } : {}),
-    };
+    return functionCallOf(base, name, item.arguments);
   }
   return { ...base, name, input: item.input ?? item.action ?? null, clientOnly: true };
 }
 
 function extractCalls(response: JsonObject): ExtractedCall[] {
   const items = asArray(response.output).filter(isResponsesCallItem);
-  const ids = callIds(response, items);
+  const ids = openaiCallIds(response, items, "call_id");
   return items.map((item, i) => toCall(item, ids[i]!, i));
 }
 
@@ -160,7 +140,7 @@ function outputItemId(callId: string, taken: Set<string>): string {
 function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObject {
   if (!Array.isArray(response.output)) return response;
   const items = response.output.filter(isResponsesCallItem);
-  const ids = callIds(response, items);
+  const ids = openaiCallIds(response, items, "call_id");
   const renamed = items.some((item, i) => item.call_id !== ids[i]);
   if (!renamed && outcomes.length === 0) return response;
   const byIndex = new Map(outcomes.map((o) => [o.call.index, o]));
@@ -195,25 +175,20 @@ function splice(response: JsonObject, outcomes: readonly CallOutcome[]): JsonObj
 export const openaiResponsesTools: ToolAdapter = {
   format: "openai-responses",
   responseFields: ["output"],
-  provider: "openai",
-  schemaDialect: "json-schema",
+  ...openaiToolBasics,
   contextText(request) {
     const parts: string[] = [];
     if (typeof request.instructions === "string" && request.instructions)
       parts.push(request.instructions);
     if (typeof request.input === "string") parts.push(request.input);
     for (const item of asArray(request.input)) {
-      if (!isObject(item) || !CONTEXT_ROLES.has(String(item.role))) continue;
+      if (!isObject(item) || !OPENAI_CONTEXT_ROLES.has(String(item.role))) continue;
       if (item.type !== undefined && item.type !== "message") continue;
       const text = contentText(item.content, TEXT_PARTS);
       if (text) parts.push(text);
     }
     return parts.join("\n");
   },
-  toolsDisabled(request) {
-    return request.tool_choice === "none";
-  },
-  relaxToolChoice: relaxOpenAiToolChoice,
   clientToolNames(request) {
     const names = new Set<string>();
     for (const t of asArray(request.tools)) {
