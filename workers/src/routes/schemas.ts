@@ -4,6 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CATALOG_IDS } from "../services/catalogs.js";
+import type { Execution, Skill } from "../skills/types.js";
 
 /** Error envelope `{ error: { code, message, details? } }`. */
 export const ErrorSchema = z
@@ -93,7 +94,7 @@ export const SkillSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .openapi("Skill");
+  .openapi("Skill") satisfies z.ZodType<Skill>;
 
 /** One attempt of an execution (docs/execution.md#auto-upgrade). */
 export const AttemptRecordSchema = z
@@ -180,7 +181,7 @@ export const ExecutionSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .openapi("Execution");
+  .openapi("Execution") satisfies z.ZodType<Execution>;
 
 /** Pagination query (docs/api.md#pagination): `page` from 1, `limit` default 50, capped at 200. */
 export const PaginationQuery = z.object({
