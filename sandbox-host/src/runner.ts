@@ -355,6 +355,12 @@ export class Runner {
       const programMs = performance.now() - started;
       const durationMs = Math.round(programMs);
       this.metrics.observeContainerPhase("program", programMs);
+      const firstByteAt = Math.min(
+        container.stdout.firstByteAt ?? Number.POSITIVE_INFINITY,
+        container.stderr.firstByteAt ?? Number.POSITIVE_INFINITY,
+      );
+      if (Number.isFinite(firstByteAt))
+        this.metrics.observeContainerPhase("output", Math.max(0, firstByteAt - started));
       clearTimeout(limitTimer);
       clearTimeout(graceTimer);
       clearTimeout(slackTimer);
