@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import {
   MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxLanguage,
   type SandboxRunRequest,
   type SandboxRunResult,
 } from "@skillgate/sandbox-protocol";
@@ -324,7 +325,8 @@ export class Runner {
       try {
         await timed(this.metrics, "handover", announce);
       } catch (err) {
-        await this.dispose(container);
+        if (pooled) this.disposeLater(container, plan.language);
+        else await this.dispose(container);
         throw err;
       }
     }
@@ -393,18 +395,33 @@ export class Runner {
       };
     } finally {
       clearTimeout(graceTimer);
-      // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
-      // exit code, OOM flag and output are already read, and the slot stays owned until the
-      // container is gone, so the sweep spares it and shutdown waits for it.
-      if (pooled) this.disposeLater(container);
+      // A pooled run's answer does not wait for the removal (20–80 ms of engine work) nor for
+      // its replacement's create and start: its exit code, OOM flag and output are already read,
+      // and the slot stays owned until the container is gone, so the sweep spares it and shutdown
+      // waits for it.
+      if (pooled) this.disposeLater(container, plan.language);
       else await this.dispose(container);
     }
   }
 
-  /** Removes a container in the background; {@link killAll} waits for such removals. */
-  private disposeLater(container: SandboxContainer): void {
-    const removal = this.dispose(container).finally(() => this.removals.delete(removal));
+  /**
+   * Removes a pooled container, and has the pool replace it, after the current turn of the event
+   * loop, so the run's answer is written first; the removal is tracked from now on, and
+   * {@link killAll} (shutdown) waits for it. Docs: docs/sandbox.md#concurrency-queue-and-warm-pool.
+   */
+  private disposeLater(container: SandboxContainer, language: SandboxLanguage): void {
+    const removal = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        this.deps.pool.replenish(language);
+        return this.dispose(container);
+      })
+      .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+  }
+
+  /** Removals of pooled containers that ran a program and are not yet confirmed gone. */
+  get pendingRemovals(): number {
+    return this.removals.size;
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
