@@ -405,18 +405,15 @@ export class Runner {
   }
 
   /**
-   * Removes a pooled container, and has the pool replace it, after the current turn of the event
-   * loop, so the run's answer is written first; the removal is tracked from now on, and
-   * {@link killAll} (shutdown) waits for it. Docs: docs/sandbox.md#concurrency-queue-and-warm-pool.
+   * Removes a pooled container in the background ({@link killAll}, so shutdown, waits for it), and
+   * has the pool replace it after the current turn of the event loop, so the run's answer is
+   * written before the engine gets the replacement's create.
+   * Docs: docs/sandbox.md#concurrency-queue-and-warm-pool.
    */
   private disposeLater(container: SandboxContainer, language: SandboxLanguage): void {
-    const removal = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => {
-        this.deps.pool.replenish(language);
-        return this.dispose(container);
-      })
-      .finally(() => this.removals.delete(removal));
+    const removal = this.dispose(container).finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+    setImmediate(() => this.deps.pool.replenish(language));
   }
 
   /** Removals of pooled containers that ran a program and are not yet confirmed gone. */
