@@ -13,6 +13,11 @@ import { EngineError } from "../../sandbox-host/src/docker-client.js";
 import { HostError } from "../../sandbox-host/src/errors.js";
 import { ImageStore } from "../../sandbox-host/src/images.js";
 import { Limiter } from "../../sandbox-host/src/limiter.js";
+import {
+  type ContainerPhase,
+  type HostMetrics,
+  noopHostMetrics,
+} from "../../sandbox-host/src/metrics.js";
 import { WarmPool } from "../../sandbox-host/src/pool.js";
 import { Runner } from "../../sandbox-host/src/runner.js";
 import { type Program, StandInEngine } from "../support/stand-in-engine.js";
@@ -331,5 +336,26 @@ describe("warm pool against a stand-in engine", () => {
     await runner.killAll(true);
     await pool.close();
     expect(engine.containers.size).toBe(0);
+  });
+
+  it("times a run's first output apart from its exit, and reports no first output for a silent run", async () => {
+    const { engine, config, owned, pool, images } = setup();
+    const seen: ContainerPhase[] = [];
+    const metrics: HostMetrics = {
+      ...noopHostMetrics,
+      observeContainerPhase: (phase) => void seen.push(phase),
+    };
+    const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
+    const runner = new Runner({ docker: engine, config, images, limiter, pool, owned, metrics });
+    await runner.run(python());
+    expect(seen).toEqual(expect.arrayContaining(["program", "output", "inspect", "remove"]));
+    seen.length = 0;
+    engine.program = async (io) => {
+      await io.stdin;
+      io.exit(0);
+    };
+    await runner.run(python());
+    expect(seen).toContain("program");
+    expect(seen).not.toContain("output");
   });
 });
