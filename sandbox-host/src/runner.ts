@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import {
   MAX_SANDBOX_TIMEOUT_MS,
+  type SandboxLanguage,
   type SandboxRunRequest,
   type SandboxRunResult,
 } from "@skillgate/sandbox-protocol";
@@ -324,7 +325,8 @@ export class Runner {
       try {
         await timed(this.metrics, "handover", announce);
       } catch (err) {
-        await this.dispose(container);
+        if (pooled) this.disposeLater(container, plan.language);
+        else await this.dispose(container);
         throw err;
       }
     }
@@ -355,6 +357,12 @@ export class Runner {
       const programMs = performance.now() - started;
       const durationMs = Math.round(programMs);
       this.metrics.observeContainerPhase("program", programMs);
+      const firstByteAt = Math.min(
+        container.stdout.firstByteAt ?? Number.POSITIVE_INFINITY,
+        container.stderr.firstByteAt ?? Number.POSITIVE_INFINITY,
+      );
+      if (Number.isFinite(firstByteAt))
+        this.metrics.observeContainerPhase("output", Math.max(0, firstByteAt - started));
       clearTimeout(limitTimer);
       clearTimeout(graceTimer);
       clearTimeout(slackTimer);
@@ -387,18 +395,30 @@ export class Runner {
       };
     } finally {
       clearTimeout(graceTimer);
-      // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
-      // exit code, OOM flag and output are already read, and the slot stays owned until the
-      // container is gone, so the sweep spares it and shutdown waits for it.
-      if (pooled) this.disposeLater(container);
+      // A pooled run's answer does not wait for the removal (20–80 ms of engine work) nor for
+      // its replacement's create and start: its exit code, OOM flag and output are already read,
+      // and the slot stays owned until the container is gone, so the sweep spares it and shutdown
+      // waits for it.
+      if (pooled) this.disposeLater(container, plan.language);
       else await this.dispose(container);
     }
   }
 
-  /** Removes a container in the background; {@link killAll} waits for such removals. */
-  private disposeLater(container: SandboxContainer): void {
+  /**
+   * Removes a pooled container in the background ({@link killAll}, so shutdown, waits for it), and
+   * has the pool replace it after the current turn of the event loop, so the run's answer is
+   * written before the engine gets the replacement's create.
+   * Docs: docs/sandbox.md#concurrency-queue-and-warm-pool.
+   */
+  private disposeLater(container: SandboxContainer, language: SandboxLanguage): void {
     const removal = this.dispose(container).finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+    setImmediate(() => this.deps.pool.replenish(language));
+  }
+
+  /** Removals of pooled containers that ran a program and are not yet confirmed gone. */
+  get pendingRemovals(): number {
+    return this.removals.size;
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */
