@@ -6,7 +6,8 @@
  * page beside a bare `docker run` of the browser image (bench/browser.ts).
  * Uses the local images (`npm run sandbox:images`). Run: `npx tsx bench/sandbox.ts`.
  * Environment: BENCH_SANDBOX_ROUNDS (default 15), BENCH_SANDBOX_CONCURRENT_RUNS (default 48),
- * BENCH_BROWSER_ROUNDS (default 5).
+ * BENCH_BROWSER_ROUNDS (default 5); BENCH_SANDBOX_ONLY=runtimes (run directly) measures only the
+ * per-runtime comparison and its breakdown of a pooled run.
  */
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
@@ -132,8 +133,17 @@ export interface RuntimeBenchResult {
   runtime: "runc" | "runsc";
   medianMs: { bareDockerRun: number; hostPoolOff: number; hostPoolOn: number };
   ratio: { poolOffVsBare: number; poolOnVsBare: number };
-  /** Median ms of each container step of the pool-on runs (metrics.ts `ContainerPhase`). */
+  /**
+   * Median ms of each container step of the pool-on runs (metrics.ts `ContainerPhase`): those on
+   * the request path (handover, program, output, drain, inspect), and those the host does after
+   * the answer (remove, and the replacement's create and start).
+   */
   poolOnPhasesMs: Partial<Record<ContainerPhase, number>>;
+  /**
+   * Median ms of a pool-on run outside its container steps: the signed HTTP exchange, the
+   * streamed start acknowledgement, planning, the slot and the pool take.
+   */
+  poolOnRestMs: number;
   poolHitRate: number;
 }
 
@@ -143,19 +153,27 @@ async function engineHas(runtime: string): Promise<boolean> {
   return (await DockerodeClient.connect().runtimes()).includes(runtime);
 }
 
+/** Steps of a pooled run that lie on its request path, in the order they happen. */
+const REQUEST_PATH_PHASES = ["handover", "program", "drain", "inspect"] as const;
+
 /**
- * Bare `docker run`, pool off and pool on for one runtime, interleaved, with the pool-on runs'
- * step breakdown (create and start of pooled containers happen before the run and are left out).
+ * Bare `docker run`, pool off and pool on for one runtime, interleaved (one of each per round),
+ * with the pool-on runs' step breakdown. Before each pool-on run the bench waits, untimed, until
+ * the pool is full again, so every pool-on run is served warm and its time holds no wait for the
+ * pool; the steps the host does after the answer (remove, the replacement's create and start)
+ * are reported apart.
  */
 async function runtimeLeg(runtime: "runc" | "runsc", rounds: number): Promise<RuntimeBenchResult> {
   const phases: Partial<Record<ContainerPhase, number[]>> = {};
-  let recording = false;
+  let current: Partial<Record<ContainerPhase, number>> | undefined;
   const metrics: HostMetrics = {
     ...noopHostMetrics,
     observeContainerPhase(phase, ms) {
-      if (!recording) return;
-      phases[phase] ??= [];
-      phases[phase].push(ms);
+      if (current) current[phase] = (current[phase] ?? 0) + ms;
+      else if (phase === "remove" || phase === "create" || phase === "start") {
+        phases[phase] ??= [];
+        phases[phase].push(ms);
+      }
     },
   };
   const off = await startHost(`${runtime}-off`, {
@@ -175,34 +193,44 @@ async function runtimeLeg(runtime: "runc" | "runsc", rounds: number): Promise<Ru
     await hostRun(off.client);
     await hostRun(on.client);
     const hits = { hits: 0, total: 0 };
-    const samples = await interleave(
-      {
-        bare: () => bareRun(args),
-        off: () => hostRun(off.client),
-        on: async () => {
-          await waitForPool(on.host, image, 2);
-          recording = true;
-          try {
-            await hostRun(on.client, hits);
-          } finally {
-            recording = false;
-          }
-        },
-      },
-      rounds,
-      1,
-    );
-    const bare = median(samples.bare!);
-    const poolOff = median(samples.off!);
-    const poolOn = median(samples.on!);
+    const samples: { bare: number[]; off: number[]; on: number[] } = { bare: [], off: [], on: [] };
+    const rest: number[] = [];
+    const timedRun = async (run: () => Promise<void>): Promise<number> => {
+      const t0 = performance.now();
+      await run();
+      return performance.now() - t0;
+    };
+    for (let r = 0; r < rounds; r++) {
+      samples.bare.push(await timedRun(() => bareRun(args)));
+      samples.off.push(await timedRun(() => hostRun(off.client)));
+      await waitForPool(on.host, image, 2);
+      const steps: Partial<Record<ContainerPhase, number>> = {};
+      current = steps;
+      let total: number;
+      try {
+        total = await timedRun(() => hostRun(on.client, hits));
+      } finally {
+        current = undefined;
+      }
+      samples.on.push(total);
+      for (const [phase, ms] of Object.entries(steps) as [ContainerPhase, number][]) {
+        phases[phase] ??= [];
+        phases[phase].push(ms);
+      }
+      rest.push(total - REQUEST_PATH_PHASES.reduce((sum, phase) => sum + (steps[phase] ?? 0), 0));
+    }
+    const bare = median(samples.bare);
+    const poolOff = median(samples.off);
+    const poolOn = median(samples.on);
     const poolOnPhasesMs: Partial<Record<ContainerPhase, number>> = {};
     for (const [phase, list] of Object.entries(phases) as [ContainerPhase, number[]][])
-      if (phase !== "create" && phase !== "start") poolOnPhasesMs[phase] = median(list);
+      poolOnPhasesMs[phase] = median(list);
     return {
       runtime,
       medianMs: { bareDockerRun: bare, hostPoolOff: poolOff, hostPoolOn: poolOn },
       ratio: { poolOffVsBare: poolOff / bare, poolOnVsBare: poolOn / bare },
       poolOnPhasesMs,
+      poolOnRestMs: median(rest),
       poolHitRate: hits.total ? hits.hits / hits.total : 0,
     };
   } finally {
@@ -212,15 +240,17 @@ async function runtimeLeg(runtime: "runc" | "runsc", rounds: number): Promise<Ru
 
 /**
  * The per-runtime comparison: runc, and runsc (gVisor) when the engine has it, printed side by
- * side. Output: one result per runtime measured.
+ * side with the breakdown of a pooled run. Output: one result per runtime measured.
  */
 export async function runRuntimeBench(rounds: number): Promise<RuntimeBenchResult[]> {
   const runtimes: Array<"runc" | "runsc"> = ["runc"];
   if (await engineHas("runsc")) runtimes.push("runsc");
   const results: RuntimeBenchResult[] = [];
   for (const runtime of runtimes) results.push(await runtimeLeg(runtime, rounds));
+  const load = (await import("node:os")).loadavg().map((l) => l.toFixed(2));
   console.log(
-    `\nSandbox per runtime: python print(6*7), ${rounds} interleaved rounds (median wall time)`,
+    `\nSandbox per runtime: python print(6*7), ${rounds} interleaved rounds (median wall time), ` +
+      `load average ${load.join(" ")}`,
   );
   row("", ...results.map((r) => r.runtime));
   row(
@@ -235,13 +265,19 @@ export async function runRuntimeBench(rounds: number): Promise<RuntimeBenchResul
     ...results.map((r) => `${r.ratio.poolOnVsBare.toFixed(2)}x`),
   );
   row("pool hits", ...results.map((r) => `${(r.poolHitRate * 100).toFixed(0)}%`));
-  for (const phase of ["handover", "program", "drain", "inspect", "remove"] as const)
-    row(
-      `  pool on: ${phase}`,
-      ...results.map((r) =>
-        r.poolOnPhasesMs[phase] === undefined ? "-" : fmt(r.poolOnPhasesMs[phase]!),
-      ),
-    );
+  const cell = (r: RuntimeBenchResult, phase: ContainerPhase) =>
+    r.poolOnPhasesMs[phase] === undefined ? "-" : fmt(r.poolOnPhasesMs[phase]!);
+  console.log("  a pooled run, on the request path (medians of each step):");
+  row("  HTTP, signing, start ack, take", ...results.map((r) => fmt(r.poolOnRestMs)));
+  row("  handover (ack out → program sent)", ...results.map((r) => cell(r, "handover")));
+  row("  program: sent → first output", ...results.map((r) => cell(r, "output")));
+  row("  program: sent → exit reported", ...results.map((r) => cell(r, "program")));
+  row("  drain (exit → output stream end)", ...results.map((r) => cell(r, "drain")));
+  row("  inspect (exit code, OOM flag)", ...results.map((r) => cell(r, "inspect")));
+  console.log("  after the answer (off the request path):");
+  row("  remove", ...results.map((r) => cell(r, "remove")));
+  row("  replacement: create + attach", ...results.map((r) => cell(r, "create")));
+  row("  replacement: start", ...results.map((r) => cell(r, "start")));
   if (runtimes.length === 1) row("runsc", "not registered with the engine: not measured");
   return results;
 }
@@ -279,8 +315,8 @@ async function throughput(
  * @returns medians, ratios, pool hit rate and throughput.
  */
 export async function runSandboxBench(
-  rounds = 15,
-  concurrentRuns = 48,
+  rounds = Number(process.env.BENCH_SANDBOX_ROUNDS ?? 15),
+  concurrentRuns = Number(process.env.BENCH_SANDBOX_CONCURRENT_RUNS ?? 48),
 ): Promise<SandboxBenchResult> {
   const page = await startBenchPage();
   const off = await startHost("off", {
@@ -415,7 +451,11 @@ export async function runSandboxBench(
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rounds = Number(process.env.BENCH_SANDBOX_ROUNDS ?? 15);
   const runs = Number(process.env.BENCH_SANDBOX_CONCURRENT_RUNS ?? 48);
-  runSandboxBench(rounds, runs).catch((err) => {
+  const work =
+    process.env.BENCH_SANDBOX_ONLY === "runtimes"
+      ? runRuntimeBench(rounds)
+      : runSandboxBench(rounds, runs);
+  work.catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -6,13 +6,16 @@
  * that calls each ground-truth tool: directly when it was offered, otherwise after finding it
  * with a search (the tools service's `noteSearchFound`, the call `skill_search` makes). The other
  * questions are then measured, before and after the traffic: the share whose every tool is
- * offered directly (among the injected), recall@1 of one-tool questions, and the tools an
- * off-topic question gets.
+ * offered directly (among the injected), the share found within two model rounds when the model
+ * searches for what it was not offered (the scripted model of selection-search.ts, through the
+ * same endpoints with a session id), recall@1 of one-tool questions, and the tools an off-topic
+ * question gets.
  */
 import type { JsonObject } from "../workers/src/formats/types.js";
 import { learningFeatures } from "../workers/src/skills/learning/features.js";
 import type { Skill } from "../workers/src/skills/types.js";
 import { type BenchApi, startBenchApi } from "./api.js";
+import { searchCall } from "./selection-search.js";
 
 /** A selection set (see selection.ts). */
 interface LearningSet {
@@ -26,6 +29,8 @@ export const MAX_TRAFFIC = 1_000;
 /** Figures of one measurement of the held-out questions. */
 export interface HeldOutFigures {
   offered: number;
+  /** Share whose every tool is offered directly or after one `skill_search` (two rounds). */
+  withSearch: number;
   recall1: number;
   offTopicTools: number;
 }
@@ -109,8 +114,12 @@ export async function learningCurve(
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<any>;
     };
-    const inject = (text: string) =>
-      asKey("/api/skills/inject", { format: "openai-chat", request: chat(text) }) as Promise<{
+    const inject = (text: string, sessionId?: string) =>
+      asKey("/api/skills/inject", {
+        format: "openai-chat",
+        request: chat(text),
+        ...(sessionId ? { sessionId } : {}),
+      }) as Promise<{
         injected: { name: string; toolName: string; mode: string }[];
         selectionId?: string;
       }>;
@@ -122,16 +131,29 @@ export async function learningCurve(
     const traffic = cases.slice(0, Math.min(MAX_TRAFFIC, Math.floor(cases.length / 2)));
     const heldOut = cases.slice(traffic.length);
 
-    const measure = async (): Promise<HeldOutFigures> => {
+    const measure = async (phase: string): Promise<HeldOutFigures> => {
       let offered = 0;
+      let withSearch = 0;
       let ones = 0;
       let top1 = 0;
-      for (const c of heldOut) {
-        const got = (await inject(c.query)).injected
-          .filter((t) => t.mode === "auto")
-          .map((t) => t.name);
+      for (const [i, c] of heldOut.entries()) {
+        const sessionId = `held-${phase}-${i}`;
+        const first = await inject(c.query, sessionId);
+        const got = first.injected.filter((t) => t.mode === "auto").map((t) => t.name);
         const want = c.tools.map((t) => names.get(t)!);
-        if (want.every((w) => got.includes(w))) offered++;
+        if (want.every((w) => got.includes(w))) {
+          offered++;
+          withSearch++;
+        } else if (first.injected.some((t) => t.name === "skill_search")) {
+          await asKey("/api/skills/intercept", {
+            format: "openai-chat",
+            sessionId,
+            injected: first.injected.map((t) => t.toolName),
+            response: searchCall(c.query),
+          });
+          const second = (await inject(c.query, sessionId)).injected.map((t) => t.name);
+          if (want.every((w) => second.includes(w))) withSearch++;
+        }
         if (want.length === 1) {
           ones++;
           if (got[0] === want[0]) top1++;
@@ -141,12 +163,13 @@ export async function learningCurve(
       for (const q of offTopic) tools += (await inject(q)).injected.length;
       return {
         offered: offered / heldOut.length,
+        withSearch: withSearch / heldOut.length,
         recall1: ones ? top1 / ones : Number.NaN,
         offTopicTools: tools / offTopic.length,
       };
     };
 
-    const before = await measure();
+    const before = await measure("before");
     let searched = 0;
     for (const [i, c] of traffic.entries()) {
       const got = await inject(c.query);
@@ -189,7 +212,7 @@ export async function learningCurve(
         },
       });
     }
-    const after = await measure();
+    const after = await measure("after");
     return { traffic: traffic.length, heldOut: heldOut.length, searched, before, after };
   } finally {
     api.close();

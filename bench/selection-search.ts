@@ -50,7 +50,7 @@ const chat = (text: string): JsonObject => ({
 });
 
 /** A Chat Completions response calling `skill_search` with `query`. */
-function searchCall(query: string): JsonObject {
+export function searchCall(query: string): JsonObject {
   return {
     id: "chatcmpl-bench",
     object: "chat.completion",

@@ -254,12 +254,18 @@ export async function runSelectionBench(paths: readonly string[] = []): Promise<
     console.log(
       `Learning (bm25): ${curve.traffic} questions replayed as traffic through inject + intercept (${curve.searched} needed a search), measured on the other ${curve.heldOut}`,
     );
-    row("", "offered directly", "recall@1", "off-topic");
+    row("", "offered directly", "with skill_search", "recall@1", "off-topic");
     for (const [label, f] of [
       ["before", curve.before],
       ["after", curve.after],
     ] as const) {
-      row(label, pctText(f.offered), pctText(f.recall1), `${f.offTopicTools.toFixed(2)} tools`);
+      row(
+        label,
+        pctText(f.offered),
+        pctText(f.withSearch),
+        pctText(f.recall1),
+        `${f.offTopicTools.toFixed(2)} tools`,
+      );
     }
   }
 }

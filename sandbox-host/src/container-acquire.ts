@@ -33,7 +33,9 @@ export interface AcquiredContainer {
 /**
  * A started container for `plan`: a pooled one when the plan may use the pool and the pool holds
  * one, else a new one created from the plan's spec and started; `beforeStart` runs between the
- * creation and the start (a failure there removes the container and is rethrown).
+ * creation and the start (a failure there removes the container and is rethrown). A pooled
+ * container's replacement is the caller's to ask for once the run has answered
+ * (`WarmPool.replenish`; the pool refills at once only when the take left it empty).
  * @throws HostError 503 `image_unavailable` when the engine does not have the image (it is then
  *   forgotten by the image store), 503 `docker_unavailable` when the engine refuses to create or
  *   start the container.

@@ -14,7 +14,8 @@ export type RunOutcome = "success" | "failure" | "timeout" | "oom" | "killed";
 /**
  * Container lifecycle steps that are timed: `create` (create + attach + wait registration),
  * `start`, `handover` (the start acknowledgement to the caller, before the program is sent),
- * `program` (program sent → exit reported), `drain` (exit → end of the output stream),
+ * `program` (program sent → exit reported), `output` (program sent → its first output byte, the
+ * part of `program` the program itself needs to answer; not reported for a silent run), `drain` (exit → end of the output stream),
  * `inspect` (exit code and OOM flag), `remove`.
  */
 export type ContainerPhase =
@@ -22,6 +23,7 @@ export type ContainerPhase =
   | "start"
   | "handover"
   | "program"
+  | "output"
   | "drain"
   | "inspect"
   | "remove";

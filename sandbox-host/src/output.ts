@@ -20,6 +20,8 @@ export class OutputSink extends Writable {
   truncated = false;
   /** Total bytes received, including dropped ones. */
   bytes = 0;
+  /** `performance.now()` (ms) when the first byte arrived; undefined until then. */
+  firstByteAt: number | undefined;
   /** Called once when the cap is first passed. */
   onOverflow: (() => void) | undefined;
 
@@ -33,6 +35,7 @@ export class OutputSink extends Writable {
     _encoding: BufferEncoding,
     callback: (error?: Error | null) => void,
   ): void {
+    if (this.firstByteAt === undefined && chunk.length > 0) this.firstByteAt = performance.now();
     this.bytes += chunk.length;
     if (!this.truncated) this.append(this.decoder.decode(chunk, { stream: true }));
     callback();

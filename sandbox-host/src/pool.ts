@@ -2,9 +2,9 @@
  * Warm pool: per node/python image, a configured number of containers
  * created and started ahead of time with exactly the HostConfig of a default run (built by the
  * same `planRun`), the interpreter already waiting on stdin. Each serves one run, is then removed
- * by the runner, and is replaced in the background. A run that differs from the defaults in any
- * way (image, env, network, CPU, memory) never uses the pool, so the pool never changes what a
- * run can see or do. Size 0 turns it off.
+ * by the runner, and is replaced in the background once that run has answered. A run that
+ * differs from the defaults in any way (image, env, network, CPU, memory) never uses the pool, so
+ * the pool never changes what a run can see or do. Size 0 turns it off.
  */
 import { randomUUID } from "node:crypto";
 import type { SandboxLanguage } from "@skillgate/sandbox-protocol";
@@ -49,7 +49,11 @@ export class WarmPool {
 
   /**
    * Takes a ready container for `language` whose image is `image`, or undefined. The caller owns
-   * it from then on (sends the program, removes it). Triggers a background refill.
+   * it from then on (sends the program, removes it) and calls {@link replenish} once its run has
+   * answered. The replacement is created then, off the run's request path (creating and starting
+   * a container costs the engine and the CPUs far more than the run itself), unless the take left
+   * no ready container or found none: then the refill starts at once, so a burst of runs is not
+   * left without a pool (docs/sandbox.md#concurrency-queue-and-warm-pool).
    */
   take(language: SandboxLanguage, image: string): SandboxContainer | undefined {
     const list = this.ready.get(language);
@@ -60,8 +64,17 @@ export class WarmPool {
       if (candidate.alive() && candidate.spec.image === image) found = candidate;
       else void this.discard(candidate);
     }
-    void this.refill(language);
+    if (!found || list.length === 0) void this.refill(language);
     return found;
+  }
+
+  /**
+   * Refills `language`'s pool in the background, up to the configured size; called by the runner
+   * after a run that took a container has answered. A no-op once closed, or while a refill of the
+   * language is already under way (that refill fills up to the size).
+   */
+  replenish(language: SandboxLanguage): void {
+    void this.refill(language);
   }
 
   /** Ready containers per image. */

@@ -20,7 +20,10 @@ export interface SuperviseOptions {
   killGraceMs: number;
   /** The host's memory ceiling, in MB, reported in the result's limits. */
   maxMemoryMb: number;
-  /** Receives the program time and the drain and inspect step times. */
+  /**
+   * Receives the program time, the time to its first output byte (not for a silent run) and the
+   * drain and inspect step times.
+   */
   metrics: HostMetrics;
   /** Whether the run was killed (checked once the output caps are armed). */
   isKilled: () => boolean;
@@ -69,6 +72,12 @@ export async function superviseProgram(
     const programMs = performance.now() - started;
     const durationMs = Math.round(programMs);
     opts.metrics.observeContainerPhase("program", programMs);
+    const firstByteAt = Math.min(
+      container.stdout.firstByteAt ?? Number.POSITIVE_INFINITY,
+      container.stderr.firstByteAt ?? Number.POSITIVE_INFINITY,
+    );
+    if (Number.isFinite(firstByteAt))
+      opts.metrics.observeContainerPhase("output", Math.max(0, firstByteAt - started));
     clearTimeout(limitTimer);
     clearTimeout(graceTimer);
     clearTimeout(slackTimer);

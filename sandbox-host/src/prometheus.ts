@@ -12,8 +12,8 @@
  *   `skillgate_sandbox_runs_running`;
  * - `skillgate_sandbox_pool_takes_total{language,result="hit"|"miss"}`, gauge
  *   `skillgate_sandbox_pool_ready{image}`;
- * - `skillgate_sandbox_container_phase_seconds{phase}` (create, start, handover, program, drain,
- *   inspect, remove: metrics.ts `ContainerPhase`);
+ * - `skillgate_sandbox_container_phase_seconds{phase}` (create, start, handover, program, output,
+ *   drain, inspect, remove: metrics.ts `ContainerPhase`);
  * - the client's default process metrics (`process_*`, `nodejs_*`).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";

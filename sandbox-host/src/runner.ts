@@ -1,10 +1,15 @@
 /**
  * Runs programs in hardened containers (docs/sandbox.md#how-a-run-ends): concurrency limit +
  * queue, fresh or pooled container (container-acquire.ts), the handover of the program, removal
- * after inspection; `kill(runId)`, `killAll()` and the leftover sweep. The program's own time
- * (time limit, output caps, OOM) is supervised by program.ts.
+ * after inspection (a pooled container's removal and its replacement after the answer);
+ * `kill(runId)`, `killAll()` and the leftover sweep. The program's own time (time limit, output
+ * caps, OOM, first-output timing) is supervised by program.ts.
  */
-import type { SandboxRunRequest, SandboxRunResult } from "@skillgate/sandbox-protocol";
+import type {
+  SandboxLanguage,
+  SandboxRunRequest,
+  SandboxRunResult,
+} from "@skillgate/sandbox-protocol";
 import type { HostConfig } from "./config.js";
 import { LABEL_SANDBOX, LABEL_SLOT, type SandboxContainer } from "./container.js";
 import { type AcquiredContainer, acquireContainer, removeContainer } from "./container-acquire.js";
@@ -263,7 +268,8 @@ export class Runner {
       try {
         await timed(this.metrics, "handover", announce);
       } catch (err) {
-        await this.dispose(container);
+        if (pooled) this.disposeLater(container, plan.language);
+        else await this.dispose(container);
         throw err;
       }
     }
@@ -277,18 +283,30 @@ export class Runner {
         pooled,
       });
     } finally {
-      // A pooled run's answer does not wait for the removal (about 40 ms of engine work): its
-      // exit code, OOM flag and output are already read, and the slot stays owned until the
-      // container is gone, so the sweep spares it and shutdown waits for it.
-      if (pooled) this.disposeLater(container);
+      // A pooled run's answer does not wait for the removal (20–80 ms of engine work) nor for
+      // its replacement's create and start: its exit code, OOM flag and output are already read,
+      // and the slot stays owned until the container is gone, so the sweep spares it and shutdown
+      // waits for it.
+      if (pooled) this.disposeLater(container, plan.language);
       else await this.dispose(container);
     }
   }
 
-  /** Removes a container in the background; {@link killAll} waits for such removals. */
-  private disposeLater(container: SandboxContainer): void {
+  /**
+   * Removes a pooled container in the background ({@link killAll}, so shutdown, waits for it), and
+   * has the pool replace it after the current turn of the event loop, so the run's answer is
+   * written before the engine gets the replacement's create.
+   * Docs: docs/sandbox.md#concurrency-queue-and-warm-pool.
+   */
+  private disposeLater(container: SandboxContainer, language: SandboxLanguage): void {
     const removal = this.dispose(container).finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+    setImmediate(() => this.deps.pool.replenish(language));
+  }
+
+  /** Removals of pooled containers that ran a program and are not yet confirmed gone. */
+  get pendingRemovals(): number {
+    return this.removals.size;
   }
 
   /** Removes a container; on failure the slot is released anyway and the sweep removes it later. */

@@ -143,6 +143,31 @@ describe("learning from traffic", () => {
     );
   });
 
+  it("skill_search finds what the key's own traffic taught for the query's words, and only for that key", async () => {
+    const s = await start();
+    /** The names a `skill_search` for `query` returns to `key`'s model (through intercept). */
+    const searched = async (key: string, query: string, sessionId: string) => {
+      const res = await s.app.api.as(key).post("/api/skills/intercept", {
+        format: "openai-chat",
+        response: toolTurn(
+          "openai-chat",
+          [{ id: "call_s", name: "skill_search", args: { query } }],
+          1,
+        ),
+        sessionId,
+      });
+      expect(res.status).toBe(200);
+      const message = res.body.messages[0] as { role: string; content: string };
+      expect(message.role).toBe("tool");
+      return (JSON.parse(message.content).skills as { name: string }[]).map((f) => f.name);
+    };
+    // "send back the blender" shares no word with orders_refund: a cold search does not find it.
+    expect(await searched(s.keyA.key, TARGET, "cold")).not.toContain("orders_refund");
+    await train(s, s.keyA.key);
+    expect((await searched(s.keyA.key, TARGET, "taught"))[0]).toBe("orders_refund");
+    expect(await searched(s.keyB.key, TARGET, "other-key")).not.toContain("orders_refund");
+  });
+
   it("stores hashed features only: no word of the conversation is in the database or the cache", async () => {
     const s = await start();
     const words = ["zanzibar", "grandmother", "grandmoth"];

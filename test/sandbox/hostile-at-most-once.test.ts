@@ -4,6 +4,12 @@
  * another host (their rows end `sandbox_outcome_unknown`, naming the lost host), while a run it
  * only held in its queue moves to the other host; a connection dropped after the start is never
  * retried on the same host either.
+ *
+ * "Started" is the host's acknowledgement as the API read it (the client's `onStarted` hook), not
+ * a slot taken on the host (`running` in its health counts a run from its slot, before its
+ * container exists) nor a pause: a connection lost before the acknowledgement may be legitimately
+ * sent again when the host says the program never started, so each case waits for the
+ * acknowledgements it is about before it breaks anything.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server, Socket } from "node:net";
@@ -14,6 +20,7 @@ import {
   createSandboxClient,
   type RunHooks,
   type SandboxClient,
+  type SandboxRunStart,
 } from "../../workers/src/sandbox/client.js";
 import { createMultiHostClient } from "../../workers/src/sandbox/multi-host.js";
 import type { Execution } from "../../workers/src/skills/types.js";
@@ -36,6 +43,26 @@ function counting(client: SandboxClient, runs: string[]): SandboxClient {
       runs.push(req.runId ?? "");
       return client.run(req, signal, hooks);
     },
+    browse: (req, signal) => client.browse(req, signal),
+    kill: (id) => client.kill(id),
+    health: () => client.health(),
+  };
+}
+
+/**
+ * A host's client that records each start its host acknowledged, once the API has read the
+ * `started` line (after the caller's own `onStarted`; docs/sandbox.md#at-most-once).
+ */
+function acknowledging(client: SandboxClient, acks: SandboxRunStart[]): SandboxClient {
+  return {
+    run: (req: SandboxRunRequest, signal?: AbortSignal, hooks?: RunHooks) =>
+      client.run(req, signal, {
+        ...hooks,
+        onStarted: (start) => {
+          hooks?.onStarted?.(start);
+          acks.push(start);
+        },
+      }),
     browse: (req, signal) => client.browse(req, signal),
     kill: (id) => client.kill(id),
     health: () => client.health(),
@@ -69,6 +96,8 @@ async function removeContainersOf(instance: string): Promise<void> {
 }
 
 const SLEEPER = 'import time\ntime.sleep(6)\nprint("done")\n';
+/** Outlives any wait of the test: a program that is still running when its host is killed. */
+const LONG_SLEEPER = 'import time\ntime.sleep(60)\nprint("done")\n';
 
 describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
   beforeAll(() => requireDocker(), 30_000);
@@ -105,6 +134,7 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
       const urlA = `http://127.0.0.1:${portA}`;
       const urlB = `http://127.0.0.1:${portB}`;
       const clientA = createSandboxClient({ baseUrl: urlA, secret: secretA });
+      const acksA: SandboxRunStart[] = [];
       expect(
         await until(
           () =>
@@ -121,19 +151,27 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
       const clientB = createSandboxClient({ baseUrl: urlB, secret: secretB });
       const sandbox = createMultiHostClient(
         [
-          { url: urlA, client: clientA },
+          { url: urlA, client: acknowledging(clientA, acksA) },
           { url: urlB, client: counting(clientB, onB) },
         ],
         { backoffMs: 100, maxBackoffMs: 400, healthMaxAgeMs: 100 },
       );
       t = await startTestApp({ deps: { sandbox } });
       const app = t;
-      const runs = Array.from({ length: 4 }, () =>
+      const running = Array.from({ length: 3 }, () =>
         app.api.post("/api/skills/executions", {
           skillName: "eval_code",
-          input: { language: "python", code: SLEEPER, timeoutMs: 20_000 },
+          input: { language: "python", code: LONG_SLEEPER, timeoutMs: 20_000 },
         }),
       );
+      // The three have started: A acknowledged each and the API read it (hang bound only).
+      expect(await until(async () => acksA.length === 3, 60_000)).toBe(true);
+      expect(acksA.map((a) => a.host)).toEqual([urlA, urlA, urlA]);
+      // A fourth waits in A's queue behind them (its three slots stay taken: they sleep 60 s).
+      const queued = app.api.post("/api/skills/executions", {
+        skillName: "eval_code",
+        input: { language: "python", code: 'print("done")\n', timeoutMs: 20_000 },
+      });
       expect(
         await until(
           () =>
@@ -149,12 +187,10 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
         SANDBOX_PORT: String(portB),
         SANDBOX_POOL_SIZE: "0",
       });
-      // Let the three programs get going before their host dies.
-      await new Promise((r) => setTimeout(r, 1_000));
       const probe = startHealthProbe(app.url);
       child.kill("SIGKILL");
 
-      const answers = await Promise.all(runs);
+      const answers = await Promise.all([...running, queued]);
       // The API's health kept answering while its host died (generous bound, catches a freeze).
       const seen = await probe.stop();
       expectApiAvailable(seen);
@@ -175,6 +211,7 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
       expect(moved[0]!.sandbox?.programMs).toBeGreaterThan(0);
       // B was sent the queued run only: none of the three that had started.
       expect(onB).toHaveLength(1);
+      expect(acksA).toHaveLength(3);
       // The row as stored says the same.
       for (const e of lost) {
         const stored = await app.api.get(`/api/skills/executions/${e.id}`);
@@ -218,9 +255,10 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
       await new Promise<void>((r) => relay!.listen(0, "127.0.0.1", () => r()));
       const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
       const sent: string[] = [];
-      const client = counting(
-        createSandboxClient({ baseUrl: relayUrl, secret: host.secret }),
-        sent,
+      const acks: SandboxRunStart[] = [];
+      const client = acknowledging(
+        counting(createSandboxClient({ baseUrl: relayUrl, secret: host.secret }), sent),
+        acks,
       );
       t = await startTestApp({ deps: { sandbox: client } });
       const answer = t.api.post("/api/skills/executions", {
@@ -228,8 +266,10 @@ describe.skipIf(SKIP_DOCKER)("a program runs at most once", () => {
         input: { language: "python", code: SLEEPER, timeoutMs: 20_000 },
       });
       const h = host;
-      expect(await until(() => h.host.health().then((x) => x.running === 1), 30_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 500));
+      // The API read the acknowledgement through the relay: from here on the program may run,
+      // so nothing may send it again (hang bound only).
+      expect(await until(async () => acks.length === 1, 30_000)).toBe(true);
+      expect(acks[0]!.host).toBe(relayUrl);
       for (const s of [...sockets]) s.destroy();
 
       const execution = (await answer).body.execution as Execution;

@@ -73,7 +73,14 @@ describe.each(RUNTIMES)("sandbox host against real Docker under %s", (runtime) =
     });
 
     it("an endless loop ends as timedOut, container gone", async () => {
-      const r = await py("print('started', flush=True)\nwhile True: pass", 2000);
+      // One CPU: at the default 0.1 CPU a loaded machine can spend the whole limit starting
+      // Python under runsc, before the first line is printed.
+      const r = await run({
+        language: "python",
+        code: "print('started', flush=True)\nwhile True: pass",
+        cpuLimit: 1000,
+        timeoutMs: 3000,
+      });
       expect(r.timedOut).toBe(true);
       expect(r.stdout).toBe("started\n");
       expect(r.exitCode).not.toBe(0);
@@ -96,9 +103,19 @@ describe.each(RUNTIMES)("sandbox host against real Docker under %s", (runtime) =
       expect(r.stderrTruncated).toBe(false);
     });
 
-    it("allocating 1 GB under 256 MB is reported as oomKilled", async () => {
-      const r = await py("b = bytearray(10**9)\nprint('survived')");
-      expect(r.oomKilled).toBe(true);
+    it("allocating 1 GB under a 64 MB limit is reported as oomKilled, not as a time limit", async () => {
+      // The OOM comes only after the program has touched the whole limit. At the default 0.1 CPU
+      // touching 256 MB takes about 8 s under runc and more than 10 s under runsc (ptrace page
+      // faults) on a 2-core machine, so a loaded machine ended it by its time limit first. A small
+      // limit, one CPU and a time limit far above the ~2 s it takes make the OOM kill the only end.
+      const r = await run({
+        language: "python",
+        code: "b = bytearray(10**9)\nprint('survived')",
+        memoryLimit: 64,
+        cpuLimit: 1000,
+        timeoutMs: 30_000,
+      });
+      expect(r).toMatchObject({ oomKilled: true, timedOut: false });
       expect(r.exitCode).not.toBe(0);
       expect(r.stdout).not.toContain("survived");
     });
@@ -267,13 +284,22 @@ describe.each(RUNTIMES)("sandbox host against real Docker under %s", (runtime) =
 
     it("kill(runId) stops a running program at once", async () => {
       const runId = `kill-${Date.now()}`;
-      const pending = run({
-        language: "python",
-        code: "import time\ntime.sleep(30)",
-        timeoutMs: 30_000,
-        runId,
-      });
-      await new Promise((r) => setTimeout(r, 1500));
+      // "Running" is the host's acknowledgement as the client read it (its `onStarted` hook,
+      // docs/sandbox.md#at-most-once), not a pause: a kill that lands before it ends the run as
+      // "killed before it started" (409), however long the container took to start.
+      let acknowledged!: () => void;
+      const started = new Promise<void>((r) => (acknowledged = r));
+      const pending = t.client.run(
+        { language: "python", code: "import time\ntime.sleep(30)", timeoutMs: 30_000, runId },
+        undefined,
+        { onStarted: () => acknowledged() },
+      );
+      await Promise.race([
+        started,
+        pending.then(() => {
+          throw new Error("the run ended before its start was acknowledged");
+        }),
+      ]);
       await t.client.kill(runId);
       const r = await pending;
       expect(r.exitCode).toBe(137);

@@ -5,7 +5,6 @@
  * (test/support/app.ts), so a blocked event loop delays the probe's answers, and the heap measured
  * here is the API's heap.
  */
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { expect } from "vitest";
 
 /** What a probe saw between its start and its stop. */
@@ -45,8 +44,6 @@ export function startHealthProbe(baseUrl: string, intervalMs = 10): HealthProbe 
   report.heapPeak = report.heapAtStart;
   let stopped = false;
   const times: number[] = [];
-  const h = monitorEventLoopDelay({ resolution: 5 });
-  h.enable();
   const loop = (async () => {
     while (!stopped) {
       const t0 = performance.now();
@@ -70,12 +67,6 @@ export function startHealthProbe(baseUrl: string, intervalMs = 10): HealthProbe 
       stopped = true;
       await loop;
       times.sort((a, b) => a - b);
-      h.disable();
-      console.error("LOOPDELAY", {
-        max: h.max / 1e6,
-        p99: h.percentile(99) / 1e6,
-        times: times.map(Math.round),
-      });
       report.p95Ms = times[Math.ceil(times.length * 0.95) - 1] ?? 0;
       return report;
     },

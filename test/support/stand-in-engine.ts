@@ -87,6 +87,8 @@ export class StandInEngine implements DockerClient {
    * here to race the kill (the engine then answers "not running").
    */
   beforeKill: ((id: string) => void) | undefined;
+  /** While set, every `remove` waits for it before it removes anything (a slow engine). */
+  holdRemovals: Promise<void> | undefined;
   private next = 0;
 
   private check(): void {
@@ -230,6 +232,7 @@ export class StandInEngine implements DockerClient {
 
   async remove(id: string): Promise<void> {
     this.check();
+    if (this.holdRemovals) await this.holdRemovals;
     const c = this.containers.get(id);
     if (!c) return;
     this.calls.push(`remove ${id}`);

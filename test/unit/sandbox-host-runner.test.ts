@@ -13,6 +13,11 @@ import { EngineError } from "../../sandbox-host/src/docker-client.js";
 import { HostError } from "../../sandbox-host/src/errors.js";
 import { ImageStore } from "../../sandbox-host/src/images.js";
 import { Limiter } from "../../sandbox-host/src/limiter.js";
+import {
+  type ContainerPhase,
+  type HostMetrics,
+  noopHostMetrics,
+} from "../../sandbox-host/src/metrics.js";
 import { WarmPool } from "../../sandbox-host/src/pool.js";
 import { Runner } from "../../sandbox-host/src/runner.js";
 import { type Program, StandInEngine } from "../support/stand-in-engine.js";
@@ -261,5 +266,96 @@ describe("warm pool against a stand-in engine", () => {
     expect(custom.pooled).toBe(false);
     await pool.close();
     expect(engine.containers.size).toBe(0);
+  });
+
+  it("answers a pooled run before its container is removed, and removes it afterwards", async () => {
+    const { engine, runner, pool } = setup({ SANDBOX_POOL_SIZE: "2" });
+    pool.start();
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "python:3.12-alpine": 2 }));
+    let releaseRemovals!: () => void;
+    engine.holdRemovals = new Promise<void>((r) => (releaseRemovals = r));
+    const result = await runner.run(python());
+    expect(result).toMatchObject({ pooled: true, exitCode: 0 });
+    // Answered while the engine is still removing: the exited container is still there.
+    const exited = () => [...engine.containers.values()].filter((c) => c.state === "exited");
+    expect(exited()).toHaveLength(1);
+    expect(runner.pendingRemovals).toBe(1);
+    releaseRemovals();
+    await vi.waitFor(() => expect(exited()).toHaveLength(0));
+    expect(runner.pendingRemovals).toBe(0);
+    engine.holdRemovals = undefined;
+    await pool.close();
+    expect(engine.containers.size).toBe(0);
+  });
+
+  it("waits at shutdown for the removals of answered pooled runs", async () => {
+    const { engine, runner, pool } = setup({ SANDBOX_POOL_SIZE: "2" });
+    pool.start();
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "python:3.12-alpine": 2 }));
+    let releaseRemovals!: () => void;
+    engine.holdRemovals = new Promise<void>((r) => (releaseRemovals = r));
+    await runner.run(python());
+    let closed = false;
+    const closing = runner.killAll(true).then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(false);
+    releaseRemovals();
+    await closing;
+    expect([...engine.containers.values()].filter((c) => c.state === "exited")).toHaveLength(0);
+    engine.holdRemovals = undefined;
+    await pool.close();
+    expect(engine.containers.size).toBe(0);
+  });
+
+  it("creates a taken container's replacement after the run answered, or at once when the pool ran dry", async () => {
+    const { engine, runner, pool } = setup({ SANDBOX_POOL_SIZE: "2" });
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    engine.program = async (io) => {
+      io.stdout(await io.stdin);
+      await finished;
+      io.exit(0);
+    };
+    pool.start();
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "python:3.12-alpine": 2 }));
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "node:22-alpine": 2 }));
+    const creates = () => engine.calls.filter((c) => c.startsWith("create")).length;
+    const filled = creates();
+    const first = runner.run(python());
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "python:3.12-alpine": 1 }));
+    await new Promise((r) => setTimeout(r, 20));
+    // One container is still ready: no replacement while the run is in flight.
+    expect(creates()).toBe(filled);
+    // The second take empties the pool: its refill starts at once.
+    const second = runner.run(python());
+    await vi.waitFor(() => expect(creates()).toBeGreaterThan(filled));
+    finish();
+    expect(await first).toMatchObject({ pooled: true, exitCode: 0 });
+    expect(await second).toMatchObject({ pooled: true, exitCode: 0 });
+    await vi.waitFor(() => expect(pool.sizes()).toMatchObject({ "python:3.12-alpine": 2 }));
+    await runner.killAll(true);
+    await pool.close();
+    expect(engine.containers.size).toBe(0);
+  });
+
+  it("times a run's first output apart from its exit, and reports no first output for a silent run", async () => {
+    const { engine, config, owned, pool, images } = setup();
+    const seen: ContainerPhase[] = [];
+    const metrics: HostMetrics = {
+      ...noopHostMetrics,
+      observeContainerPhase: (phase) => void seen.push(phase),
+    };
+    const limiter = new Limiter(config.maxConcurrency, config.maxQueue, config.queueTimeoutMs);
+    const runner = new Runner({ docker: engine, config, images, limiter, pool, owned, metrics });
+    await runner.run(python());
+    expect(seen).toEqual(expect.arrayContaining(["program", "output", "inspect", "remove"]));
+    seen.length = 0;
+    engine.program = async (io) => {
+      await io.stdin;
+      io.exit(0);
+    };
+    await runner.run(python());
+    expect(seen).toContain("program");
+    expect(seen).not.toContain("output");
   });
 });

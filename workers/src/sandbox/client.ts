@@ -20,12 +20,20 @@ import {
 } from "@skillgate/sandbox-protocol";
 import type { Config } from "../config.js";
 import { ExecutionFailure } from "../errors.js";
-import { hostFailure, neverConnected, unavailable } from "./host-failure.js";
+import { connectionBroken, hostFailure, neverConnected, unavailable } from "./host-failure.js";
 import { createMultiHostClient } from "./multi-host.js";
 import { readRunStream } from "./run-stream.js";
 import { createHostTransport, readJson } from "./transport.js";
 
 export { retryAfterSeconds } from "./host-failure.js";
+
+/**
+ * Most kills sent to learn whether a run whose connection failed before the acknowledgement ever
+ * started, when each one's own connection breaks (docs/sandbox.md#at-most-once).
+ */
+export const NEVER_STARTED_PROBES = 3;
+/** Pause before the second such kill, in ms; the third waits twice as long. */
+const NEVER_STARTED_PAUSE_MS = 100;
 
 /**
  * Signed client for the sandbox host. Every method throws `ExecutionFailure` (workers/src/errors.ts):
@@ -145,16 +153,37 @@ export function createSandboxClient(opts: SandboxClientOptions): SandboxClient {
    * After a run's connection failed before the host acknowledged the start: true when the program
    * provably never started, i.e. the host answers the kill saying it was still waiting (it now
    * never starts), or nothing listens at the host any more (its process is gone, and a host hands
-   * a program over only after its acknowledgement is out).
+   * a program over only after its acknowledgement is out). A kill whose own connection breaks
+   * learns nothing (a host going away resets the connections it accepted before its port refuses
+   * new ones), so it is sent again, at most {@link NEVER_STARTED_PROBES} kills within
+   * `controlTimeoutMs` in all; any answer, a silence past the bound, or a last broken connection
+   * is final, and only the two proofs above return true.
    */
   async function neverStarted(runId: string): Promise<boolean> {
-    try {
-      const out = sandboxKillResultSchema.safeParse(
-        await call("POST", `/v1/kill/${encodeURIComponent(runId)}`, undefined, controlTimeoutMs),
-      );
-      return out.success && out.data.killed && out.data.started === false;
-    } catch (err) {
-      return err instanceof ExecutionFailure && err.notStarted;
+    const deadline = Date.now() + controlTimeoutMs;
+    for (let probe = 1; ; probe++) {
+      try {
+        const out = sandboxKillResultSchema.safeParse(
+          await call(
+            "POST",
+            `/v1/kill/${encodeURIComponent(runId)}`,
+            undefined,
+            Math.max(1, deadline - Date.now()),
+          ),
+        );
+        return out.success && out.data.killed && out.data.started === false;
+      } catch (err) {
+        if (!(err instanceof ExecutionFailure)) return false;
+        if (err.notStarted) return true;
+        const pause = NEVER_STARTED_PAUSE_MS * probe;
+        if (
+          !connectionBroken(err.cause) ||
+          probe >= NEVER_STARTED_PROBES ||
+          Date.now() + pause >= deadline
+        )
+          return false;
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
 

@@ -44,6 +44,20 @@ export function neverConnected(err: unknown): boolean {
   return cause?.message === "bad port";
 }
 
+/** Connection errors (Node's fetch) of a connection that was made, then reset or closed by the host. */
+const BROKEN = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+/**
+ * True when a fetch error says a connection that was made broke before its answer came (reset, or
+ * closed by the other side). Such an error proves nothing about the host: one going away resets
+ * the connections it had accepted but not answered before its port refuses new ones
+ * (docs/sandbox.md#at-most-once).
+ */
+export function connectionBroken(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === "string" && BROKEN.has(cause.code);
+}
+
 /**
  * Seconds of a `Retry-After` header (delay-seconds or an HTTP-date, RFC 9110 §10.2.3), at least
  * 1; undefined when absent or unreadable.

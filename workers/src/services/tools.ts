@@ -431,6 +431,18 @@ export class ToolsService {
     if (!settings.skillsEnabled) {
       return { status: "error", error: "Skills execution is disabled", executionId: null };
     }
+    // What learning taught for the query's words counts as it does at injection.
+    const { learning } = this.opts;
+    let learned: Map<string, number> | undefined;
+    if (learning.enabled) {
+      const index = getInjectionIndex(snapshot);
+      learned = await learning.scores(
+        ctx.apiKeyId,
+        learningFeatures(args.query, null),
+        index.bm25Shape().candidates,
+        (id) => index.bm25Candidate(id)?.apiKeyId === null,
+      );
+    }
     const skills = searchSkills(
       {
         snapshot,
@@ -441,6 +453,7 @@ export class ToolsService {
       },
       args,
       offered,
+      learned,
     );
     const remembered = ctx.sessionId !== null && this.opts.foundSkills !== undefined;
     if (remembered && skills.length > 0) {

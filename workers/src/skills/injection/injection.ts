@@ -128,23 +128,26 @@ export function toolDescription(skill: Skill): string {
 }
 
 /**
- * The best AUTO skills for the `bm25` ranker with learned scores added: the BM25F top plus the
+ * The best `k` AUTO skills for the `bm25` ranker with learned scores added: the BM25F top plus the
  * {@link MAX_LEARNED_CANDIDATES} skills with the highest learned scores, each scored
- * bm25 + {@link LEARNED_WEIGHT} × learned, gated and ordered as `bm25` alone is
- * (docs/scoring.md#learning-from-traffic).
+ * bm25 + {@link LEARNED_WEIGHT} × learned, gated (at `gateShare` of the gate) and ordered as
+ * `bm25` alone is (docs/scoring.md#learning-from-traffic). Injection takes the first five at the
+ * full gate; `skill_search` takes its limit at its share of the gate.
  */
-function topWithLearned(
+export function topWithLearned(
   index: InjectionIndex,
   query: Bm25Query,
   apiKeyId: string | null,
   usable: (s: Skill) => boolean,
   learned: ReadonlyMap<string, number>,
+  k: number = AUTO_MAX_SKILLS,
+  gateShare = 1,
 ): { skill: Skill; score: number }[] {
   const boosted = [...learned]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .slice(0, MAX_LEARNED_CANDIDATES);
   const scored = new Map<string, { skill: Skill; score: number }>();
-  for (const hit of index.topBm25(query, apiKeyId, usable, AUTO_MAX_SKILLS + boosted.length)) {
+  for (const hit of index.topBm25(query, apiKeyId, usable, k + boosted.length, gateShare)) {
     scored.set(hit.skill.id, hit);
   }
   for (const [id, value] of boosted) {
@@ -158,7 +161,7 @@ function topWithLearned(
       score: (base ?? index.bm25Score(query, skill)) + LEARNED_WEIGHT * value,
     });
   }
-  const { gate } = index.bm25Shape();
+  const gate = index.bm25Shape().gate * gateShare;
   return [...scored.values()]
     .filter((h) => h.score >= gate)
     .sort(
@@ -168,7 +171,7 @@ function topWithLearned(
         (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0) ||
         (a.skill.id < b.skill.id ? -1 : a.skill.id > b.skill.id ? 1 : 0),
     )
-    .slice(0, AUTO_MAX_SKILLS);
+    .slice(0, k);
 }
 
 /**

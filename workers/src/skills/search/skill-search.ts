@@ -10,7 +10,7 @@
 import { getFormatAdapter } from "../../formats/index.js";
 import type { JsonObject, WireFormat } from "../../formats/types.js";
 import type { InjectedTool } from "../injection/injection.js";
-import { toolDescription } from "../injection/injection.js";
+import { toolDescription, topWithLearned } from "../injection/injection.js";
 import { getInjectionIndex } from "../injection/injection-index.js";
 import { bm25Query } from "../injection/rankers/bm25-query.js";
 import { adaptSchema } from "../injection/schema-adapt.js";
@@ -149,6 +149,8 @@ export const SKILL_SEARCH_GATE_SHARE = 0.5;
 /**
  * Ranks the caller's AUTO skills for `args.query` with the `bm25` index of the snapshot
  * (docs/scoring.md#the-bm25-ranker: same terms; {@link SKILL_SEARCH_GATE_SHARE} of the gate),
+ * with what learning taught for the query when `learned` (skill id → learned score for the
+ * query's features) is given, as injection adds it (docs/scoring.md#learning-from-traffic),
  * best first, at most `args.limit`.
  * `offered` names the tools the model already has (emitted tool names, `name@version` or bare
  * names, as `injected` lists them): those are left out, so a search brings what the ranker missed.
@@ -158,6 +160,7 @@ export function searchSkills(
   scope: SkillSearchScope,
   args: SkillSearchArgs,
   offered: ReadonlySet<string> = new Set(),
+  learned?: ReadonlyMap<string, number>,
 ): FoundSkill[] {
   const index = getInjectionIndex(scope.snapshot);
   const unavailable = new Set(scope.unavailableBuiltins);
@@ -171,16 +174,27 @@ export function searchSkills(
     (scope.customSkillsEnabled || isBuiltin(s)) &&
     !(isBuiltin(s) && unavailable.has(s.name)) &&
     modelPolicy(s, scope.policyFloors) !== "manual";
-  return index
-    .topBm25(bm25Query(args.query), scope.apiKeyId, usable, args.limit, SKILL_SEARCH_GATE_SHARE)
-    .map(({ skill, score }) => ({
-      name: skill.name,
-      version: skill.version,
-      toolName: index.resolver.toolName(skill),
-      description: toolDescription(skill),
-      parameters: prepareInputSchema(skill.schema.input).schema,
-      score,
-    }));
+  const query = bm25Query(args.query);
+  const hits =
+    learned && learned.size > 0
+      ? topWithLearned(
+          index,
+          query,
+          scope.apiKeyId,
+          usable,
+          learned,
+          args.limit,
+          SKILL_SEARCH_GATE_SHARE,
+        )
+      : index.topBm25(query, scope.apiKeyId, usable, args.limit, SKILL_SEARCH_GATE_SHARE);
+  return hits.map(({ skill, score }) => ({
+    name: skill.name,
+    version: skill.version,
+    toolName: index.resolver.toolName(skill),
+    description: toolDescription(skill),
+    parameters: prepareInputSchema(skill.schema.input).schema,
+    score,
+  }));
 }
 
 /**

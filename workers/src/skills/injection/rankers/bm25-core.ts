@@ -453,20 +453,28 @@ export class Bm25Core {
     }
     const gate = this.gate() * gateShare;
     const cover = params.coverage;
-    // MaxScore (Turtle and Flood, 1995): postings are added from the most to the least a term can
-    // add; once the terms left could not lift a skill no term reached so far past the gate even
-    // together (their bounds' sum `rest` plus the coverage points stay below it), their postings
-    // are skipped. The skills reached are scored exactly from their forward lists below, which
-    // hold every query term, so the result is that of adding every posting.
-    const order = ids.map((_, i) => i).sort((a, b) => ubs[b]! - ubs[a]! || ids[a]! - ids[b]!);
-    let rest = total;
-    let nt = 0;
-    for (const i of order) {
-      if (rest + cover < gate) break;
-      rest -= ubs[i]!;
-      nt = this.addPostings(ids[i]!, nt, qweight[ids[i]!]!);
+    // MaxScore (Turtle and Flood, 1995): the terms that can add the least, as many as together
+    // (their bounds' sum `rest`) plus the coverage points stay below the gate, add no postings: a
+    // skill only they reach cannot pass. The skills reached are scored exactly from their forward
+    // lists below, which hold every query term, so the result is that of adding every posting.
+    if (total + cover < gate) return [];
+    // The skipped terms are the least ones whose bounds sum below `gate − cover`: only terms
+    // below that bound each can be among them, so only those are sorted (least first).
+    const room = gate - cover;
+    const low: number[] = [];
+    for (let i = 0; i < ids.length; i++) if (ubs[i]! < room) low.push(i);
+    low.sort((a, b) => ubs[a]! - ubs[b]! || ids[a]! - ids[b]!);
+    let rest = 0;
+    const skip = new Uint8Array(ids.length);
+    for (const i of low) {
+      if (rest + ubs[i]! >= room) break;
+      rest += ubs[i]!;
+      skip[i] = 1;
     }
-    if (rest < 0) rest = 0;
+    let nt = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (!skip[i]) nt = this.addPostings(ids[i]!, nt, qweight[ids[i]!]!);
+    }
     // acc holds each touched slot's score without the name coverage (at most `coverage`) and
     // the skipped terms (at most `rest`); the k-th best accepted acc is a lower bound of the
     // k-th best score.
