@@ -77,6 +77,8 @@ export class TokenUsageService {
   private readonly pending = new Set<Promise<void>>();
   /** Budgets read per key (null: none), with when they were read; see {@link BUDGET_CACHE_TTL_MS}. */
   private readonly budgets = new Map<string, { budget: number | null; at: number }>();
+  /** Counts budget writes begun and ended on this instance: a read that spans one is not kept. */
+  private budgetWrites = 0;
 
   constructor(
     private readonly store: TokenUsageStore,
@@ -152,7 +154,10 @@ export class TokenUsageService {
     const now = this.clock();
     const cached = this.budgets.get(apiKeyId);
     if (cached && now - cached.at < BUDGET_CACHE_TTL_MS) return cached.budget;
+    const writes = this.budgetWrites;
     const budget = await this.store.budget(apiKeyId);
+    // A budget set while this read was under way may not be in it: use it once, keep nothing.
+    if (writes !== this.budgetWrites) return budget;
     this.budgets.delete(apiKeyId);
     if (this.budgets.size >= BUDGET_CACHE_MAX) {
       const oldest = this.budgets.keys().next().value;
@@ -187,9 +192,13 @@ export class TokenUsageService {
 
   /** Sets (non-negative integer) or removes (null) the daily token budget of `apiKeyId`. */
   async setBudget(apiKeyId: string, dailyTokens: number | null): Promise<void> {
+    this.budgetWrites++;
     this.budgets.delete(apiKeyId);
-    await this.store.setBudget(apiKeyId, dailyTokens, this.clock());
-    // A request that read the old budget while the write was under way must not keep it.
-    this.budgets.delete(apiKeyId);
+    try {
+      await this.store.setBudget(apiKeyId, dailyTokens, this.clock());
+    } finally {
+      this.budgetWrites++;
+      this.budgets.delete(apiKeyId);
+    }
   }
 }
