@@ -15,6 +15,8 @@ describe("token budget reads per instance", () => {
   let now: number;
   let a: TokenUsageService;
   let b: TokenUsageService;
+  let store: DrizzleTokenUsageStore;
+  let clock: () => number;
 
   beforeEach(async () => {
     const tmp = tempDir();
@@ -22,8 +24,9 @@ describe("token budget reads per instance", () => {
     const { client, db } = await openDb(`file:${tmp.dir}/budget.db`);
     close = () => client.close();
     now = Date.parse("2026-03-04T12:00:00Z");
-    const clock = () => now;
-    a = new TokenUsageService(new DrizzleTokenUsageStore(db), clock);
+    clock = () => now;
+    store = new DrizzleTokenUsageStore(db);
+    a = new TokenUsageService(store, clock);
     b = new TokenUsageService(new DrizzleTokenUsageStore(db), clock);
   });
 
@@ -72,5 +75,34 @@ describe("token budget reads per instance", () => {
     await a.setBudget("k1", 5);
     expect(await refused(a, "k1")).toBe(true);
     expect(await refused(a, "k2")).toBe(false);
+  });
+
+  it("does not keep a budget read that a write on the same instance overtook", async () => {
+    const key = "k-race";
+    a.record(key, "openai-chat", { prompt_tokens: 50, completion_tokens: 0 }, 1, 0);
+    await a.settled();
+    // The read of the budget waits until the write below has ended (a slow database).
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = new TokenUsageService(
+      {
+        add: (...args) => store.add(...args),
+        days: (...args) => store.days(...args),
+        setBudget: (...args) => store.setBudget(...args),
+        budget: async (id) => {
+          const read = await store.budget(id);
+          await gate;
+          return read;
+        },
+      },
+      clock,
+    );
+    const pending = refused(slow, key);
+    await slow.setBudget(key, 10);
+    release();
+    // The read began before the budget existed: this request passes...
+    expect(await pending).toBe(false);
+    // ...but the next one reads the budget instead of a kept "none".
+    expect(await refused(slow, key)).toBe(true);
   });
 });
