@@ -1,8 +1,7 @@
 /**
  * `npm run openapi [-- <file>]` writes the API's OpenAPI document (the one `GET /openapi.json`
- * serves) to `<file>` (default `dist/openapi.json`) without starting a server: the app is built
- * over an in-memory libSQL database that is never queried, and the document is read through
- * `app.request`.
+ * serves) to `<file>` (default `dist/openapi.json`) without starting a server
+ * (scripts/openapi-document.ts).
  *
  * `npm run lint:openapi` (`--lint`) then lints that file with Redocly CLI and the rule set in
  * `redocly.yaml`, and fails on any problem, warnings included (Redocly itself fails on errors
@@ -12,30 +11,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient } from "@libsql/client";
-import { createApp } from "../workers/src/app.js";
-import { MemoryCache } from "../workers/src/cache/memory-cache.js";
-import { parseConfig } from "../workers/src/config.js";
-import { createDb } from "../workers/src/db/client.js";
+import { openApiDocument } from "./openapi-document.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-
-/** The OpenAPI document of the app, as `GET /openapi.json` answers it. */
-export async function openApiDocument(): Promise<unknown> {
-  const client = createClient({ url: ":memory:" });
-  try {
-    const { app } = createApp({
-      db: createDb(client),
-      cache: new MemoryCache(),
-      config: parseConfig({}),
-    });
-    const res = await app.request("/openapi.json");
-    if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
-    return await res.json();
-  } finally {
-    client.close();
-  }
-}
 
 /** One problem of Redocly's JSON report. */
 interface LintProblem {

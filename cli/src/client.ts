@@ -1,8 +1,36 @@
 /**
  * HTTP client of the `skillgate` CLI for the Skillgate REST API (docs/api.md), and the CLI's exit
  * codes (docs/cli.md#exit-codes). Every failure becomes a {@link CliError} with a message that
- * says what to do.
+ * says what to do. The shapes of the API's answers come from its OpenAPI document
+ * (`./api-types.ts`, generated; docs/cli.md#api-types).
  */
+import type { components, paths } from "./api-types.js";
+
+/** A named schema of the API's OpenAPI document, e.g. `ApiSchema<"Skill">`. */
+export type ApiSchema<N extends keyof components["schemas"]> = components["schemas"][N];
+
+/** The HTTP methods the client sends. */
+type Method = "get" | "post" | "put" | "delete";
+
+/** The methods the OpenAPI document defines for `P`. */
+export type ApiMethod<P extends keyof paths> = {
+  [M in Method]: paths[P][M] extends { responses: unknown } ? M : never;
+}[Method];
+
+/**
+ * The JSON body of the success answer (200, else 201) of `M` on the route `P` of the OpenAPI
+ * document, e.g. `ApiAnswer<"/api/skills/{id}", "get">` is `{ skill: Skill }`; `never` for a
+ * route that answers no JSON on success (204).
+ */
+export type ApiAnswer<P extends keyof paths, M extends ApiMethod<P>> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? R extends { 200: { content: { "application/json": infer B } } }
+    ? B
+    : R extends { 201: { content: { "application/json": infer B } } }
+      ? B
+      : never
+  : never;
 
 /** Exit codes scripts can rely on (docs/cli.md#exit-codes). */
 export const EXIT = {

@@ -3,18 +3,13 @@
  * and its usage today, and changes the key's own limits.
  */
 import type { Command } from "commander";
-import { apiPath, CliError, EXIT } from "./client.js";
+import { type ApiAnswer, type ApiSchema, apiPath, CliError, EXIT } from "./client.js";
 import { ctxOf } from "./context.js";
 import { fields, print, printJson } from "./output.js";
 
-type LimitName = "executionsPerMinute" | "concurrentSandboxRuns" | "dailySandboxSeconds";
-type Limits = Record<LimitName, number | null>;
-
-interface KeyLimitsView {
-  limits: Limits;
-  overrides: Partial<Limits>;
-  usage: Record<string, number | string | null>;
-}
+/** A key's limits, its own overrides and its usage today (the `ApiKeyLimits` schema). */
+type KeyLimitsView = ApiSchema<"ApiKeyLimits">;
+type LimitName = keyof ApiSchema<"ExecutionLimits">;
 
 const OPTIONS: [flag: string, name: LimitName, what: string][] = [
   ["--executions-per-minute <n>", "executionsPerMinute", "executions per minute"],
@@ -60,17 +55,19 @@ export function registerLimitsCommand(keys: Command): void {
   cmd.action(async (id: string, o: Record<string, string | boolean | undefined>, c: Command) => {
     const ctx = ctxOf(c);
     const path = apiPath`/api/keys/${id}`;
-    const current = (await ctx.client.get<{ limits: KeyLimitsView }>(path)).limits;
+    const current = (await ctx.client.get<ApiAnswer<"/api/keys/{id}", "get">>(path)).limits;
     const given = OPTIONS.filter(([, name]) => typeof o[name] === "string");
     let view = current;
     if (o.reset || given.length > 0) {
-      const overrides: Partial<Limits> = o.reset ? {} : { ...current.overrides };
+      const overrides: KeyLimitsView["overrides"] = o.reset ? {} : { ...current.overrides };
       for (const [flag, name] of given) {
         const value = parseLimit(flag.split(" ")[0]!, o[name] as string);
         if (value === "default") delete overrides[name];
         else overrides[name] = value;
       }
-      view = (await ctx.client.put<{ limits: KeyLimitsView }>(`${path}/limits`, overrides)).limits;
+      view = (
+        await ctx.client.put<ApiAnswer<"/api/keys/{id}/limits", "put">>(`${path}/limits`, overrides)
+      ).limits;
     }
     if (ctx.json) return printJson({ limits: view });
     show(view);

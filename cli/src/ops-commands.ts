@@ -2,28 +2,11 @@
  * `skillgate keys …`, `executions …`, `catalog …` and `settings …` (docs/cli.md).
  */
 import type { Command } from "commander";
-import { apiPath, CliError, EXIT } from "./client.js";
+import { type ApiAnswer, apiPath, CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, qs } from "./context.js";
 import { registerLimitsCommand } from "./limits-command.js";
 import { fields, jsonText, print, printJson, table, withProgress } from "./output.js";
-import { type ExecutionView, type SkillView, showExecution } from "./skills-commands.js";
-
-interface KeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  totalPages: number;
-}
+import { type ExecutionView, showExecution } from "./skills-commands.js";
 
 const EXECUTION_COLUMNS: [string, (e: ExecutionView) => unknown][] = [
   ["created", (e) => e.createdAt],
@@ -53,7 +36,9 @@ async function watch(ctx: Ctx, o: Record<string, string | undefined>): Promise<v
   const max = o.count === undefined ? Number.POSITIVE_INFINITY : Number(o.count);
   const seen = new Map<string, string>();
   const fetchPage = () =>
-    ctx.client.get<Page<ExecutionView>>(`/api/skills/executions${executionQuery(o, "1", "50")}`);
+    ctx.client.get<ApiAnswer<"/api/skills/executions", "get">>(
+      `/api/skills/executions${executionQuery(o, "1", "50")}`,
+    );
   for (const e of (await fetchPage()).data) seen.set(e.id, e.status);
   if (!ctx.json) process.stderr.write("Watching for new executions (Ctrl-C to stop)…\n");
   let shown = 0;
@@ -79,7 +64,7 @@ export function registerOpsCommands(program: Command): void {
     .option("--expires <iso>", "expiry, ISO-8601 (e.g. 2027-01-01T00:00:00Z)")
     .action(async (name: string, o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const created = await ctx.client.post<{ key: string; apiKey: KeyView }>("/api/keys", {
+      const created = await ctx.client.post<ApiAnswer<"/api/keys", "post">>("/api/keys", {
         name,
         ...(o.expires ? { expiresAt: o.expires } : {}),
       });
@@ -94,7 +79,7 @@ export function registerOpsCommands(program: Command): void {
     .description("list API keys")
     .action(async (_o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const { data } = await ctx.client.get<{ data: KeyView[] }>("/api/keys");
+      const { data } = await ctx.client.get<ApiAnswer<"/api/keys", "get">>("/api/keys");
       if (ctx.json) return printJson({ data });
       print(
         table(
@@ -116,7 +101,9 @@ export function registerOpsCommands(program: Command): void {
     .description("revoke an API key")
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const res = await ctx.client.delete<{ apiKey: KeyView }>(apiPath`/api/keys/${id}`);
+      const res = await ctx.client.delete<ApiAnswer<"/api/keys/{id}", "delete">>(
+        apiPath`/api/keys/${id}`,
+      );
       if (ctx.json) return printJson(res);
       print(`Revoked key ${res.apiKey.name} (${res.apiKey.id})`);
     });
@@ -135,7 +122,7 @@ export function registerOpsCommands(program: Command): void {
     .option("--limit <n>", "rows per page (max 200)", "20")
     .action(async (o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const page = await ctx.client.get<Page<ExecutionView>>(
+      const page = await ctx.client.get<ApiAnswer<"/api/skills/executions", "get">>(
         `/api/skills/executions${executionQuery(o, o.page, o.limit)}`,
       );
       if (ctx.json) return printJson(page);
@@ -147,7 +134,7 @@ export function registerOpsCommands(program: Command): void {
     .description("show one execution with its input and output")
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const { execution } = await ctx.client.get<{ execution: ExecutionView }>(
+      const { execution } = await ctx.client.get<ApiAnswer<"/api/skills/executions/{id}", "get">>(
         apiPath`/api/skills/executions/${id}`,
       );
       showExecution(ctx, execution);
@@ -158,7 +145,7 @@ export function registerOpsCommands(program: Command): void {
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = ctxOf(cmd);
       const { execution } = await withProgress("Running the approved execution", () =>
-        ctx.client.post<{ execution: ExecutionView }>(
+        ctx.client.post<ApiAnswer<"/api/skills/executions/{id}/approve", "post">>(
           apiPath`/api/skills/executions/${id}/approve`,
         ),
       );
@@ -170,10 +157,9 @@ export function registerOpsCommands(program: Command): void {
     .option("--reason <text>", "why (recorded in the error message)")
     .action(async (id: string, o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const { execution } = await ctx.client.post<{ execution: ExecutionView }>(
-        apiPath`/api/skills/executions/${id}/reject`,
-        o.reason ? { reason: o.reason } : {},
-      );
+      const { execution } = await ctx.client.post<
+        ApiAnswer<"/api/skills/executions/{id}/reject", "post">
+      >(apiPath`/api/skills/executions/${id}/reject`, o.reason ? { reason: o.reason } : {});
       if (ctx.json) return printJson({ execution });
       print(`Rejected ${execution.skillName}@${execution.version} (${execution.id})`);
     });
@@ -188,7 +174,7 @@ export function registerOpsCommands(program: Command): void {
   const providerOf = async (ctx: Ctx, flag: string | undefined): Promise<string> => {
     if (flag) return flag;
     const res = await ctx.client
-      .get<{ settings: { activeProvider: string } }>("/api/settings")
+      .get<ApiAnswer<"/api/settings", "get">>("/api/settings")
       .catch(() => undefined);
     return res?.settings.activeProvider ?? "skillsmp";
   };
@@ -202,9 +188,9 @@ export function registerOpsCommands(program: Command): void {
       const provider = await providerOf(ctx, o.provider);
       const path = provider === "skillssh" ? "/api/skills/skillssh" : "/api/skills/marketplace";
       const page = await withProgress(`Searching ${provider}`, () =>
-        ctx.client.get<{ data: Record<string, unknown>[] }>(
-          `${path}${qs({ q: query ?? "", limit: o.limit })}`,
-        ),
+        ctx.client.get<
+          ApiAnswer<"/api/skills/marketplace", "get"> | ApiAnswer<"/api/skills/skillssh", "get">
+        >(`${path}${qs({ q: query ?? "", limit: o.limit })}`),
       );
       if (ctx.json) return printJson(page);
       print(
@@ -246,7 +232,10 @@ export function registerOpsCommands(program: Command): void {
           ? "/api/skills/skillssh/install"
           : "/api/skills/marketplace/install";
       const res = await withProgress(`Installing ${ref} from ${provider}`, () =>
-        ctx.client.post<{ skill: SkillView; skillMd: { url: string } }>(path, body),
+        ctx.client.post<
+          | ApiAnswer<"/api/skills/marketplace/install", "post">
+          | ApiAnswer<"/api/skills/skillssh/install", "post">
+        >(path, body),
       );
       if (ctx.json) return printJson(res);
       print(
@@ -260,7 +249,7 @@ export function registerOpsCommands(program: Command): void {
     .description("show the settings")
     .action(async (_o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const res = await ctx.client.get<{ settings: Record<string, unknown> }>("/api/settings");
+      const res = await ctx.client.get<ApiAnswer<"/api/settings", "get">>("/api/settings");
       if (ctx.json) return printJson(res);
       print(fields(res.settings));
     });
@@ -284,7 +273,7 @@ export function registerOpsCommands(program: Command): void {
           EXIT.usage,
         );
       }
-      const res = await ctx.client.put<{ settings: Record<string, unknown> }>("/api/settings", {
+      const res = await ctx.client.put<ApiAnswer<"/api/settings", "put">>("/api/settings", {
         [name]: parsed,
       });
       if (ctx.json) return printJson(res);

@@ -3,52 +3,15 @@
  */
 import type { Command } from "commander";
 import semver from "semver";
-import { apiPath, CliError, EXIT } from "./client.js";
+import { type ApiAnswer, type ApiSchema, apiPath, CliError, EXIT } from "./client.js";
 import { type Ctx, ctxOf, jsonArg, qs, readText } from "./context.js";
 import { fields, print, printJson, table, withProgress } from "./output.js";
 
-/** A skill as the API returns it (the fields the CLI shows). */
-export interface SkillView {
-  id: string;
-  name: string;
-  version: string;
-  description: string;
-  mode: string;
-  policy: string;
-  enabled: boolean;
-  sourceProvider: string;
-  apiKeyId: string | null;
-  tags: string[];
-  timeoutMs: number | null;
-  handlerCode: string;
-}
+/** A skill as the API returns it (the `Skill` schema). */
+type SkillView = ApiSchema<"Skill">;
 
-/** An execution as the API returns it. */
-export interface ExecutionView {
-  id: string;
-  skillName: string;
-  version: string;
-  status: string;
-  approval: string;
-  apiKeyId: string | null;
-  sessionId: string | null;
-  input: unknown;
-  output: unknown;
-  inputTruncated: boolean;
-  outputTruncated: boolean;
-  errorCode: string | null;
-  errorMessage: string | null;
-  durationMs: number | null;
-  attempts: number;
-  createdAt: string;
-}
-
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  totalPages: number;
-}
+/** An execution as the API returns it (the `Execution` schema). */
+export type ExecutionView = ApiSchema<"Execution">;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,9 +21,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 async function resolveSkill(ctx: Ctx, ref: string): Promise<SkillView> {
   if (UUID.test(ref))
-    return (await ctx.client.get<{ skill: SkillView }>(apiPath`/api/skills/${ref}`)).skill;
+    return (await ctx.client.get<ApiAnswer<"/api/skills/{id}", "get">>(apiPath`/api/skills/${ref}`))
+      .skill;
   const [name, version] = ref.split("@");
-  const page = await ctx.client.get<Page<SkillView>>(`/api/skills${qs({ q: name, limit: 200 })}`);
+  const page = await ctx.client.get<ApiAnswer<"/api/skills", "get">>(
+    `/api/skills${qs({ q: name, limit: 200 })}`,
+  );
   const matches = page.data
     .filter((s) => s.name === name && (!version || s.version === version))
     .sort((a, b) => semver.rcompare(a.version, b.version));
@@ -120,7 +86,9 @@ export function showExecution(ctx: Ctx, e: ExecutionView): number {
         error: e.errorCode ? `${e.errorCode}: ${e.errorMessage ?? ""}` : "-",
       }),
     );
-    print(`input${e.inputTruncated ? " (truncated)" : ""}:\n${JSON.stringify(e.input, null, 2)}`);
+    print(
+      `input${e.inputTruncated ? " (truncated)" : ""}:\n${JSON.stringify(e.input ?? null, null, 2)}`,
+    );
     print(
       `output${e.outputTruncated ? " (truncated)" : ""}:\n${JSON.stringify(e.output ?? null, null, 2)}`,
     );
@@ -160,7 +128,7 @@ export function registerSkillCommands(program: Command): void {
     .option("--limit <n>", "rows per page (max 200)", "50")
     .action(async (o, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      const page = await ctx.client.get<Page<SkillView>>(
+      const page = await ctx.client.get<ApiAnswer<"/api/skills", "get">>(
         `/api/skills${qs({ q: o.query, mode: o.mode, source: o.source, apiKeyId: o.apiKeyId, page: o.page, limit: o.limit })}`,
       );
       if (ctx.json) return printJson(page);
@@ -189,7 +157,10 @@ export function registerSkillCommands(program: Command): void {
       if (o.policy) body.policy = o.policy;
       if (o.apiKeyId) body.apiKeyId = o.apiKeyId;
       const { skill } = await withProgress(`Installing ${String(body.name ?? file)}`, () =>
-        ctx.client.post<{ skill: SkillView }>(path, body),
+        ctx.client.post<
+          | ApiAnswer<"/api/skills/install", "post">
+          | ApiAnswer<"/api/skills/skill-md/install", "post">
+        >(path, body),
       );
       if (ctx.json) return printJson({ skill });
       print(`Installed ${skill.name}@${skill.version} (${skill.id})`);
@@ -207,7 +178,7 @@ export function registerSkillCommands(program: Command): void {
         }
         const ctx = ctxOf(command);
         const skill = await resolveSkill(ctx, ref);
-        const updated = await ctx.client.put<{ skill: SkillView }>(
+        const updated = await ctx.client.put<ApiAnswer<"/api/skills/{id}", "put">>(
           apiPath`/api/skills/${skill.id}`,
           {
             mode: target,
@@ -241,7 +212,7 @@ export function registerSkillCommands(program: Command): void {
       const ctx = ctxOf(cmd);
       const input = jsonArg(o.input, "--input");
       const { execution } = await withProgress(`Running ${skillName}`, () =>
-        ctx.client.post<{ execution: ExecutionView }>("/api/skills/executions", {
+        ctx.client.post<ApiAnswer<"/api/skills/executions", "post">>("/api/skills/executions", {
           skillName,
           input,
           ...(o.session ? { sessionId: o.session } : {}),

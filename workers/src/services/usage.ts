@@ -63,9 +63,22 @@ export interface TokenUsageView {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * How long an instance trusts the daily token budget it read for a key, in ms: a budget set on
+ * this instance applies at once; one set on another instance within this time
+ * (docs/limits.md#token-budgets). Saves a database read on every proxied request.
+ */
+export const BUDGET_CACHE_TTL_MS = 10_000;
+/** Keys whose budget an instance keeps at most; past it the oldest reads are forgotten. */
+const BUDGET_CACHE_MAX = 10_000;
+
 /** Records proxied usage and enforces token budgets (see the module docs). */
 export class TokenUsageService {
   private readonly pending = new Set<Promise<void>>();
+  /** Budgets read per key (null: none), with when they were read; see {@link BUDGET_CACHE_TTL_MS}. */
+  private readonly budgets = new Map<string, { budget: number | null; at: number }>();
+  /** Counts budget writes begun and ended on this instance: a read that spans one is not kept. */
+  private budgetWrites = 0;
 
   constructor(
     private readonly store: TokenUsageStore,
@@ -114,7 +127,7 @@ export class TokenUsageService {
    */
   async checkBudget(apiKeyId: string | null): Promise<void> {
     if (apiKeyId === null) return;
-    const budget = await this.store.budget(apiKeyId);
+    const budget = await this.budgetOf(apiKeyId);
     if (budget === null) return;
     const now = this.clock();
     const day = utcDay(now);
@@ -134,6 +147,24 @@ export class TokenUsageService {
         details: { limit: "dailyTokens", value: budget, used, retryAfterS: t },
       },
     );
+  }
+
+  /** The key's budget, read at most every {@link BUDGET_CACHE_TTL_MS} per instance. */
+  private async budgetOf(apiKeyId: string): Promise<number | null> {
+    const now = this.clock();
+    const cached = this.budgets.get(apiKeyId);
+    if (cached && now - cached.at < BUDGET_CACHE_TTL_MS) return cached.budget;
+    const writes = this.budgetWrites;
+    const budget = await this.store.budget(apiKeyId);
+    // A budget set while this read was under way may not be in it: use it once, keep nothing.
+    if (writes !== this.budgetWrites) return budget;
+    this.budgets.delete(apiKeyId);
+    if (this.budgets.size >= BUDGET_CACHE_MAX) {
+      const oldest = this.budgets.keys().next().value;
+      if (oldest !== undefined) this.budgets.delete(oldest);
+    }
+    this.budgets.set(apiKeyId, { budget, at: now });
+    return budget;
   }
 
   /**
@@ -160,7 +191,14 @@ export class TokenUsageService {
   }
 
   /** Sets (non-negative integer) or removes (null) the daily token budget of `apiKeyId`. */
-  setBudget(apiKeyId: string, dailyTokens: number | null): Promise<void> {
-    return this.store.setBudget(apiKeyId, dailyTokens, this.clock());
+  async setBudget(apiKeyId: string, dailyTokens: number | null): Promise<void> {
+    this.budgetWrites++;
+    this.budgets.delete(apiKeyId);
+    try {
+      await this.store.setBudget(apiKeyId, dailyTokens, this.clock());
+    } finally {
+      this.budgetWrites++;
+      this.budgets.delete(apiKeyId);
+    }
   }
 }

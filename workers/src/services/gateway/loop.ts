@@ -13,6 +13,7 @@ import { sumUsage } from "../../formats/wire.js";
 import { checkArguments } from "./limits.js";
 import { rememberMixedTurn, splitMixedTurn } from "./mixed-turn.js";
 import { appendTurn, clientHistoryLength } from "./prepare.js";
+import { requestSignal } from "./signals.js";
 import type { GatewayEvent, GatewayRenderer, RoundContext } from "./types.js";
 import { UpstreamFailure } from "./upstream.js";
 
@@ -31,7 +32,7 @@ export async function runRounds(
     renderer.event(event);
     observe(event);
   };
-  const skillsSignal = AbortSignal.any([renderer.signal, budget.signal]);
+  const skillsSignal = requestSignal([renderer.signal, budget.signal]);
   const executions: string[] = [];
   let request = ctx.prepared.request;
   let usage: unknown;

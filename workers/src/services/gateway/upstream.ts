@@ -12,6 +12,7 @@ import { describeNetworkError } from "@skillgate/sandbox-protocol";
 import { getFormatAdapter } from "../../formats/index.js";
 import type { FormatAdapter, WireFormat } from "../../formats/types.js";
 import type { UpstreamConfig } from "../proxy.js";
+import { requestSignal } from "./signals.js";
 
 /**
  * A failure of the upstream itself, or of its answer: 502 unreachable / broken / too large, 504
@@ -157,7 +158,7 @@ export async function callUpstream(
   const key = req.clientHeaders.get("x-upstream-api-key")?.trim() || config.apiKeys[adapter.family];
   if (key) headers.set(adapter.upstreamKeyHeader, adapter.upstreamCredential(key));
   const idle = new AbortController();
-  const signal = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
+  const signal = requestSignal([req.signal, req.budget.signal, idle.signal]);
   const url = upstreamUrl(config, req);
   let res: Response;
   try {
@@ -200,7 +201,7 @@ function guardBody(
   idle: AbortController,
 ): ReadableStream<Uint8Array> {
   const reader = src.getReader();
-  const stop = AbortSignal.any([req.signal, req.budget.signal, idle.signal]);
+  const stop = requestSignal([req.signal, req.budget.signal, idle.signal]);
   const stopped = new Promise<never>((_, reject) => {
     if (stop.aborted) reject(stop.reason);
     else stop.addEventListener("abort", () => reject(stop.reason), { once: true });
