@@ -8,8 +8,8 @@ import { getEventListeners } from "node:events";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { callUpstream, TimeBudget } from "../../workers/src/services/gateway/upstream.js";
 import { requestSignal } from "../../workers/src/services/gateway/signals.js";
+import { callUpstream, TimeBudget } from "../../workers/src/services/gateway/upstream.js";
 import type { UpstreamConfig } from "../../workers/src/services/proxy.js";
 
 setFlagsFromString("--expose-gc");
