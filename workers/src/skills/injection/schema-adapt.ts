@@ -11,6 +11,7 @@
  *   `additionalProperties`, `const` or type arrays ({@link toGeminiParameters}).
  */
 
+import type { SchemaDialect } from "../../formats/types.js";
 import type { JsonSchema } from "../types.js";
 import { GEMINI_FORMATS } from "./schema-keywords.js";
 import { appendDescription, type PreparedSchema, prepareInputSchema } from "./schema-prepare.js";
@@ -172,10 +173,13 @@ export function toGeminiParameters(schema: JsonSchema): JsonSchema | null {
   return gemini(portable);
 }
 
+/** The adaptation of each schema dialect a wire format declares (`FormatAdapter.schemaDialect`). */
+const BY_DIALECT: Record<SchemaDialect, (schema: JsonSchema) => JsonSchema | null> = {
+  "json-schema": toJsonSchemaParameters,
+  gemini: toGeminiParameters,
+};
+
 /** Parameters of one skill for a format's schema dialect (see {@link toJsonSchemaParameters}, {@link toGeminiParameters}). */
-export function adaptSchema(
-  schema: JsonSchema,
-  dialect: "json-schema" | "gemini",
-): JsonSchema | null {
-  return dialect === "gemini" ? toGeminiParameters(schema) : toJsonSchemaParameters(schema);
+export function adaptSchema(schema: JsonSchema, dialect: SchemaDialect): JsonSchema | null {
+  return BY_DIALECT[dialect](schema);
 }
