@@ -184,7 +184,12 @@ export async function learningCurve(
       }
       if (found.length > 0) {
         searched++;
-        await api.services.tools.noteSearchFound(key, [linkId], learningFeatures(c.query), found);
+        await api.services.tools.feedback.noteSearchFound(
+          key,
+          [linkId],
+          learningFeatures(c.query),
+          found,
+        );
       }
       await asKey("/api/skills/intercept", {
         format: "openai-chat",

@@ -249,7 +249,12 @@ describe("learning from traffic", () => {
     await train(s, s.keyA.key);
     const weather = await s.app.services.skills.byId(s.ids.get("weather_now")!);
     const got = await inject(s, s.keyA.key, TARGET);
-    await s.app.services.tools.noteSearchFound(s.keyA.id, [got.selectionId!], [], [weather!]);
+    await s.app.services.tools.feedback.noteSearchFound(
+      s.keyA.id,
+      [got.selectionId!],
+      [],
+      [weather!],
+    );
 
     const res = await fetch(`${s.app.url}/metrics`, {
       headers: { authorization: `Bearer ${MGMT_TOKEN}` },
@@ -286,7 +291,7 @@ describe("learning from traffic", () => {
         (i) => i.name === "orders_refund",
       )!.toolName;
       for (let i = 0; i < 3; i++) {
-        await s.app.services.tools.noteSearchFound(
+        await s.app.services.tools.feedback.noteSearchFound(
           s.keyA.id,
           [MCP_LINK],
           learningFeatures(TARGET),

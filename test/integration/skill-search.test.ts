@@ -374,7 +374,7 @@ describe("skill_search at inject and intercept", () => {
       stats: new SelectionStats(),
     });
     const ctx = { apiKeyId: keyA.id, sessionId: "learn" };
-    const found = await tools.search({ query: "returning orders" }, ctx);
+    const found = await tools.skillSearch.search({ query: "returning orders" }, ctx);
     expect(found.status).toBe("success");
     await tools.intercept(
       {

@@ -21,7 +21,7 @@ export function selectionPages(): Hono<DashEnv> {
 
   app.get("/selection", async (c) => {
     requireManagement(c.get("session").principal);
-    const { ranker, skills } = await c.get("services").tools.selectionStats();
+    const { ranker, skills } = await c.get("services").tools.feedback.selectionStats();
     return c.html(
       <Page title="Selection" {...pageProps(c, "/dashboard/selection")}>
         <h1>Selection</h1>

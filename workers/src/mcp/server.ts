@@ -162,7 +162,7 @@ const SEARCH_AUTO_ABOVE = SKILL_SEARCH_AUTO_ABOVE;
  * `auto` with more than {@link SEARCH_AUTO_ABOVE}; never with `off`.
  */
 function listsSearch(tools: ToolsService, count: number): boolean {
-  const mode = tools.searchMode;
+  const mode = tools.skillSearch.searchMode;
   return mode === "on" || (mode === "auto" && count > SEARCH_AUTO_ABOVE);
 }
 
@@ -237,10 +237,13 @@ export function createMcpServer(opts: McpServerOptions): Server {
     if (managed) return runManagementTool(managed, args, opts);
     // Checked before the name is resolved, so a key without `execute` learns nothing of the skills.
     if (!mayRunSkills) return errorResult(missingScope("execute"));
-    if (name === SKILL_SEARCH_TOOL && services.tools.searchMode !== "off") {
+    if (name === SKILL_SEARCH_TOOL && services.tools.skillSearch.searchMode !== "off") {
       const tools = await services.tools.callerTools(apiKeyId);
       if (listsSearch(services.tools, tools.list.length)) {
-        const outcome = await services.tools.search(args, { apiKeyId, sessionId: null });
+        const outcome = await services.tools.skillSearch.search(args, {
+          apiKeyId,
+          sessionId: null,
+        });
         return skillCallResult(SKILL_SEARCH_TOOL, outcome);
       }
     }
@@ -252,7 +255,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     const linkIds = typeof selectionId === "string" ? [selectionId, MCP_LINK] : [MCP_LINK];
     const [outcome] = await Promise.all([
       services.tools.callAsModel(skill, args, { apiKeyId, sessionId: null }),
-      services.tools.learnFromLinkedCall(apiKeyId, skill, linkIds),
+      services.tools.feedback.learnFromLinkedCall(apiKeyId, skill, linkIds),
     ]);
     return skillCallResult(`${skill.name}@${skill.version}`, outcome);
   });

@@ -149,7 +149,7 @@ export class ProxyService {
         );
       },
       offerFound: (req, request, injected, results) =>
-        tools.offerFound(req.format, request, injected, results, req.apiKeyId),
+        tools.skillSearch.offerFound(req.format, request, injected, results, req.apiKeyId),
       intercept: (req, call) =>
         tools.intercept(
           {

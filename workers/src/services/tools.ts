@@ -5,11 +5,12 @@
  * master switch, the builtins this deployment cannot run, builtin aliases, policy floors and
  * the executor. Front doors that offer skills as tools outside a provider request (MCP, A2A) list
  * them, resolve a tool name and run a model's call here too (docs/mcp.md#skill-tools).
+ * Its parts: `skillSearch` (tools-search.ts) answers `skill_search` and declares what it found
+ * for the proxy's next round; `feedback` (selection-feedback.ts) counts selections and tells
+ * learning what was called; the shapes are in tools-types.ts.
  */
 import { getFormatAdapter } from "../formats/index.js";
-import type { ExtractedCall, JsonObject, WireFormat } from "../formats/types.js";
-import type { Metrics } from "../metrics/types.js";
-import type { Executor } from "../skills/execution/executor.js";
+import type { ExtractedCall } from "../formats/types.js";
 import {
   type InjectedTool,
   type InjectResult,
@@ -17,52 +18,35 @@ import {
   skillToolSpec,
 } from "../skills/injection/injection.js";
 import { getInjectionIndex } from "../skills/injection/injection-index.js";
-import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
-import {
-  chooseRanker,
-  DEFAULT_RANKER,
-  type RankerName,
-} from "../skills/injection/rankers/index.js";
-import { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
+import { chooseRanker, DEFAULT_RANKER } from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,
   callerTools,
   resolveCallerTool,
 } from "../skills/interception/caller-tools.js";
-import {
-  type CallWrapper,
-  type InjectedRef,
-  type InterceptResult,
-  interceptToolCalls,
-  type ToolResult,
-} from "../skills/interception/interception.js";
+import { type InterceptResult, interceptToolCalls } from "../skills/interception/interception.js";
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
-import type { PolicyFloors } from "../skills/interception/policy-floor.js";
 import { learningFeatures } from "../skills/learning/features.js";
-import type { LearningSource, SelectionLearning } from "../skills/learning/learning.js";
-import type { SelectionCounts, SelectionStats } from "../skills/learning/selection-stats.js";
-import type { SkillRegistry } from "../skills/registry/registry.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
+import { deferrableSkills } from "../skills/search/anthropic-tool-search.js";
 import {
-  type AnthropicToolSearch,
-  deferrableSkills,
-} from "../skills/search/anthropic-tool-search.js";
-import {
-  parseSkillSearchArgs,
-  SKILL_SEARCH_DESCRIPTION,
-  SKILL_SEARCH_INPUT_SCHEMA,
   SKILL_SEARCH_REF,
   SKILL_SEARCH_TOOL,
-  type SkillSearchMode,
-  type SkillSearchOutput,
-  searchSkills,
   seesMoreAutoSkills,
   toolsDisabledIn,
   withSkillSearchTool,
 } from "../skills/search/skill-search.js";
-import type { CallerContext, JsonSchema, Skill } from "../skills/types.js";
-import { FOUND_SKILLS_MAX, type FoundEntry, type FoundSkillsStore } from "./found-skills.js";
-import type { SettingsService } from "./settings.js";
+import type { CallerContext, Skill } from "../skills/types.js";
+import type { FoundEntry } from "./found-skills.js";
+import { SelectionFeedback, sourceIn } from "./selection-feedback.js";
+import { listsSearch, offeredBy, ToolsSearch } from "./tools-search.js";
+import {
+  type InjectOutcome,
+  type InjectRequest,
+  type InterceptRequest,
+  sessionLink,
+  type ToolsServiceOptions,
+} from "./tools-types.js";
 
 export type { InjectResult } from "../skills/injection/injection.js";
 export {
@@ -78,141 +62,26 @@ export type {
   ToolResult,
 } from "../skills/interception/interception.js";
 export type { ModelCallOutcome } from "../skills/interception/model-call.js";
-
-/** An inject request (`POST /api/skills/inject`). */
-export interface InjectRequest {
-  format: WireFormat;
-  request: JsonObject;
-  backgroundReason?: string;
-  include?: readonly string[];
-  exclude?: readonly string[];
-  /** The ranker this request asks for (docs/scoring.md#choosing-a-ranker). */
-  ranker?: RankerName;
-  /** The session: the skills `skill_search` found in it are offered (docs/scoring.md#skill-search). */
-  sessionId?: string;
-  /**
-   * True at a door that answers `skill_search` itself (the inject API): the tool is offered as
-   * the `SKILLS_SEARCH_TOOL` setting says, and the session's found skills are injected.
-   */
-  offerSearch?: boolean;
-  /**
-   * Only in a format whose adapter has `deferTools` (Anthropic Messages): declare the caller's
-   * other visible AUTO skills (at most `maxTools`) with `defer_loading: true` beside Anthropic's
-   * tool search tool of `variant` (docs/proxy.md#anthropic-tool-search); `skill_search` is then
-   * not offered. Ignored in other formats.
-   */
-  anthropicToolSearch?: { variant: AnthropicToolSearch; maxTools: number };
-}
-
-/**
- * What inject answers: the request and picks, plus (learning on) the `selectionId` an intercept
- * may send back and the request's hashed features (for a door that links them itself).
- */
-export interface InjectOutcome extends InjectResult {
-  selectionId?: string;
-  features: number[];
-}
-
-/** An intercept request (`POST /api/skills/intercept`). */
-export interface InterceptRequest {
-  format: WireFormat;
-  response: JsonObject;
-  injected?: readonly InjectedRef[];
-  sessionId?: string;
-  customSkillExecutionEnabled?: boolean;
-  /** Names of the tools the client declared itself, when known (the proxy; interception.ts). */
-  clientTools?: readonly string[];
-  /** Cancels the running executions when the caller goes away (the proxy's client). */
-  signal?: AbortSignal;
-  /** Most owned calls run from this turn; the later ones get a tool error without running. */
-  maxOwnedCalls?: number;
-  /** The `selectionId` an inject returned (docs/scoring.md#learning-from-traffic). */
-  selectionId?: string;
-  /**
-   * True at a door whose inject offers `skill_search` (the intercept API): its calls are answered
-   * here, unless the setting is `off`, `injected` is given without it, or the client declared it.
-   */
-  answerSearch?: boolean;
-  /** Wraps the answer of each owned call (the proxy's `execute_tool` spans; interception.ts). */
-  aroundCall?: CallWrapper;
-}
-
-/**
- * A skill that `skill_search` found in a session and the model then called: the learning signal
- * of a search (docs/scoring.md#skill-search). `terms` are the analysed terms of the query that
- * found it (stemmed words, never the query text).
- */
-export interface SearchedSkillCalled {
-  apiKeyId: string | null;
-  sessionId: string;
-  skill: Skill;
-  terms: readonly string[];
-}
-
-/** What the tools service is built from. */
-export interface ToolsServiceOptions {
-  registry: SkillRegistry;
-  settings: SettingsService;
-  executor: Executor;
-  /** Builtins this deployment cannot run; never injected. */
-  unavailableBuiltins: readonly string[];
-  /** Builtin alias → builtin name (e.g. `omniroute_web_search` → `web_search`). */
-  builtinAliases: ReadonlyMap<string, string>;
-  /** Policy floors of model calls by handler name. */
-  policyFloors: PolicyFloors;
-  /** The ranker a key chose (null: none); read per inject. */
-  keyRanker?: (apiKeyId: string) => Promise<RankerName | null>;
-  /** When `skill_search` is offered (`SKILLS_SEARCH_TOOL`); default `auto`. */
-  searchMode?: SkillSearchMode;
-  /** Where a session's found skills are kept (the KV-style cache); none → nothing is kept. */
-  foundSkills?: FoundSkillsStore;
-  /**
-   * Called once per intercepted call of a skill that `skill_search` found earlier in the same
-   * session: the one place where learning from traffic is told of it. Must not throw.
-   */
-  onSearchedSkillCalled?: (signal: SearchedSkillCalled) => void;
-  /** Learning from traffic (docs/scoring.md#learning-from-traffic). */
-  learning: SelectionLearning;
-  /** This process's selection counters (docs/scoring.md#selection-counters). */
-  stats: SelectionStats;
-  /** Where selection events are reported as well. */
-  metrics?: Metrics;
-  /** A new random id (selection ids). */
-  newId?: () => string;
-}
-
-/** The cache link id of a session id (kept apart from selection ids). */
-function sessionLink(sessionId: string): string {
-  return `session:${sessionId}`;
-}
-
-/** The link id under which a key's latest MCP `skill_search` is kept (MCP has no sessions). */
-export const MCP_LINK = "mcp:last";
-
-/**
- * The `skill_search` tool as a front door lists it outside a provider request
- * (docs/scoring.md#skill-search, docs/mcp.md#skill-search): its name, description and JSON
- * Schema input.
- */
-export const SKILL_SEARCH_LISTING: {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-} = {
-  name: SKILL_SEARCH_TOOL,
-  description: SKILL_SEARCH_DESCRIPTION,
-  inputSchema: SKILL_SEARCH_INPUT_SCHEMA,
-};
-
-/**
- * Skill tools above which search mode `auto` offers `skill_search`: as many as one request's
- * AUTO places (docs/scoring.md#skill-search).
- */
-export const SKILL_SEARCH_AUTO_ABOVE = AUTO_MAX_SKILLS;
+export type {
+  InjectOutcome,
+  InjectRequest,
+  InterceptRequest,
+  SearchedSkillCalled,
+  ToolsServiceOptions,
+} from "./tools-types.js";
+export { MCP_LINK, SKILL_SEARCH_AUTO_ABOVE, SKILL_SEARCH_LISTING } from "./tools-types.js";
 
 /** Injection and interception for a caller. */
 export class ToolsService {
-  constructor(private readonly opts: ToolsServiceOptions) {}
+  /** Selection counters and learning signals (docs/scoring.md#learning-from-traffic). */
+  readonly feedback: SelectionFeedback;
+  /** `skill_search`: answering searches, and deferred loading for the proxy. */
+  readonly skillSearch: ToolsSearch;
+
+  constructor(private readonly opts: ToolsServiceOptions) {
+    this.feedback = new SelectionFeedback(opts);
+    this.skillSearch = new ToolsSearch(opts, this.feedback);
+  }
 
   /**
    * Injects the caller's skills into `req.request`.
@@ -220,7 +89,7 @@ export class ToolsService {
    * @returns the new request and what was injected.
    */
   async inject(req: InjectRequest, apiKeyId: string | null): Promise<InjectOutcome> {
-    const mode = this.searchMode;
+    const mode = this.skillSearch.searchMode;
     const search = req.offerSearch === true && mode !== "off";
     const session = search ? req.sessionId : undefined;
     const [snapshot, settings, keyRanker, found] = await Promise.all([
@@ -273,7 +142,7 @@ export class ToolsService {
       const skill = resolver.resolveName(`${t.name}@${t.version}`, apiKeyId);
       if (!skill) continue;
       picked.push(skill.id);
-      if (t.mode === "auto") this.count(skill, "injected");
+      if (t.mode === "auto") this.feedback.count(skill, "injected");
     }
     const deferTools = adapter.deferTools;
     const native =
@@ -351,222 +220,6 @@ export class ToolsService {
   }
 
   /**
-   * Deferred loading for a door that runs the model's rounds itself (the proxy,
-   * docs/proxy.md#skill-search): `request` with the skills that the `skill_search` calls among
-   * `results` found declared as tools, and `injected` with their entries, so the next upstream
-   * round can call them. Found skills already in `injected` or declared by the client are left
-   * out; at most {@link FOUND_SKILLS_MAX} found skills are added per request (those already
-   * added count). Skills the caller cannot see (any more) are skipped. The inputs are not mutated.
-   */
-  async offerFound(
-    format: WireFormat,
-    request: JsonObject,
-    injected: readonly InjectedTool[],
-    results: readonly ToolResult[],
-    apiKeyId: string | null,
-  ): Promise<InjectResult> {
-    const wanted = results.flatMap((r) =>
-      r.skill === SKILL_SEARCH_REF && r.status === "success"
-        ? ((r.output as SkillSearchOutput | undefined)?.skills ?? [])
-        : [],
-    );
-    if (wanted.length === 0) return { request, injected: [...injected] };
-    const adapter = getFormatAdapter(format);
-    const { resolver } = getInjectionIndex(await this.opts.registry.snapshot());
-    const taken = new Set([
-      ...injected.map((t) => t.toolName),
-      ...adapter.clientToolNames(request),
-    ]);
-    let room = FOUND_SKILLS_MAX - injected.filter((t) => t.found === true).length;
-    const specs = [];
-    const added: InjectedTool[] = [];
-    for (const f of wanted) {
-      if (room <= 0) break;
-      const skill = resolver.resolveName(`${f.name}@${f.version}`, apiKeyId);
-      if (!skill) continue;
-      const toolName = resolver.toolName(skill);
-      if (taken.has(toolName)) continue;
-      taken.add(toolName);
-      room--;
-      specs.push(skillToolSpec(skill, toolName, adapter.schemaDialect));
-      added.push({
-        name: skill.name,
-        version: skill.version,
-        toolName,
-        mode: skill.mode,
-        score: f.score,
-        ranker: "bm25",
-        found: true,
-      });
-    }
-    if (specs.length === 0) return { request, injected: [...injected] };
-    return { request: adapter.addTools(request, specs), injected: [...injected, ...added] };
-  }
-
-  /** The `SKILLS_SEARCH_TOOL` setting. */
-  get searchMode(): SkillSearchMode {
-    return this.opts.searchMode ?? "auto";
-  }
-
-  /**
-   * Answers one `skill_search` call for a caller (docs/scoring.md#skill-search): ranks the AUTO
-   * skills the caller may use for the model's query and, with a `sessionId`, remembers them so
-   * that the session's next inject offers them. `offered` names tools the model already has
-   * (tool names, `name@version` or names, as `injected` lists them); they are left out.
-   * @returns the outcome: `success` with a {@link SkillSearchOutput}, or `error` for bad
-   *   arguments; never throws, records no execution.
-   */
-  async search(
-    input: unknown,
-    ctx: CallerContext,
-    offered?: ReadonlySet<string>,
-    linkIds?: readonly string[],
-  ): Promise<ModelCallOutcome> {
-    const args = parseSkillSearchArgs(input);
-    if ("error" in args) return { status: "error", error: args.error, executionId: null };
-    const [snapshot, settings] = await Promise.all([
-      this.opts.registry.snapshot(),
-      this.opts.settings.get(),
-    ]);
-    if (!settings.skillsEnabled) {
-      return { status: "error", error: "Skills execution is disabled", executionId: null };
-    }
-    // What learning taught for the query's words counts as it does at injection.
-    const { learning } = this.opts;
-    let learned: Map<string, number> | undefined;
-    if (learning.enabled) {
-      const index = getInjectionIndex(snapshot);
-      learned = await learning.scores(
-        ctx.apiKeyId,
-        learningFeatures(args.query, null),
-        index.bm25Shape().candidates,
-        (id) => index.bm25Candidate(id)?.apiKeyId === null,
-      );
-    }
-    const skills = searchSkills(
-      {
-        snapshot,
-        apiKeyId: ctx.apiKeyId,
-        customSkillsEnabled: settings.customSkillExecution,
-        policyFloors: this.opts.policyFloors,
-        unavailableBuiltins: this.opts.unavailableBuiltins,
-      },
-      args,
-      offered,
-      learned,
-    );
-    const remembered = ctx.sessionId !== null && this.opts.foundSkills !== undefined;
-    if (remembered && skills.length > 0) {
-      const terms = bm25Query(args.query).terms;
-      await this.opts.foundSkills!.add(
-        ctx.apiKeyId,
-        ctx.sessionId!,
-        skills.map((f) => ({ skill: `${f.name}@${f.version}`, terms })),
-      );
-    }
-    if (skills.length > 0) {
-      const resolver = getInjectionIndex(snapshot).resolver;
-      const found = skills.flatMap(
-        (f) => resolver.resolveName(`${f.name}@${f.version}`, ctx.apiKeyId) ?? [],
-      );
-      const links = linkIds ?? (ctx.sessionId !== null ? [sessionLink(ctx.sessionId)] : [MCP_LINK]);
-      await this.noteSearchFound(ctx.apiKeyId, links, learningFeatures(args.query, null), found);
-    }
-    const output: SkillSearchOutput = {
-      query: args.query,
-      skills,
-      note:
-        skills.length === 0
-          ? "No tool matches this query; try other words."
-          : remembered
-            ? "These tools are offered from your next turn on; call them by toolName."
-            : "Call these tools by toolName.",
-    };
-    return { status: "success", output, executionId: null };
-  }
-
-  private count(skill: Skill, event: "injected" | "called" | "searched"): void {
-    this.opts.stats.count(skill.id, `${skill.name}@${skill.version}`, event);
-    this.opts.metrics?.countSelection?.({ skill: skill.name, event });
-  }
-
-  /**
-   * Learning's one entry point for every door (docs/scoring.md#learning-from-traffic): records
-   * that a model called `skill` after a request with the hashed `features` (from
-   * {@link InjectOutcome.features}), which reached it as `source`. Counts a call of an injected
-   * AUTO skill. Only AUTO skills learn. Never throws: a lost learning write is not the call's error.
-   */
-  async learnFromCall(
-    apiKeyId: string | null,
-    skill: Skill,
-    features: readonly number[],
-    source: LearningSource,
-  ): Promise<void> {
-    // Only AUTO picks are counted as injected and learn (`on` skills are always offered).
-    if (skill.mode !== "auto") return;
-    if (source === "injected") this.count(skill, "called");
-    try {
-      await this.opts.learning.learn(apiKeyId, skill, features, source);
-    } catch {
-      // The write failed (the skill was deleted meanwhile, the database is away): the call
-      // stands, and the next calls teach again.
-    }
-  }
-
-  /**
-   * A call of `skill` by a door that keeps no provider request (MCP): learns when the link
-   * under one of `linkIds` (a selection id, {@link MCP_LINK}) injected or found the skill.
-   * Never throws.
-   */
-  async learnFromLinkedCall(
-    apiKeyId: string | null,
-    skill: Skill,
-    linkIds: readonly string[],
-  ): Promise<void> {
-    try {
-      const link = await this.opts.learning.linked(apiKeyId, linkIds);
-      const source = link && sourceIn(link, skill.id);
-      if (link && source) await this.learnFromCall(apiKeyId, skill, link.features, source);
-    } catch {
-      // The cache is away: nothing is learned from this call.
-    }
-  }
-
-  /**
-   * For `skill_search`: notes that a search with hashed `features` found `found` for the caller,
-   * so that a later call of one of them (linked by a selection id, session link or
-   * {@link MCP_LINK} in `linkIds`) teaches with source `searched`; a found skill the link had not
-   * injected counts as found by search (what the ranker missed). Never throws.
-   */
-  async noteSearchFound(
-    apiKeyId: string | null,
-    linkIds: readonly string[],
-    features: readonly number[],
-    found: readonly Skill[],
-  ): Promise<void> {
-    try {
-      const { learning } = this.opts;
-      const link = await learning.linked(apiKeyId, linkIds);
-      const injected = link?.injected ?? [];
-      for (const s of found) if (!injected.includes(s.id)) this.count(s, "searched");
-      const searched = [...new Set([...(link?.searched ?? []), ...found.map((s) => s.id)])];
-      await learning.link(apiKeyId, linkIds, {
-        features: link?.features.length ? link.features : [...features],
-        injected,
-        searched: searched.slice(-200),
-      });
-    } catch {
-      // The cache is away: the search still answers.
-    }
-  }
-
-  /** This process's selection counters per skill, and the default ranker now. */
-  async selectionStats(): Promise<{ ranker: RankerName; skills: SelectionCounts[] }> {
-    const settings = await this.opts.settings.get();
-    return { ranker: settings.ranker ?? DEFAULT_RANKER, skills: this.opts.stats.list() };
-  }
-
-  /**
    * Runs the owned tool calls of `req.response` for the caller.
    * @param apiKeyId the caller's key; null = global skills only.
    * @returns results, follow-up items, pass-through call ids and the response to replay; a
@@ -586,8 +239,8 @@ export class ToolsService {
     const sessionId = req.sessionId ?? null;
     const answersSearch =
       req.answerSearch === true &&
-      this.searchMode !== "off" &&
-      (this.searchMode === "on" || sessionId !== null || listsSearch(req.injected)) &&
+      this.skillSearch.searchMode !== "off" &&
+      (this.skillSearch.searchMode === "on" || sessionId !== null || listsSearch(req.injected)) &&
       (req.injected === undefined || listsSearch(req.injected)) &&
       !(req.clientTools ?? []).includes(SKILL_SEARCH_TOOL);
     const serverTools = answersSearch
@@ -603,7 +256,7 @@ export class ToolsService {
                       error: call.inputError,
                       executionId: null,
                     })
-                  : this.search(
+                  : this.skillSearch.search(
                       call.input,
                       { apiKeyId, sessionId },
                       offeredBy(req.injected),
@@ -637,7 +290,8 @@ export class ToolsService {
       onOwnedCall: link
         ? (skill) => {
             const source = sourceIn(link, skill.id);
-            if (source) learning.push(this.learnFromCall(apiKeyId, skill, link.features, source));
+            if (source)
+              learning.push(this.feedback.learnFromCall(apiKeyId, skill, link.features, source));
           }
         : undefined,
     });
@@ -710,36 +364,4 @@ export class ToolsService {
       policyFloors: this.opts.policyFloors,
     });
   }
-}
-
-/** The tool names, `name@version`s and names an `injected` list gives. */
-function offeredBy(injected: readonly InjectedRef[] | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const r of injected ?? []) {
-    if (typeof r === "string") out.add(r);
-    else {
-      if (r.toolName) out.add(r.toolName);
-      out.add(r.version ? `${r.name}@${r.version}` : r.name);
-    }
-  }
-  return out;
-}
-
-/** True when an `injected` list names `skill_search` (as a string or an item). */
-function listsSearch(injected: readonly InjectedRef[] | undefined): boolean {
-  return (injected ?? []).some((r) =>
-    typeof r === "string"
-      ? r === SKILL_SEARCH_TOOL || r === SKILL_SEARCH_REF
-      : r.name === SKILL_SEARCH_TOOL || r.toolName === SKILL_SEARCH_TOOL,
-  );
-}
-
-/** How a link offered `skillId`: injected, found by search, or not at all. */
-function sourceIn(
-  link: { injected: readonly string[]; searched: readonly string[] },
-  skillId: string,
-): LearningSource | undefined {
-  if (link.injected.includes(skillId)) return "injected";
-  if (link.searched.includes(skillId)) return "searched";
-  return undefined;
 }
