@@ -13,7 +13,7 @@ import {
   policyField,
   secondsToUtcMidnight,
   utcDay,
-} from "../../workers/src/skills/execution/limits.js";
+} from "../../workers/src/skills/execution/limit-fields.js";
 
 const T = Date.UTC(2026, 5, 30, 23, 59, 50, 250);
 

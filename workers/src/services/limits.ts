@@ -6,6 +6,7 @@
  */
 
 import type { LiveUsage } from "../skills/execution/limit-counters.js";
+import { utcDay } from "../skills/execution/limit-fields.js";
 import {
   type DailyUsage,
   type ExecutionLimiter,
@@ -13,7 +14,6 @@ import {
   LIMIT_NAMES,
   NO_LIMITS,
   type UsageStore,
-  utcDay,
 } from "../skills/execution/limits.js";
 import type { SettingsService } from "./settings.js";
 

@@ -11,7 +11,7 @@ import { AppError } from "../errors.js";
 import { getFormatAdapter } from "../formats/index.js";
 import type { TokenCounts, WireFormat } from "../formats/types.js";
 import type { Metrics } from "../metrics/types.js";
-import { secondsToUtcMidnight, utcDay } from "../skills/execution/limits.js";
+import { secondsToUtcMidnight, utcDay } from "../skills/execution/limit-fields.js";
 import { logPrefix } from "../telemetry/request-context.js";
 
 /** What one proxied request adds to its key's day. Units: tokens, rounds, calls. */
