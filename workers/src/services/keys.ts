@@ -12,6 +12,7 @@ import type { Cache } from "../cache/types.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { requireWebhookSecret } from "../skills/handlers/webhook-signing.js";
 import { isRankerName, type RankerName } from "../skills/injection/rankers/index.js";
+import { KeyMemo } from "./key-memo.js";
 import { type Page, pageOf } from "./page.js";
 import { requireWebhookUrl, shownWebhookUrl } from "./webhook-url.js";
 
@@ -265,7 +266,7 @@ export class ApiKeyService {
     if (current.revokedAt !== null) throw revokedError(id);
     const row = await this.repository.setRanker(id, ranker);
     if (!row) throw new NotFoundError(`API key ${id} not found`, "api_key_not_found");
-    this.rankers.set(id, { ranker, expiresAt: this.clock() + RANKER_TTL_MS });
+    this.rankers.set(id, ranker);
     return toInfo(row);
   }
 
@@ -274,17 +275,15 @@ export class ApiKeyService {
    * memo of {@link RANKER_TTL_MS}: a change made on another instance is seen within that time.
    */
   async rankerOf(id: string): Promise<RankerName | null> {
-    const now = this.clock();
-    const hit = this.rankers.get(id);
-    if (hit && hit.expiresAt > now) return hit.ranker;
-    const row = await this.repository.get(id);
-    const ranker = isRankerName(row?.ranker) ? row.ranker : null;
-    if (this.rankers.size >= RANKER_MEMO_SIZE) this.rankers.clear();
-    this.rankers.set(id, { ranker, expiresAt: now + RANKER_TTL_MS });
-    return ranker;
+    return this.rankers.get(id, async () => {
+      const row = await this.repository.get(id);
+      return isRankerName(row?.ranker) ? row.ranker : null;
+    });
   }
 
-  private readonly rankers = new Map<string, { ranker: RankerName | null; expiresAt: number }>();
+  private readonly rankers = new KeyMemo<RankerName | null>(RANKER_TTL_MS, RANKER_MEMO_SIZE, () =>
+    this.clock(),
+  );
 
   /** The key's approval webhook with its secret (for delivery only); null when unset. */
   async approvalWebhook(id: string): Promise<{ url: string; secret: string } | null> {

@@ -15,6 +15,7 @@ import {
   NO_LIMITS,
   type UsageStore,
 } from "../skills/execution/limits.js";
+import { KeyMemo } from "./key-memo.js";
 import type { SettingsService } from "./settings.js";
 
 export type { ExecutionLimits };
@@ -71,7 +72,7 @@ export function sanitizeLimits(raw: unknown): LimitOverrides {
 
 /** Reads and writes the limits of keys. */
 export class LimitsService {
-  private readonly memo = new Map<string, { value: ExecutionLimits; expiresAt: number }>();
+  private readonly memo = new KeyMemo<ExecutionLimits>(MEMO_MS, 10_000, () => this.clock());
 
   constructor(
     private readonly overridesStore: LimitOverridesRepository,
@@ -99,14 +100,10 @@ export class LimitsService {
 
   /** The limits enforced for `apiKeyId` (kept 5 s in memory; a write here drops them). */
   async effective(apiKeyId: string): Promise<ExecutionLimits> {
-    const now = this.clock();
-    const hit = this.memo.get(apiKeyId);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const [defaults, overrides] = await Promise.all([this.defaults(), this.overrides(apiKeyId)]);
-    const value = { ...defaults, ...overrides };
-    if (this.memo.size > 10_000) this.memo.clear();
-    this.memo.set(apiKeyId, { value, expiresAt: now + MEMO_MS });
-    return value;
+    return this.memo.get(apiKeyId, async () => {
+      const [defaults, overrides] = await Promise.all([this.defaults(), this.overrides(apiKeyId)]);
+      return { ...defaults, ...overrides };
+    });
   }
 
   /**
@@ -119,7 +116,7 @@ export class LimitsService {
       JSON.stringify(sanitizeLimits(overrides)),
       this.clock(),
     );
-    this.memo.delete(apiKeyId);
+    this.memo.forget(apiKeyId);
   }
 
   /** Drops the memoised effective limits (after the defaults changed). */
@@ -129,7 +126,7 @@ export class LimitsService {
 
   /** The limits and today's usage of `apiKeyId`. */
   async view(apiKeyId: string): Promise<KeyLimitsView> {
-    this.memo.delete(apiKeyId);
+    this.memo.forget(apiKeyId);
     const day = utcDay(this.clock());
     const [limits, overrides, used, live] = await Promise.all([
       this.effective(apiKeyId),

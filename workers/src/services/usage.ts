@@ -13,6 +13,7 @@ import type { TokenCounts, WireFormat } from "../formats/types.js";
 import type { Metrics } from "../metrics/types.js";
 import { secondsToUtcMidnight, utcDay } from "../skills/execution/limit-fields.js";
 import { logPrefix } from "../telemetry/request-context.js";
+import { KeyMemo } from "./key-memo.js";
 
 /** What one proxied request adds to its key's day. Units: tokens, rounds, calls. */
 export interface TokenUsageDelta {
@@ -75,10 +76,10 @@ const BUDGET_CACHE_MAX = 10_000;
 /** Records proxied usage and enforces token budgets (see the module docs). */
 export class TokenUsageService {
   private readonly pending = new Set<Promise<void>>();
-  /** Budgets read per key (null: none), with when they were read; see {@link BUDGET_CACHE_TTL_MS}. */
-  private readonly budgets = new Map<string, { budget: number | null; at: number }>();
-  /** Counts budget writes begun and ended on this instance: a read that spans one is not kept. */
-  private budgetWrites = 0;
+  /** Budgets read per key (null: none); see {@link BUDGET_CACHE_TTL_MS}. */
+  private readonly budgets = new KeyMemo<number | null>(BUDGET_CACHE_TTL_MS, BUDGET_CACHE_MAX, () =>
+    this.clock(),
+  );
 
   constructor(
     private readonly store: TokenUsageStore,
@@ -150,21 +151,8 @@ export class TokenUsageService {
   }
 
   /** The key's budget, read at most every {@link BUDGET_CACHE_TTL_MS} per instance. */
-  private async budgetOf(apiKeyId: string): Promise<number | null> {
-    const now = this.clock();
-    const cached = this.budgets.get(apiKeyId);
-    if (cached && now - cached.at < BUDGET_CACHE_TTL_MS) return cached.budget;
-    const writes = this.budgetWrites;
-    const budget = await this.store.budget(apiKeyId);
-    // A budget set while this read was under way may not be in it: use it once, keep nothing.
-    if (writes !== this.budgetWrites) return budget;
-    this.budgets.delete(apiKeyId);
-    if (this.budgets.size >= BUDGET_CACHE_MAX) {
-      const oldest = this.budgets.keys().next().value;
-      if (oldest !== undefined) this.budgets.delete(oldest);
-    }
-    this.budgets.set(apiKeyId, { budget, at: now });
-    return budget;
+  private budgetOf(apiKeyId: string): Promise<number | null> {
+    return this.budgets.get(apiKeyId, () => this.store.budget(apiKeyId));
   }
 
   /**
@@ -192,13 +180,11 @@ export class TokenUsageService {
 
   /** Sets (non-negative integer) or removes (null) the daily token budget of `apiKeyId`. */
   async setBudget(apiKeyId: string, dailyTokens: number | null): Promise<void> {
-    this.budgetWrites++;
-    this.budgets.delete(apiKeyId);
+    this.budgets.forget(apiKeyId);
     try {
       await this.store.setBudget(apiKeyId, dailyTokens, this.clock());
     } finally {
-      this.budgetWrites++;
-      this.budgets.delete(apiKeyId);
+      this.budgets.forget(apiKeyId);
     }
   }
 }
