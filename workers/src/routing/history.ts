@@ -27,6 +27,8 @@ export interface UpstreamCall {
   latencyMs: number;
   /** Short description of the task the call served. */
   task?: string | null;
+  /** When the call was observed, ms since the epoch (default: when it is written). */
+  at?: number;
 }
 
 /** A call as read back (with its time, ms since the epoch). */

@@ -248,7 +248,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     metrics: deps.metrics,
   });
   const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
-  const routing = new RoutingService(repos.routingHistory);
+  const routing = new RoutingService(repos.routingHistory, clock);
   const { proxy, tracing } = createGateway(deps, clock, { tools, settings, tokenUsage, routing });
   return {
     registry,

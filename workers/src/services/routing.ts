@@ -5,36 +5,72 @@
 import type { RoutingHistoryRepository, UpstreamCall } from "../routing/history.js";
 import { type RouteRecommendation, recommendRoute } from "../routing/recommend.js";
 import { logPrefix } from "../telemetry/request-context.js";
+import { WriteBuffer } from "./write-buffer.js";
+
+/**
+ * How long a gateway observation waits to be written with later ones, ms (docs/proxy.md#cost);
+ * each keeps the time it was observed.
+ */
+export const OBSERVATION_WRITE_WINDOW_MS = 1_000;
+/** Observations held at most before they are written regardless of the window. */
+const OBSERVATIONS_MAX = 500;
+
+/** Observations of one key waiting to be written. */
+interface KeyCalls {
+  apiKeyId: string | null;
+  calls: UpstreamCall[];
+}
 
 /** Upstream call history and routing recommendations, per key. */
 export class RoutingService {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly buffer: WriteBuffer<KeyCalls>;
+  private buffered = 0;
 
-  constructor(private readonly history: RoutingHistoryRepository) {}
+  constructor(
+    private readonly history: RoutingHistoryRepository,
+    private readonly clock: () => number = Date.now,
+    windowMs = OBSERVATION_WRITE_WINDOW_MS,
+  ) {
+    this.buffer = new WriteBuffer<KeyCalls>({
+      windowMs,
+      maxEntries: OBSERVATIONS_MAX,
+      merge: (a, b) => ({ apiKeyId: a.apiKeyId, calls: [...a.calls, ...b.calls] }),
+      write: async (entries) => {
+        this.buffered = 0;
+        for (const [, { apiKeyId, calls }] of entries) await this.history.record(apiKeyId, calls);
+      },
+      onError: (err, dropped) => {
+        console.error(
+          `${logPrefix()}recording routing observations (${dropped} keys) failed:`,
+          err,
+        );
+      },
+    });
+  }
 
   /**
    * Records `call` of `apiKeyId` without waiting for the write (the gateway's observation of a
-   * proxied request, docs/proxy.md#observability); a failed write is logged and lost.
+   * proxied request, docs/proxy.md#observability): observations are written together once per
+   * {@link OBSERVATION_WRITE_WINDOW_MS}, each with its own time; a failed write is logged and lost.
    */
   recordLater(apiKeyId: string | null, call: UpstreamCall): void {
-    const write = this.history
-      .record(apiKeyId, [call])
-      .then(() => {})
-      .catch((err: unknown) => {
-        console.error(`${logPrefix()}recording a routing observation failed:`, err);
-      })
-      .finally(() => this.pending.delete(write));
-    this.pending.add(write);
+    const observed = { ...call, at: call.at ?? this.clock() };
+    // Bounded by observations, not keys: one busy key must not grow the buffer without end.
+    if (++this.buffered >= OBSERVATIONS_MAX) void this.buffer.settled();
+    this.buffer.add(apiKeyId === null ? "management" : `key:${apiKeyId}`, {
+      apiKeyId,
+      calls: [observed],
+    });
   }
 
-  /** True while observation writes are in flight (the Worker keeps the isolate for them). */
+  /** True while observations wait to be written or are being written (the Worker keeps the isolate). */
   get busy(): boolean {
-    return this.pending.size > 0;
+    return this.buffer.busy;
   }
 
-  /** Settles when the writes in flight now have ended. */
+  /** Writes the observations that wait now and settles when the writes started so far have ended. */
   async settled(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.buffer.settled();
   }
 
   /** Records calls of `apiKeyId` (null = management). @returns the ids written. */
@@ -51,6 +87,7 @@ export class RoutingService {
     task: string,
     windowHours: number,
   ): Promise<RouteRecommendation> {
+    await this.buffer.settled();
     const calls = await this.history.recent(apiKeyId, windowHours * 3_600_000);
     return recommendRoute(task, calls, windowHours);
   }

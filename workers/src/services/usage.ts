@@ -14,6 +14,7 @@ import type { Metrics } from "../metrics/types.js";
 import { secondsToUtcMidnight, utcDay } from "../skills/execution/limit-fields.js";
 import { logPrefix } from "../telemetry/request-context.js";
 import { KeyMemo } from "./key-memo.js";
+import { WriteBuffer } from "./write-buffer.js";
 
 /** What one proxied request adds to its key's day. Units: tokens, rounds, calls. */
 export interface TokenUsageDelta {
@@ -31,10 +32,15 @@ export interface DayTokenUsage extends TokenUsageDelta {
   requests: number;
 }
 
+/** Usage to add to one key's row of one UTC day. */
+export interface KeyDayUsage extends DayTokenUsage {
+  apiKeyId: string;
+}
+
 /** Where token usage and budgets are kept (drizzle: `db/repositories/token-usage.ts`). */
 export interface TokenUsageStore {
-  /** Adds `delta` and one request to `apiKeyId`'s row of `day`. */
-  add(apiKeyId: string, day: string, delta: TokenUsageDelta): Promise<void>;
+  /** Adds each row's counts to its key's row of its day (created when missing), in one batch. */
+  add(rows: readonly KeyDayUsage[]): Promise<void>;
   /** Rows of `apiKeyId` from `from` to `to` (UTC days, inclusive), oldest first. */
   days(apiKeyId: string, from: string, to: string): Promise<DayTokenUsage[]>;
   /** The key's daily token budget, null when none. */
@@ -72,10 +78,18 @@ const DAY_MS = 86_400_000;
 export const BUDGET_CACHE_TTL_MS = 10_000;
 /** Keys whose budget an instance keeps at most; past it the oldest reads are forgotten. */
 const BUDGET_CACHE_MAX = 10_000;
+/**
+ * How long recorded usage waits to be written with the usage of later requests, ms
+ * (docs/limits.md#token-budgets). Budget checks count what waits.
+ */
+export const USAGE_WRITE_WINDOW_MS = 1_000;
+/** Key-days of usage held before they are written regardless of the window. */
+const USAGE_BUFFER_MAX = 1_000;
 
 /** Records proxied usage and enforces token budgets (see the module docs). */
 export class TokenUsageService {
-  private readonly pending = new Set<Promise<void>>();
+  /** Usage recorded and not yet written, per key and day. */
+  private readonly buffer: WriteBuffer<KeyDayUsage>;
   /** Budgets read per key (null: none); see {@link BUDGET_CACHE_TTL_MS}. */
   private readonly budgets = new KeyMemo<number | null>(BUDGET_CACHE_TTL_MS, BUDGET_CACHE_MAX, () =>
     this.clock(),
@@ -85,12 +99,24 @@ export class TokenUsageService {
     private readonly store: TokenUsageStore,
     private readonly clock: () => number,
     private readonly metrics?: Metrics,
-  ) {}
+    windowMs = USAGE_WRITE_WINDOW_MS,
+  ) {
+    this.buffer = new WriteBuffer<KeyDayUsage>({
+      windowMs,
+      maxEntries: USAGE_BUFFER_MAX,
+      merge: addUsage,
+      write: (entries) => this.store.add(entries.map(([, row]) => row)),
+      onError: (err, dropped) => {
+        console.error(`${logPrefix()}recording token usage (${dropped} key-days) failed:`, err);
+      },
+    });
+  }
 
   /**
    * Records one proxied request of `apiKeyId` (nothing for management calls, null): its summed
-   * `usage` in `format`'s shape, its rounds and its owned calls. Does not wait for the write (it
-   * joins the next write batch); a failed write is logged and lost.
+   * `usage` in `format`'s shape, its rounds and its owned calls. Does not wait for the write: the
+   * usage is summed per key and day and written once per {@link USAGE_WRITE_WINDOW_MS}
+   * (services/write-buffer.ts); a failed write is logged and lost.
    */
   record(
     apiKeyId: string | null,
@@ -103,23 +129,18 @@ export class TokenUsageService {
     const { input, output } = tokenCounts(format, usage);
     const delta = { inputTokens: input, outputTokens: output, rounds, ownedCalls };
     this.metrics?.countTokens?.({ format, ...delta });
-    const write = this.store
-      .add(apiKeyId, utcDay(this.clock()), delta)
-      .catch((err: unknown) => {
-        console.error(`${logPrefix()}recording token usage of key ${apiKeyId} failed:`, err);
-      })
-      .finally(() => this.pending.delete(write));
-    this.pending.add(write);
+    const day = utcDay(this.clock());
+    this.buffer.add(bufferKey(apiKeyId, day), { apiKeyId, day, requests: 1, ...delta });
   }
 
-  /** True while usage writes are in flight (the Worker keeps the isolate for them). */
+  /** True while usage waits to be written or is being written (the Worker keeps the isolate). */
   get busy(): boolean {
-    return this.pending.size > 0;
+    return this.buffer.busy;
   }
 
-  /** Settles when the writes in flight now have ended. */
+  /** Writes the usage that waits now and settles when the writes started so far have ended. */
   async settled(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.buffer.settled();
   }
 
   /**
@@ -133,7 +154,12 @@ export class TokenUsageService {
     const now = this.clock();
     const day = utcDay(now);
     const [today] = await this.store.days(apiKeyId, day, day);
-    const used = (today?.inputTokens ?? 0) + (today?.outputTokens ?? 0);
+    const waiting = this.buffer.buffered(bufferKey(apiKeyId, day));
+    const used =
+      (today?.inputTokens ?? 0) +
+      (today?.outputTokens ?? 0) +
+      (waiting?.inputTokens ?? 0) +
+      (waiting?.outputTokens ?? 0);
     if (used < budget) return;
     const t = secondsToUtcMidnight(now);
     throw new AppError(
@@ -163,6 +189,7 @@ export class TokenUsageService {
     const now = this.clock();
     const to = utcDay(now);
     const from = utcDay(now - (days - 1) * DAY_MS);
+    await this.buffer.settled();
     const [rows, budget] = await Promise.all([
       this.store.days(apiKeyId, from, to),
       this.store.budget(apiKeyId),
@@ -187,4 +214,20 @@ export class TokenUsageService {
       this.budgets.forget(apiKeyId);
     }
   }
+}
+
+function bufferKey(apiKeyId: string, day: string): string {
+  return `${apiKeyId}\u0000${day}`;
+}
+
+function addUsage(a: KeyDayUsage, b: KeyDayUsage): KeyDayUsage {
+  return {
+    apiKeyId: a.apiKeyId,
+    day: a.day,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    requests: a.requests + b.requests,
+    rounds: a.rounds + b.rounds,
+    ownedCalls: a.ownedCalls + b.ownedCalls,
+  };
 }

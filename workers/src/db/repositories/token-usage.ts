@@ -1,12 +1,13 @@
 /**
  * The `api_key_token_usage` and `api_key_token_budgets` tables (docs/limits.md#token-budgets).
- * A proxied request's usage is one upsert of its own, off the answer's path (the caller does not
- * wait for it). It does not join the execution rows' write batcher: a streamed request records
- * its usage when its stream ends, and in the Worker a batch started then would hold I/O of that
- * finished request, which a later request's writes joining it could never complete.
+ * Proxied requests' usage arrives summed per key and day from the service's write buffer
+ * (services/write-buffer.ts), one upsert per key and day, all in one batch. It does not join the
+ * execution rows' write batcher: a streamed request records its usage when its stream ends, and
+ * in the Worker a batch started then would hold I/O of that finished request, which a later
+ * request's writes joining it could never complete.
  */
 import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
-import type { DayTokenUsage, TokenUsageDelta, TokenUsageStore } from "../../services/usage.js";
+import type { DayTokenUsage, KeyDayUsage, TokenUsageStore } from "../../services/usage.js";
 import type { Db } from "../client.js";
 import { apiKeyTokenBudgets, apiKeyTokenUsage } from "../schema.js";
 
@@ -14,22 +15,25 @@ import { apiKeyTokenBudgets, apiKeyTokenUsage } from "../schema.js";
 export class DrizzleTokenUsageStore implements TokenUsageStore {
   constructor(private readonly db: Db) {}
 
-  async add(apiKeyId: string, day: string, d: TokenUsageDelta): Promise<void> {
+  async add(rows: readonly KeyDayUsage[]): Promise<void> {
     const t = apiKeyTokenUsage;
-    const query = this.db
-      .insert(t)
-      .values({ apiKeyId, day, requests: 1, ...d })
-      .onConflictDoUpdate({
-        target: [t.apiKeyId, t.day],
-        set: {
-          inputTokens: sql`${t.inputTokens} + ${d.inputTokens}`,
-          outputTokens: sql`${t.outputTokens} + ${d.outputTokens}`,
-          requests: sql`${t.requests} + 1`,
-          rounds: sql`${t.rounds} + ${d.rounds}`,
-          ownedCalls: sql`${t.ownedCalls} + ${d.ownedCalls}`,
-        },
-      });
-    await query;
+    const upserts = rows.map(({ apiKeyId, day, ...d }) =>
+      this.db
+        .insert(t)
+        .values({ apiKeyId, day, ...d })
+        .onConflictDoUpdate({
+          target: [t.apiKeyId, t.day],
+          set: {
+            inputTokens: sql`${t.inputTokens} + ${d.inputTokens}`,
+            outputTokens: sql`${t.outputTokens} + ${d.outputTokens}`,
+            requests: sql`${t.requests} + ${d.requests}`,
+            rounds: sql`${t.rounds} + ${d.rounds}`,
+            ownedCalls: sql`${t.ownedCalls} + ${d.ownedCalls}`,
+          },
+        }),
+    );
+    const [first, ...rest] = upserts;
+    if (first) await this.db.batch([first, ...rest]);
   }
 
   async days(apiKeyId: string, from: string, to: string): Promise<DayTokenUsage[]> {

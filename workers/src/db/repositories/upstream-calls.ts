@@ -33,7 +33,7 @@ export class DrizzleRoutingHistoryRepository implements RoutingHistoryRepository
       errorClass: c.status === "error" ? (c.errorClass ?? "other") : null,
       latencyMs: Math.max(0, Math.round(c.latencyMs)),
       task: c.task ?? null,
-      createdAt: now,
+      createdAt: c.at ?? now,
     }));
     await this.db.insert(upstreamCalls).values(rows);
     return rows.map((r) => r.id);

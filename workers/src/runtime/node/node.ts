@@ -103,6 +103,8 @@ export async function startApiServer(
       clearInterval(sweep);
       await retention.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Usage and routing observations wait up to a second to be written together.
+      await Promise.all([services.tokenUsage.settled(), services.routing.settled()]);
       client.close();
     },
   };
