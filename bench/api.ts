@@ -73,8 +73,11 @@ export async function startBenchApi(
     },
     close() {
       server.close();
-      client.close();
-      rmSync(dir, { recursive: true, force: true });
+      // Buffered observations are written first, as the Node server does when it stops.
+      void Promise.all([services.tokenUsage.settled(), services.routing.settled()]).finally(() => {
+        client.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
     },
   };
 }

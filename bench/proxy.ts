@@ -12,7 +12,10 @@
  *   can use; the upstream's leading `: stream opened` comment is not one; both streams are then
  *   read to their end, as clients do, so connections are reused); and the proxy's own share of
  *   it: that time minus the upstream's own time to its first event, seen from the proxy.
- * Targets: ≤ 1 ms per round at p50, ≤ 1 ms added to first byte. Run: `npm run bench -- proxy`.
+ * Beside them, the floor: the same requests through a bare pass-through on the same stack
+ * (bench/proxy-floor.ts), i.e. what any proxy written on Hono and Node adds on this machine.
+ * Targets: ≤ 1 ms per round and to the first byte at p50, ≤ 3 ms at p99.
+ * Run: `npm run bench -- proxy`.
  */
 
 import { startScriptedLlm } from "../test/support/fakes/llm-script.js";
@@ -23,6 +26,7 @@ import { getFormatAdapter } from "../workers/src/formats/index.js";
 import { turnStore } from "../workers/src/services/gateway/mixed-turn.js";
 import { appendTurn, prepareRequest } from "../workers/src/services/gateway/prepare.js";
 import { startBenchApi } from "./api.js";
+import { startPassThrough } from "./proxy-floor.js";
 import { fmt, interleave, median, percentile, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
@@ -67,12 +71,21 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     return res;
   };
   /** Times of streamed requests to their first event, and the proxy's own share of it (ms). */
-  const ttfbs = { direct: [] as number[], proxy: [] as number[], proxyOwn: [] as number[] };
+  const ttfbs = {
+    direct: [] as number[],
+    proxy: [] as number[],
+    proxyOwn: [] as number[],
+    floor: [] as number[],
+  };
   /**
    * Streams a request, noting the time to its first `data:` line (the first event a client can
    * use), then reads the rest as a client does, so connections are reused as in real use.
    */
-  const streamed = async (base: string, auth: string, into: "direct" | "proxy" | "proxyTimed") => {
+  const streamed = async (
+    base: string,
+    auth: string,
+    into: "direct" | "proxy" | "proxyTimed" | "floor",
+  ) => {
     inside.upstream = 0;
     // The client-side figures go through the proxy as deployed; the timed series (the proxy's own
     // share) wraps the upstream fetch, which adds a stream layer of its own.
@@ -149,6 +162,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   const messages = (text: string) => [{ role: "user", content: text }];
   const proxy = `${api.url}/v1`;
   const direct = `${llm.url}/v1`;
+  const passThrough = await startPassThrough(direct);
   // In process: what the proxy itself does per round (inject, extract, build the follow-up).
   const adapter = getFormatAdapter("openai-chat");
   const store = turnStore(services.proxy, null, "openai-chat");
@@ -175,6 +189,8 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
       appendTurn(adapter, request, adapter.replayTurn(turn), results);
     },
     direct: async () => (await post(direct, { messages: messages("hello") }, "x")).arrayBuffer(),
+    floor: async () =>
+      (await post(passThrough.url, { messages: messages("hello") }, "x")).arrayBuffer(),
     proxy1: ownTime("proxy1", async () =>
       (await post(proxy, { messages: messages("hello") }, key.key)).arrayBuffer(),
     ),
@@ -182,6 +198,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
       (await post(proxy, { messages: messages("use the tool") }, key.key)).arrayBuffer(),
     ),
     directStream: () => streamed(direct, "x", "direct"),
+    floorStream: () => streamed(passThrough.url, "x", "floor"),
     proxyStream: () => streamed(proxy, key.key, "proxy"),
     proxyStreamTimed: () => streamed(proxy, key.key, "proxyTimed"),
   };
@@ -200,6 +217,8 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   const perRound = stat(perRoundSamples);
   const perRequest = stat(own.proxy1);
   const ttfb = stat(ttfbs.proxy.map((t, i) => t - ttfbs.direct[i]!));
+  const floorTtfb = stat(ttfbs.floor.map((t, i) => t - ttfbs.direct[i]!));
+  const floorAdded = samples.floor!.map((t, i) => t - samples.direct![i]!);
   const cols = (v: readonly number[]) => [
     fmt(median(v)),
     fmt(percentile(v, 95)),
@@ -210,9 +229,11 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   row("", "p50", "p95", "p99", "vs direct");
   row("direct upstream call (JSON)", ...cols(samples.direct!));
   row("proxy, one round (no tool call)", ...cols(samples.proxy1!), ratio(m.proxy1!, m.direct!));
+  row("bare pass-through, same stack (floor)", ...cols(samples.floor!), ratio(m.floor!, m.direct!));
   row("proxy, two rounds (one owned call)", ...cols(samples.proxy2!));
   row("  of which its two upstream calls", ...cols(parts.upstream));
   row("  of which the owned call (executor + row)", ...cols(parts.execute));
+  row("  floor: time a bare pass-through adds", ...cols(floorAdded));
   row(
     "proxy's own time, one-round request",
     fmt(perRequest.p50),
@@ -234,8 +255,13 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     "added to first byte (target ≤ 1 ms p50, 3 ms p99)",
     ...[ttfb.p50, ttfb.p95, ttfb.p99].map(fmt),
   );
+  row(
+    "  floor: a bare pass-through adds",
+    ...[floorTtfb.p50, floorTtfb.p95, floorTtfb.p99].map(fmt),
+  );
   row("proxy's own time to first event (instrumented)", ...cols(ttfbs.proxyOwn));
   api.close();
+  await passThrough.close();
   await llm.close();
   return {
     ...m,
@@ -249,6 +275,8 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     directTtfb: median(ttfbs.direct),
     proxyTtfb: median(ttfbs.proxy),
     ownTtfb: median(ttfbs.proxyOwn),
+    floorTtfb: floorTtfb.p50,
+    floorTtfbP99: floorTtfb.p99,
   };
 }
 

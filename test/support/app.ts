@@ -94,6 +94,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     api: new ApiClient(base, MGMT_TOKEN),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // As the Node server does when it stops: buffered observations are written first.
+      await Promise.all([services.tokenUsage.settled(), services.routing.settled()]);
       client.close();
       tmp?.cleanup();
     },

@@ -96,28 +96,23 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   app.use("*", observeRequests(metrics));
   app.use("*", async (c, next) => {
     await next();
-    // Approval notifications go on after the answer: the Worker keeps the isolate for them.
+    const ctx = executionContextOf(c);
+    // Node has no execution context: deliveries and buffered writes go on in the process (the
+    // Node server writes what waits when it stops), and the batch processor exports spans.
+    if (!ctx) return;
+    // Approval notifications and observation writes go on after the answer: the Worker keeps
+    // the isolate for them.
     if (services.approvalNotifier.busy || services.tokenUsage.busy || services.routing.busy) {
-      try {
-        c.executionCtx.waitUntil(
-          Promise.all([
-            services.approvalNotifier.settled(),
-            services.tokenUsage.settled(),
-            services.routing.settled(),
-          ]),
-        );
-      } catch {
-        // Node has no execution context: the deliveries simply continue in the process.
-      }
+      ctx.waitUntil(
+        Promise.all([
+          services.approvalNotifier.settled(),
+          services.tokenUsage.settled(),
+          services.routing.settled(),
+        ]),
+      );
     }
-    if (services.tracing) {
-      try {
-        // The Worker exports the request's spans before the isolate may go.
-        c.executionCtx.waitUntil(services.tracing.flush());
-      } catch {
-        // Node: the batch processor exports on its own schedule.
-      }
-    }
+    // The Worker exports the request's spans before the isolate may go.
+    if (services.tracing) ctx.waitUntil(services.tracing.flush());
   });
   app.use("*", async (c, next) => {
     c.set("services", services);
@@ -237,4 +232,23 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   });
 
   return { app, services, agentSkills, a2aSkills };
+}
+
+/**
+ * The request's execution context (the Worker's `waitUntil`), undefined where there is none
+ * (Node). Hono's getter throws when the runtime passed none.
+ */
+function executionContextOf(c: {
+  executionCtx: ExecutionContextLike;
+}): ExecutionContextLike | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The part of an execution context the app uses. */
+interface ExecutionContextLike {
+  waitUntil(promise: Promise<unknown>): void;
 }

@@ -95,6 +95,7 @@ async function handle(
   const apiKeyId = principal.kind === "key" ? principal.apiKeyId : null;
   // A key over its daily token budget: 429 in the provider's shape (the app's error handler).
   await services.tokenUsage.checkBudget(apiKeyId);
+  const session = req.headers.get("x-skillgate-session")?.trim().slice(0, 200);
   const answer = await services.proxy.handle({
     format,
     body: read.body,
@@ -103,7 +104,8 @@ async function handle(
     stream: geminiStream || read.body.stream === true,
     headers: req.headers,
     apiKeyId,
-    sessionId: req.headers.get("x-skillgate-session")?.trim().slice(0, 200) || crypto.randomUUID(),
+    sessionId: session || crypto.randomUUID(),
+    sessionNew: !session,
     customSkills: req.headers.get("x-skillgate-custom-skills")?.trim().toLowerCase() !== "off",
     ranker: req.headers.get("x-skillgate-ranker")?.trim().toLowerCase(),
     signal: req.signal,

@@ -139,6 +139,7 @@ export class ProxyService {
             request,
             ranker,
             sessionId: req.sessionId,
+            sessionNew: req.sessionNew,
             offerSearch: true,
             anthropicToolSearch:
               native === "off"

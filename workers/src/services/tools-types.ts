@@ -31,6 +31,8 @@ export interface InjectRequest {
   ranker?: RankerName;
   /** The session: the skills `skill_search` found in it are offered (docs/scoring.md#skill-search). */
   sessionId?: string;
+  /** True when `sessionId` was made for this request: nothing was found under it, so no lookup. */
+  sessionNew?: boolean;
   /**
    * True at a door that answers `skill_search` itself (the inject API): the tool is offered as
    * the `SKILLS_SEARCH_TOOL` setting says, and the session's found skills are injected.

@@ -98,7 +98,10 @@ export class ToolsService {
       req.ranker === undefined && apiKeyId !== null && this.opts.keyRanker
         ? this.opts.keyRanker(apiKeyId)
         : null,
-      session && this.opts.foundSkills ? this.opts.foundSkills.get(apiKeyId, session) : [],
+      // A session made for this request has found nothing yet: no lookup.
+      session && req.sessionNew !== true && this.opts.foundSkills
+        ? this.opts.foundSkills.get(apiKeyId, session)
+        : [],
     ]);
     const include =
       found.length > 0 ? [...(req.include ?? []), ...found.map((f) => f.skill)] : req.include;

@@ -38,6 +38,8 @@ export interface GatewayRequest {
   apiKeyId: string | null;
   /** `x-skillgate-session`, else a new id. */
   sessionId: string;
+  /** True when `sessionId` was made for this request (nothing can have been found under it yet). */
+  sessionNew?: boolean;
   /** False when the request turned custom skill execution off (`x-skillgate-custom-skills: off`). */
   customSkills: boolean;
   /**
