@@ -11,6 +11,7 @@
  * - the memory the index holds (JavaScript heap and typed-array buffers).
  * Run: `npx tsx bench/index-updates.ts` (or `npm run bench -- injection`, which includes it).
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,7 @@ import { skills } from "../workers/src/db/schema.js";
 import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
 import { createServices } from "../workers/src/services/index.js";
+import { InjectionIndexCache } from "../workers/src/skills/injection/index-cache.js";
 import { injectSkills } from "../workers/src/skills/injection/injection.js";
 import {
   getInjectionIndex,
@@ -69,10 +71,13 @@ function run(n: number, rounds: number): IndexFigures {
       apiKeyId: null,
     }).injected.length;
 
-  let snapshot = new RegistrySnapshot(syntheticSkills(n, "zipf", 3));
+  // One registry's index cache, as its index store owns it.
+  const indexCache = new InjectionIndexCache();
+  let snapshot = new RegistrySnapshot(syntheticSkills(n, "zipf", 3), indexCache);
   // The index cache keeps the last few indexes: fill it with one-skill indexes first, so the
   // baseline no longer holds an earlier, larger one that the measured build would evict.
-  for (let i = 0; i < 4; i++) inject(new RegistrySnapshot(syntheticSkills(1, "zipf", 100 + i)), 0);
+  for (let i = 0; i < 4; i++)
+    inject(new RegistrySnapshot(syntheticSkills(1, "zipf", 100 + i), indexCache), 0);
   const withSnapshot = heldBytes();
   inject(snapshot, 0);
   const memoryBytes = heldBytes() - withSnapshot;
@@ -134,7 +139,11 @@ function run(n: number, rounds: number): IndexFigures {
     const copy = bytes.slice();
     let t = performance.now();
     const core = decodeCore(copy);
-    const loaded = InjectionIndex.build({ generation: -100 - r, skills: snapshot.skills }, core);
+    const loaded = InjectionIndex.build(
+      { generation: -100 - r, skills: snapshot.skills },
+      undefined,
+      core,
+    );
     loads.push(performance.now() - t);
     if (loaded.core !== core) throw new Error("the loaded core was not used");
     const changed = snapshot.skills.map((s, i) => (i === r ? edit(s, 5_000 + r) : s));

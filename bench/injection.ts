@@ -9,6 +9,7 @@
  * derived vs. rebuilt, a cold instance loading vs. building, memory held by the index). Run:
  * `npx tsx bench/injection.ts` (or `npm run bench -- injection`).
  */
+import { InjectionIndexCache } from "../workers/src/skills/injection/index-cache.js";
 import { injectSkills } from "../workers/src/skills/injection/injection.js";
 import { getInjectionIndex } from "../workers/src/skills/injection/injection-index.js";
 import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/rankers/index.js";
@@ -39,9 +40,12 @@ interface Setup {
 }
 
 function prepare(model: TextModel, n: number, ranker: RankerName): Setup {
+  // One registry's index cache (as its index store owns it): the reload reuses the cores.
+  const indexCache = new InjectionIndexCache();
   const snapshot: SkillSource = {
     generation: (model === "zipf" ? 900_000 : 800_000) + n,
     skills: syntheticSkills(n, model),
+    indexCache,
   };
   const t0 = performance.now();
   getInjectionIndex(snapshot);
@@ -49,6 +53,7 @@ function prepare(model: TextModel, n: number, ranker: RankerName): Setup {
   const reloaded: SkillSource = {
     generation: snapshot.generation + 50_000,
     skills: snapshot.skills.map((s) => ({ ...s })),
+    indexCache,
   };
   const t1 = performance.now();
   getInjectionIndex(reloaded);

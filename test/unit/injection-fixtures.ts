@@ -2,6 +2,7 @@
  * Builders of skills, snapshots and executions for the injection / interception unit tests.
  * Not a test file itself.
  */
+import { InjectionIndexCache } from "../../workers/src/skills/injection/index-cache.js";
 import type { InterceptionExecutor } from "../../workers/src/skills/interception/interception.js";
 import type { SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { CallerContext, Execution, Skill } from "../../workers/src/skills/types.js";
@@ -38,9 +39,12 @@ export function skill(partial: Partial<Skill> & { name: string }): Skill {
   };
 }
 
+/** The injection index cache the fixture snapshots share (as one registry's snapshots do). */
+export const fixtureIndexCache = new InjectionIndexCache();
+
 /** A snapshot view with a fresh generation. */
 export function snapshot(skills: Skill[]): SkillSource {
-  return { generation: nextGeneration++, skills };
+  return { generation: nextGeneration++, skills, indexCache: fixtureIndexCache };
 }
 
 /** A finished execution of `s` with `status` and `output`. */

@@ -5,8 +5,10 @@
  * index must answer exactly what scoring every skill with the reference scorer answers, and what
  * an index rebuilt from scratch answers, for several callers and random contexts.
  */
+
 import semver from "semver";
 import { describe, expect, it } from "vitest";
+import { InjectionIndexCache } from "../../workers/src/skills/injection/index-cache.js";
 import { ScoringCore } from "../../workers/src/skills/injection/injection-core.js";
 import {
   getInjectionIndex,
@@ -88,6 +90,9 @@ function expected(
   return { auto, on };
 }
 
+/** One registry's index cache, shared by the sources of this file. */
+const indexCache = new InjectionIndexCache();
+
 describe("incremental injection index", () => {
   it("answers like the reference scorer after every random add, update and delete", () => {
     forRandom(1, (rand) => {
@@ -113,7 +118,7 @@ describe("incremental injection index", () => {
         const ref = (x: Skill) => `${x.apiKeyId}:${x.name}@${x.version}`;
         if (!skills.some((x) => ref(x) === ref(s))) skills.push(s);
       }
-      let source: SkillSource = { generation: generation++, skills };
+      let source: SkillSource = { generation: generation++, skills, indexCache };
       const first = getInjectionIndex(source);
       let derivedSteps = 0;
       for (let step = 0; step < 160; step++) {
@@ -154,6 +159,7 @@ describe("incremental injection index", () => {
         source = {
           generation: generation++,
           skills,
+          indexCache,
           change: { from: source, upserted, replaced },
         };
         const index = getInjectionIndex(source);
@@ -163,7 +169,7 @@ describe("incremental injection index", () => {
           step % 10 === 9
             ? (() => {
                 const plan = InjectionIndex.plan({ generation: -step, skills });
-                return InjectionIndex.fromPlan(plan, ScoringCore.build(plan.candidates));
+                return InjectionIndex.fromPlan(plan, undefined, ScoringCore.build(plan.candidates));
               })()
             : undefined;
         for (let probe = 0; probe < 4; probe++) {
@@ -208,10 +214,11 @@ describe("incremental injection index", () => {
       apiKeyId: "k",
       mode: "auto",
     });
-    const base: SkillSource = { generation: 6_000_000, skills: [a1] };
+    const base: SkillSource = { generation: 6_000_000, skills: [a1], indexCache };
     getInjectionIndex(base);
     const s2: SkillSource = {
       generation: 6_000_001,
+      indexCache,
       skills: [a1, a2, own],
       change: { from: base, upserted: [a2, own], replaced: [] },
     };
@@ -229,6 +236,7 @@ describe("incremental injection index", () => {
     expect(derived.resolver.winner("alphaTool", null)).toBe(a2);
     const s3: SkillSource = {
       generation: 6_000_003,
+      indexCache,
       skills: [a1],
       change: { from: s2, upserted: [], replaced: [a2, own] },
     };

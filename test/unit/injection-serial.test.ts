@@ -66,7 +66,7 @@ describe("serialised injection cores", () => {
       const decoded = decodeCore(bytes.slice());
       expect(decoded.key).toBe(changed.core.key);
       const source: SkillSource = { generation: 7_000_002, skills };
-      const loaded = InjectionIndex.build(source, decoded);
+      const loaded = InjectionIndex.build(source, undefined, decoded);
       expect(loaded.core).toBe(decoded);
       const check = (index: InjectionIndex, all: readonly Skill[]) => {
         for (let probe = 0; probe < 30; probe++) {

@@ -134,6 +134,7 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     builtins,
     clock,
     onSnapshot: (snapshot, cause) => indexes.prepare(snapshot, cause),
+    indexCache: indexes.cache,
   });
   const approvalNotifier = createApprovalNotifier({
     deps,

@@ -33,12 +33,11 @@ import {
   toolResolverFor,
 } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
-import { cachedCore, rememberCore } from "./core-cache.js";
+import type { InjectionIndexCache } from "./index-cache.js";
 import { ScoringCore } from "./injection-core.js";
 import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
-import { cachedBm25, freshBm25, rememberBm25 } from "./rankers/bm25-cache.js";
-import { type Bm25Core, type Bm25Query, scoreSkill } from "./rankers/bm25-core.js";
+import { Bm25Core, type Bm25Query, scoreSkill } from "./rankers/bm25-core.js";
 import { bm25Key, deriveBm25Key } from "./rankers/bm25-fingerprint.js";
 import type { ScoringContext } from "./scoring.js";
 
@@ -82,17 +81,26 @@ interface Bm25Part {
   slotOf: LayeredMap<string, number>;
 }
 
-/** The `bm25` part for `candidates`: `given` or a cached core when its key and slots match, else built. */
-function bm25PartFor(candidates: readonly Skill[], key: string, given?: Bm25Core): Bm25Part {
+/**
+ * The `bm25` part for `candidates`: `given` or a core of `cache` when its key and slots match,
+ * else built (and kept in `cache`).
+ */
+function bm25PartFor(
+  candidates: readonly Skill[],
+  key: string,
+  cache: InjectionIndexCache | undefined,
+  given?: Bm25Core,
+): Bm25Part {
   const byId = new Map(candidates.map((s) => [s.id, s]));
-  for (const core of [given, cachedBm25(key)]) {
+  for (const core of [given, cache?.bm25(key)]) {
     if (!core || core.key !== key) continue;
     const slotSkill = core.state.slotIds.map((id) => (id === null ? undefined : byId.get(id)));
     if (slotSkill.filter((s) => s !== undefined).length !== candidates.length) continue;
-    rememberBm25(core);
+    cache?.rememberBm25(core);
     return { core, slotSkill, slotOf: slotsOf(slotSkill) };
   }
-  const core = freshBm25(candidates, key);
+  const core = Bm25Core.build(candidates, key);
+  cache?.rememberBm25(core);
   return { core, slotSkill: candidates.slice(), slotOf: slotsOf(candidates) };
 }
 
@@ -139,18 +147,23 @@ export class InjectionIndex {
 
   /**
    * Finishes a build: the scoring core is taken from `given` (e.g. one loaded from the KV-style
-   * cache) or the in-process core cache when its fingerprint and slot ids match the candidates;
-   * otherwise it is built.
+   * cache) or `cache` when its fingerprint and slot ids match the candidates; otherwise it is
+   * built. The cores used are kept in `cache`.
    */
-  static fromPlan(plan: IndexPlan, given?: ScoringCore, givenBm25?: Bm25Core): InjectionIndex {
+  static fromPlan(
+    plan: IndexPlan,
+    cache?: InjectionIndexCache,
+    given?: ScoringCore,
+    givenBm25?: Bm25Core,
+  ): InjectionIndex {
     const { resolver, candidates, onGlobal, onOwn, key } = plan;
-    const bm25 = bm25PartFor(candidates, plan.bm25Key, givenBm25);
+    const bm25 = bm25PartFor(candidates, plan.bm25Key, cache, givenBm25);
     const byId = new Map(candidates.map((s) => [s.id, s]));
-    for (const core of [given, cachedCore(key)]) {
+    for (const core of [given, cache?.core(key)]) {
       if (!core || core.key !== key) continue;
       const slotSkill = core.state.slotIds.map((id) => (id === null ? undefined : byId.get(id)));
       if (slotSkill.filter((s) => s !== undefined).length !== candidates.length) continue;
-      rememberCore(core);
+      cache?.rememberCore(core);
       return new InjectionIndex({
         resolver,
         core,
@@ -162,7 +175,7 @@ export class InjectionIndex {
       });
     }
     const core = ScoringCore.build(candidates);
-    rememberCore(core);
+    cache?.rememberCore(core);
     return new InjectionIndex({
       resolver,
       core,
@@ -175,8 +188,13 @@ export class InjectionIndex {
   }
 
   /** Builds the index of `source` from scratch ({@link plan}, then {@link fromPlan}). */
-  static build(source: SkillSource, given?: ScoringCore, givenBm25?: Bm25Core): InjectionIndex {
-    return InjectionIndex.fromPlan(InjectionIndex.plan(source), given, givenBm25);
+  static build(
+    source: SkillSource,
+    cache?: InjectionIndexCache,
+    given?: ScoringCore,
+    givenBm25?: Bm25Core,
+  ): InjectionIndex {
+    return InjectionIndex.fromPlan(InjectionIndex.plan(source), cache, given, givenBm25);
   }
 
   /** The `bm25` ranker's scoring core. */
@@ -185,10 +203,14 @@ export class InjectionIndex {
   }
 
   /**
-   * The index of `source`, derived from this one (the index of `source.change.from`).
+   * The index of `source`, derived from this one (the index of `source.change.from`); the new
+   * cores are kept in `cache`.
    * @returns undefined when the scoring core cannot be derived (it was derived from already).
    */
-  derive(source: SkillSource & { change: SourceChange }): InjectionIndex | undefined {
+  derive(
+    source: SkillSource & { change: SourceChange },
+    cache?: InjectionIndexCache,
+  ): InjectionIndex | undefined {
     const resolver =
       cachedToolResolver(source) ?? rememberToolResolver(this.resolver.derive(source));
     const { upserted, replaced } = source.change;
@@ -238,8 +260,8 @@ export class InjectionIndex {
       if (s.apiKeyId === null) onGlobal.push(s);
       else onOwn.set(s.apiKeyId, [...(onOwn.get(s.apiKeyId) ?? []), s]);
     }
-    rememberCore(derived.core);
-    const bm25 = this.deriveBm25(gone.filter(isCandidate), added);
+    cache?.rememberCore(derived.core);
+    const bm25 = this.deriveBm25(gone.filter(isCandidate), added, cache);
     return new InjectionIndex({
       resolver,
       core: derived.core,
@@ -252,7 +274,11 @@ export class InjectionIndex {
   }
 
   /** The `bm25` part after the candidates `gone` left and `come` entered. */
-  private deriveBm25(gone: readonly Skill[], come: readonly Skill[]): Bm25Part {
+  private deriveBm25(
+    gone: readonly Skill[],
+    come: readonly Skill[],
+    cache: InjectionIndexCache | undefined,
+  ): Bm25Part {
     const prev = this.bm25;
     const key = deriveBm25Key(prev.core.key, gone, come);
     const removed = gone.map((s) => ({ slot: prev.slotOf.get(s.id)!, candidate: s }));
@@ -261,7 +287,7 @@ export class InjectionIndex {
       const candidates = prev.slotSkill.filter(
         (s): s is Skill => s !== undefined && !gone.includes(s),
       );
-      return bm25PartFor([...candidates, ...come], key);
+      return bm25PartFor([...candidates, ...come], key, cache);
     }
     const slotSkill = prev.slotSkill.slice();
     const moves: [string, number | undefined][] = [];
@@ -273,7 +299,7 @@ export class InjectionIndex {
       slotSkill[derived.slots[i]!] = s;
       moves.push([s.id, derived.slots[i]!]);
     });
-    rememberBm25(derived.core);
+    cache?.rememberBm25(derived.core);
     return { core: derived.core, slotSkill, slotOf: prev.slotOf.with(moves) };
   }
 
@@ -352,42 +378,34 @@ function slotsOf(slotSkill: readonly (Skill | undefined)[]): LayeredMap<string, 
   return LayeredMap.of(out);
 }
 
-const CACHE_SIZE = 4;
-const cache: InjectionIndex[] = [];
-
-/** The cached index of `source`, if any (by generation and skills array). */
-export function cachedInjectionIndex(
-  source: Pick<SkillSource, "generation" | "skills">,
-): InjectionIndex | undefined {
-  return cache.find(
-    (ix) => ix.resolver.generation === source.generation && ix.resolver.skills === source.skills,
-  );
-}
-
-/** Keeps `index` among the last few indexes. */
-export function rememberInjectionIndex(index: InjectionIndex): void {
-  const at = cache.indexOf(index);
-  if (at >= 0) cache.splice(at, 1);
-  cache.unshift(index);
-  if (cache.length > CACHE_SIZE) cache.pop();
-}
+/** Indexes of sources that carry no cache (built by hand, e.g. in tests), per source object. */
+const uncached = new WeakMap<SkillSource, InjectionIndex>();
 
 /**
- * The index of a snapshot, cached by generation (and skills array, so two snapshots that reuse a
- * generation number never share an index); keeps the last few. A snapshot derived from a cached
- * one gets a derived index; otherwise the index is built, reusing a scoring core whose candidates
- * are unchanged.
+ * The index of a snapshot, from the cache the snapshot carries (`source.indexCache`, its
+ * registry's; by generation and skills array, so two snapshots that reuse a generation number
+ * never share an index). A snapshot derived from a cached one gets a derived index; otherwise the
+ * index is built, reusing a scoring core of the cache whose candidates are unchanged. A source
+ * without a cache gets its index built once and kept with the source object.
  */
 export function getInjectionIndex(source: SkillSource): InjectionIndex {
-  const hit = cachedInjectionIndex(source);
+  const cache = source.indexCache;
+  if (!cache) {
+    const memo = uncached.get(source);
+    if (memo) return memo;
+    const built = InjectionIndex.build(source);
+    uncached.set(source, built);
+    return built;
+  }
+  const hit = cache.index(source);
   if (hit) return hit;
   let index: InjectionIndex | undefined;
   const change = source.change;
   if (change) {
-    const parent = cachedInjectionIndex(change.from);
-    index = parent?.derive(source as SkillSource & { change: SourceChange });
+    const parent = cache.index(change.from);
+    index = parent?.derive(source as SkillSource & { change: SourceChange }, cache);
   }
-  index ??= InjectionIndex.build(source);
-  rememberInjectionIndex(index);
+  index ??= InjectionIndex.build(source, cache);
+  cache.rememberIndex(index);
   return index;
 }

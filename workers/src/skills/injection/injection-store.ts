@@ -9,13 +9,9 @@
  * With a cache private to the process, nothing is stored and an index is built on first use.
  */
 import type { Cache } from "../../cache/types.js";
-import type { SkillSource } from "../registry/tool-resolver.js";
-import {
-  cachedInjectionIndex,
-  getInjectionIndex,
-  InjectionIndex,
-  rememberInjectionIndex,
-} from "./injection-index.js";
+import type { SkillSource, SourceChange } from "../registry/tool-resolver.js";
+import { InjectionIndexCache } from "./index-cache.js";
+import { InjectionIndex } from "./injection-index.js";
 import { decodeCore, encodeCore } from "./injection-serial.js";
 import type { Bm25Core } from "./rankers/bm25-core.js";
 import { decodeBm25, encodeBm25 } from "./rankers/bm25-serial.js";
@@ -42,8 +38,10 @@ export interface IndexStoreStats {
 /** Prepares injection indexes for new registry snapshots. */
 export class InjectionIndexStore {
   readonly stats: IndexStoreStats = { derived: 0, loaded: 0, built: 0, stored: 0 };
+  /** The indexes and cores of this store's registry; its snapshots carry it. */
+  readonly cache = new InjectionIndexCache();
 
-  constructor(private readonly cache: Cache) {}
+  constructor(private readonly shared: Cache) {}
 
   /**
    * Prepares the index of `snapshot` (see the module docs). A derived index is stored only when
@@ -51,19 +49,24 @@ export class InjectionIndexStore {
    * Never throws for a cache failure or an unreadable stored core: the index is then built.
    */
   async prepare(snapshot: SkillSource, cause: "write" | "load" = "load"): Promise<void> {
-    if (cachedInjectionIndex(snapshot)) return;
+    const cache = snapshot.indexCache ?? this.cache;
+    if (cache.index(snapshot)) return;
     const change = snapshot.change;
-    if (change && cachedInjectionIndex(change.from)) {
-      const index = getInjectionIndex(snapshot);
+    const parent = change && cache.index(change.from);
+    if (parent) {
+      const index =
+        parent.derive(snapshot as SkillSource & { change: SourceChange }, cache) ??
+        InjectionIndex.build(snapshot, cache);
+      cache.rememberIndex(index);
       this.stats.derived++;
       if (cause === "write") await this.store(index);
       return;
     }
-    if (!this.cache.shared) return;
+    if (!this.shared.shared) return;
     const plan = InjectionIndex.plan(snapshot);
     const [bytes, bm25Bytes] = await Promise.all([
-      this.cache.getBytes(INDEX_CACHE_KEY).catch(() => undefined),
-      this.cache.getBytes(BM25_CACHE_KEY).catch(() => undefined),
+      this.shared.getBytes(INDEX_CACHE_KEY).catch(() => undefined),
+      this.shared.getBytes(BM25_CACHE_KEY).catch(() => undefined),
     ]);
     let core: ReturnType<typeof decodeCore> | undefined;
     if (bytes) {
@@ -83,10 +86,11 @@ export class InjectionIndexStore {
     }
     const index = InjectionIndex.fromPlan(
       plan,
+      cache,
       core?.key === plan.key ? core : undefined,
       bm25?.key === plan.bm25Key ? bm25 : undefined,
     );
-    rememberInjectionIndex(index);
+    cache.rememberIndex(index);
     if (core && index.core === core && bm25 && index.bm25Core === bm25) {
       this.stats.loaded++;
       return;
@@ -96,11 +100,11 @@ export class InjectionIndexStore {
   }
 
   private async store(index: InjectionIndex): Promise<void> {
-    if (!this.cache.shared) return;
+    if (!this.shared.shared) return;
     try {
       await Promise.all([
-        this.cache.putBytes(INDEX_CACHE_KEY, encodeCore(index.core), INDEX_CACHE_TTL_S),
-        this.cache.putBytes(BM25_CACHE_KEY, encodeBm25(index.bm25Core), INDEX_CACHE_TTL_S),
+        this.shared.putBytes(INDEX_CACHE_KEY, encodeCore(index.core), INDEX_CACHE_TTL_S),
+        this.shared.putBytes(BM25_CACHE_KEY, encodeBm25(index.bm25Core), INDEX_CACHE_TTL_S),
       ]);
       this.stats.stored++;
     } catch {

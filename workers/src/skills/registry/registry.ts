@@ -11,9 +11,11 @@
  * After editing the database by hand, call {@link invalidateCache} (management endpoint
  * `POST /api/skills/cache/invalidate`) or wait 60 s.
  */
+
 import type { Cache } from "../../cache/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import type { BuiltinDefinition } from "../builtins/types.js";
+import type { InjectionIndexCache } from "../injection/index-cache.js";
 import type { Skill } from "../types.js";
 import type { SkillPatch, SkillRecord, SkillRepository } from "./skill-repository.js";
 import { RegistrySnapshot } from "./snapshot.js";
@@ -39,6 +41,8 @@ export interface RegistryOptions {
    * index; `cause` says whether this instance's write made it or a load did. Errors are ignored.
    */
   onSnapshot?: (snapshot: RegistrySnapshot, cause: "write" | "load") => Promise<void> | void;
+  /** Where the injection indexes of this registry's snapshots are kept (its index store's). */
+  indexCache?: InjectionIndexCache;
 }
 
 /** Registry service: cached reads, writes applied to the snapshot in memory. */
@@ -49,6 +53,7 @@ export class SkillRegistry {
   private readonly builtins: readonly BuiltinDefinition[];
   private readonly builtinNames: Set<string>;
   private readonly onSnapshot: RegistryOptions["onSnapshot"];
+  private readonly indexCache: InjectionIndexCache | undefined;
   /** The last snapshot served, which the next load compares its rows with. */
   private last: RegistrySnapshot | null = null;
   private current: { snapshot: RegistrySnapshot; expiresAt: number } | null = null;
@@ -68,6 +73,7 @@ export class SkillRegistry {
     this.clock = opts.clock ?? Date.now;
     this.builtins = opts.builtins;
     this.onSnapshot = opts.onSnapshot;
+    this.indexCache = opts.indexCache;
     this.builtinNames = new Set(opts.builtins.flatMap((b) => [b.name, ...(b.aliases ?? [])]));
   }
 
@@ -108,7 +114,9 @@ export class SkillRegistry {
           await this.cache.put(CACHE_KEY, rows, REGISTRY_CACHE_TTL_S);
         }
       }
-      const snapshot = this.last ? this.last.reload(rows) : new RegistrySnapshot(rows);
+      const snapshot = this.last
+        ? this.last.reload(rows)
+        : new RegistrySnapshot(rows, this.indexCache);
       if (epoch === this.epoch) {
         if (snapshot !== this.last) await this.announce(snapshot, "load");
         this.last = snapshot;

@@ -3,6 +3,7 @@
  * every skill row of a snapshot and how it differs from the one it was derived from, plus the
  * activity rules and the call targets resolution answers with.
  */
+import type { InjectionIndexCache } from "../injection/index-cache.js";
 import type { Skill } from "../types.js";
 
 /** How a source differs from the source it was derived from (incremental index updates). */
@@ -21,6 +22,12 @@ export interface SkillSource {
   readonly skills: readonly Skill[];
   /** Set when this source was derived from an earlier one by a few changes. */
   readonly change?: SourceChange;
+  /**
+   * Where the injection indexes of this source and of the sources derived from it are kept (the
+   * registry's, owned by its index store; docs/scoring.md#keeping-the-index-current). Without
+   * one, a source's index is built once and kept with the source object.
+   */
+  readonly indexCache?: InjectionIndexCache;
 }
 
 /** Active = may be injected or executed at all: `enabled` and mode not `off` (docs/policies.md). */

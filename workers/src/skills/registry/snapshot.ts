@@ -8,6 +8,7 @@
  * (docs/scoring.md#keeping-the-index-current).
  */
 import semver from "semver";
+import type { InjectionIndexCache } from "../injection/index-cache.js";
 import type { Skill } from "../types.js";
 import { LayeredMap } from "./layered-map.js";
 import type { SkillSource, SourceChange } from "./tool-resolver.js";
@@ -27,14 +28,20 @@ export class RegistrySnapshot implements SkillSource {
   readonly skills: readonly Skill[];
   /** Set on a snapshot derived from another by a few changes. */
   readonly change?: SourceChange;
+  /** The registry's injection index cache; derived snapshots keep it. */
+  readonly indexCache?: InjectionIndexCache;
   private readonly byId: LayeredMap<string, Skill>;
   /** name → skills of every owner, highest version first. */
   private readonly byName: LayeredMap<string, readonly Skill[]>;
   private sorted: Skill[] | null = null;
 
-  /** @param skills every skill row of the registry, any order. */
+  /**
+   * @param skills every skill row of the registry, any order.
+   * @param indexCache where the injection indexes of this snapshot and its derived ones are kept.
+   */
   constructor(
     skills: readonly Skill[],
+    indexCache?: InjectionIndexCache,
     derived?: {
       byId: LayeredMap<string, Skill>;
       byName: LayeredMap<string, readonly Skill[]>;
@@ -43,6 +50,7 @@ export class RegistrySnapshot implements SkillSource {
   ) {
     this.generation = nextGeneration++;
     this.skills = skills;
+    this.indexCache = indexCache;
     if (derived) {
       this.byId = derived.byId;
       this.byName = derived.byName;
@@ -109,7 +117,7 @@ export class RegistrySnapshot implements SkillSource {
       ...upserted.map((s): [string, Skill] => [s.id, s]),
       ...[...removed].map((id): [string, undefined] => [id, undefined]),
     ]);
-    return new RegistrySnapshot(skills, {
+    return new RegistrySnapshot(skills, this.indexCache, {
       byId,
       byName,
       change: { from: { generation: this.generation, skills: this.skills }, upserted, replaced },
