@@ -15,6 +15,7 @@ import { createDb } from "../workers/src/db/client.js";
 import type { AppDeps } from "../workers/src/deps.js";
 import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
+import { createNodeOutbound } from "../workers/src/runtime/node/outbound.js";
 import { createNodeUpstreamFetch } from "../workers/src/runtime/node/upstream-fetch.js";
 import type { Services } from "../workers/src/services/index.js";
 
@@ -52,6 +53,8 @@ export async function startBenchApi(
     config: parseConfig({ MGMT_TOKEN: BENCH_TOKEN, ...env }),
     // As the Node entry does (createNodeDeps).
     upstreamFetch: createNodeUpstreamFetch(),
+    outbound: createNodeOutbound(),
+    runtime: "node",
     ...deps,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });

@@ -129,7 +129,7 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   // One body limit in front of every route (docs/limits.md): on `/api/*` after the bearer check,
   // so that an anonymous caller has nothing read; the other doors check their credentials in
   // their handlers, after it.
-  app.use("*", requestLimits(deps.config));
+  app.use("*", requestLimits(deps.config, { nodeServer: deps.runtime === "node" }));
 
   // The dashboard authenticates with its own session cookie, not the `/api/*` bearer token.
   app.route("/dashboard", dashboardRoutes());

@@ -14,6 +14,12 @@
  *   form (`application/x-www-form-urlencoded`, `multipart/form-data`) is measured, whatever its
  *   declared type, because the proxy, MCP and A2A parse JSON without looking at the type.
  * The handlers then read the complete body from memory. Only Web APIs are used (Workers and Node).
+ * Behind Node's HTTP server a body with a declared length is read in one piece instead (the
+ * adapter's direct read, without a web stream): Node's parser never delivers more bytes than the
+ * declared length, which was checked first, so no more than the limit is held either. The bytes
+ * are then left in Hono's body cache, which `c.req.text()`/`json()`/`parseBody()` answer from,
+ * instead of a new request over them (handlers read bodies through those methods, never through
+ * `c.req.raw`).
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "./config.js";
@@ -49,6 +55,8 @@ export const BODY_LIMIT_ROUTES: readonly BodyLimitRoute[] = [
   { method: "POST", path: "/v1beta/models/:target", variable: "MAX_BODY_BYTES_INJECT" },
   { method: "POST", path: "/mcp", variable: "MAX_BODY_BYTES_EXECUTE" },
 ];
+
+const utf8 = new TextDecoder();
 
 /** Media types of HTML forms: their fields are text, never parsed as JSON. */
 const FORM_MEDIA_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)$/i;
@@ -154,12 +162,38 @@ async function readLimited(
  * @throws PayloadTooLargeError (413) past the size limit; InvalidInputError `json_too_deep` (400)
  *   past the depth limit.
  */
-export function requestLimits(config: Config): MiddlewareHandler {
+export function requestLimits(
+  config: Config,
+  opts: { nodeServer?: boolean } = {},
+): MiddlewareHandler {
   return async (c, next) => {
     const { bytes, variable } = bodyLimitFor(config, c.req.method, c.req.path);
     const declared = c.req.raw.headers.get("content-length");
     // Checked even when the runtime hands the app no body (GET, HEAD): nothing is read then.
     if (declared !== null && Number(declared) > bytes) throw tooLarge(bytes, variable);
+    const mediaType = (c.req.raw.headers.get("content-type") ?? "").split(";")[0]!.trim();
+    const depth = FORM_MEDIA_TYPE.test(mediaType)
+      ? null
+      : new JsonDepthScanner(config.MAX_JSON_DEPTH);
+    if (declared !== null && opts.nodeServer && behindNodeServer(c.env)) {
+      // The parser stops at the declared length (checked above): one direct read, no stream.
+      if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+      let whole: Uint8Array<ArrayBuffer>;
+      try {
+        whole = new Uint8Array(await c.req.raw.arrayBuffer());
+      } catch (err) {
+        throw clientClosed(err);
+      }
+      if (whole.byteLength > bytes) throw tooLarge(bytes, variable);
+      if (depth?.push(whole)) throw tooDeep(config.MAX_JSON_DEPTH);
+      // The handlers read it through Hono's request methods (`c.req.text()`, `json()`,
+      // `parseBody()`), which answer from this cache; the raw request's body is spent.
+      // (Hono keeps the promises of the reads there, whatever its type says.)
+      const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+      cache.arrayBuffer = Promise.resolve(whole.buffer);
+      cache.text = Promise.resolve(utf8.decode(whole));
+      return next();
+    }
     let body: ReadableStream<Uint8Array> | null;
     try {
       body = c.req.raw.body;
@@ -168,15 +202,23 @@ export function requestLimits(config: Config): MiddlewareHandler {
       throw clientClosed(err);
     }
     if (!body) return next();
-    const mediaType = (c.req.raw.headers.get("content-type") ?? "").split(";")[0]!.trim();
-    const depth = FORM_MEDIA_TYPE.test(mediaType)
-      ? null
-      : new JsonDepthScanner(config.MAX_JSON_DEPTH);
     const whole = await readLimited(body, bytes, variable, depth, config.MAX_JSON_DEPTH);
     const headers = new Headers(c.req.raw.headers);
     headers.delete("transfer-encoding");
     headers.set("content-length", String(whole.byteLength));
-    c.req.raw = new Request(c.req.raw, { headers, body: whole });
+    // A new request over the bytes read (not over the original, which would first be turned
+    // into a full web request only to be replaced), following the client's disconnect.
+    c.req.raw = new Request(c.req.url, {
+      method: c.req.method,
+      headers,
+      body: whole,
+      signal: c.req.raw.signal,
+    });
     await next();
   };
+}
+
+/** True when the request came through Node's HTTP server (the adapter passes its objects). */
+function behindNodeServer(env: unknown): boolean {
+  return typeof env === "object" && env !== null && "incoming" in env && "outgoing" in env;
 }

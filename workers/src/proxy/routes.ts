@@ -9,7 +9,9 @@
  * limit), calls the proxy service and renders its answer. Every Skillgate error answers in the
  * provider's own error shape.
  */
+
 import type { ErrorCode } from "@skillgate/errors";
+import type { HonoRequest } from "hono";
 import { Hono } from "hono";
 import { hasScope } from "../auth/scopes.js";
 import { getFormatAdapter } from "../formats/index.js";
@@ -50,9 +52,9 @@ function render(r: GatewayAnswer): Response {
  * `invalid_json`), or a `stream` that is not a boolean (400 `invalid_input`).
  */
 async function readBody(
-  req: Request,
+  text: () => Promise<string>,
 ): Promise<{ raw: string; body: JsonObject } | { code: ErrorCode; message: string }> {
-  const raw = await req.text();
+  const raw = await text();
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -71,10 +73,11 @@ async function readBody(
 async function handle(
   services: FrontDoorServices,
   format: WireFormat,
-  req: Request,
+  hono: HonoRequest,
   model?: string,
   geminiStream = false,
 ): Promise<Response> {
+  const req = hono.raw;
   const adapter = getFormatAdapter(format);
   const fail = (status: number, message: string, code: ErrorCode) =>
     render({ status, body: adapter.errorBody(status, message, code), headers: {} });
@@ -90,7 +93,7 @@ async function handle(
       'This API key lacks the scope "inject" needed for the proxy endpoints',
       "missing_scope",
     );
-  const read = await readBody(req);
+  const read = await readBody(() => hono.text());
   if ("code" in read) return fail(400, read.message, read.code);
   const apiKeyId = principal.kind === "key" ? principal.apiKeyId : null;
   // A key over its daily token budget: 429 in the provider's shape (the app's error handler).
@@ -141,9 +144,9 @@ export function proxyErrorBody(
 export function proxyRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const services = (c: { get(key: "services"): FrontDoorServices }) => c.get("services");
-  app.post("/v1/chat/completions", (c) => handle(services(c), "openai-chat", c.req.raw));
-  app.post("/v1/responses", (c) => handle(services(c), "openai-responses", c.req.raw));
-  app.post("/v1/messages", (c) => handle(services(c), "anthropic", c.req.raw));
+  app.post("/v1/chat/completions", (c) => handle(services(c), "openai-chat", c.req));
+  app.post("/v1/responses", (c) => handle(services(c), "openai-responses", c.req));
+  app.post("/v1/messages", (c) => handle(services(c), "anthropic", c.req));
   app.post("/v1beta/models/:target", (c) => {
     const m = c.req.param("target").match(/^(.+):(generateContent|streamGenerateContent)$/);
     if (!m) {
@@ -154,7 +157,7 @@ export function proxyRoutes(): Hono<AppEnv> {
       );
       return render({ status: 404, body, headers: {} });
     }
-    return handle(services(c), "gemini", c.req.raw, m[1], m[2] === "streamGenerateContent");
+    return handle(services(c), "gemini", c.req, m[1], m[2] === "streamGenerateContent");
   });
   return app;
 }
