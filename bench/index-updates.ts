@@ -24,12 +24,12 @@ import { skills } from "../workers/src/db/schema.js";
 import { openEmbeddedDatabase } from "../workers/src/runtime/node/embedded-db.js";
 import { applyMigrations } from "../workers/src/runtime/node/migrate.js";
 import { createServices } from "../workers/src/services/index.js";
-import { InjectionIndexCache } from "../workers/src/skills/injection/index-cache.js";
-import { injectSkills } from "../workers/src/skills/injection/injection.js";
 import {
   getInjectionIndex,
-  InjectionIndex,
-} from "../workers/src/skills/injection/injection-index.js";
+  InjectionIndexCache,
+} from "../workers/src/skills/injection/index-cache.js";
+import { injectSkills } from "../workers/src/skills/injection/injection.js";
+import { InjectionIndex } from "../workers/src/skills/injection/injection-index.js";
 import { decodeCore, encodeCore } from "../workers/src/skills/injection/injection-serial.js";
 import { RegistrySnapshot } from "../workers/src/skills/registry/snapshot.js";
 import type { Skill } from "../workers/src/skills/types.js";

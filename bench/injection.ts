@@ -9,9 +9,11 @@
  * derived vs. rebuilt, a cold instance loading vs. building, memory held by the index). Run:
  * `npx tsx bench/injection.ts` (or `npm run bench -- injection`).
  */
-import { InjectionIndexCache } from "../workers/src/skills/injection/index-cache.js";
+import {
+  getInjectionIndex,
+  InjectionIndexCache,
+} from "../workers/src/skills/injection/index-cache.js";
 import { injectSkills } from "../workers/src/skills/injection/injection.js";
-import { getInjectionIndex } from "../workers/src/skills/injection/injection-index.js";
 import { RANKER_NAMES, type RankerName } from "../workers/src/skills/injection/rankers/index.js";
 import type { SkillSource } from "../workers/src/skills/registry/tool-resolver.js";
 import { runIndexBench } from "./index-updates.js";

@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
-import { InjectionIndexCache } from "../../workers/src/skills/injection/index-cache.js";
-import { getInjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
+import {
+  getInjectionIndex,
+  InjectionIndexCache,
+} from "../../workers/src/skills/injection/index-cache.js";
 import { InjectionIndexStore } from "../../workers/src/skills/injection/injection-store.js";
 import type { SkillSource } from "../../workers/src/skills/registry/skill-source.js";
 import { skill } from "./injection-fixtures.js";

@@ -8,12 +8,12 @@
 
 import semver from "semver";
 import { describe, expect, it } from "vitest";
-import { InjectionIndexCache } from "../../workers/src/skills/injection/index-cache.js";
-import { ScoringCore } from "../../workers/src/skills/injection/injection-core.js";
 import {
   getInjectionIndex,
-  InjectionIndex,
-} from "../../workers/src/skills/injection/injection-index.js";
+  InjectionIndexCache,
+} from "../../workers/src/skills/injection/index-cache.js";
+import { ScoringCore } from "../../workers/src/skills/injection/injection-core.js";
+import { InjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
 import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/injection/scoring.js";
 import { isActive, type SkillSource } from "../../workers/src/skills/registry/tool-resolver.js";
 import type { Skill } from "../../workers/src/skills/types.js";

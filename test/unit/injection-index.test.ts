@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getInjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
+import { getInjectionIndex } from "../../workers/src/skills/injection/index-cache.js";
 import { buildScoringContext, scoreAutoSkill } from "../../workers/src/skills/injection/scoring.js";
 import { forRandom } from "../support/random.js";
 import { skill, snapshot } from "./injection-fixtures.js";

@@ -10,8 +10,8 @@ import {
   FOUND_SKILLS_TTL_S,
   FoundSkillsStore,
 } from "../../workers/src/services/found-skills.js";
+import { getInjectionIndex } from "../../workers/src/skills/injection/index-cache.js";
 import { injectSkills } from "../../workers/src/skills/injection/injection.js";
-import { getInjectionIndex } from "../../workers/src/skills/injection/injection-index.js";
 import { bm25Query } from "../../workers/src/skills/injection/rankers/bm25-query.js";
 import {
   parseSkillSearchArgs,

@@ -5,12 +5,12 @@
  */
 import { getFormatAdapter } from "../formats/index.js";
 import type { JsonObject, WireFormat } from "../formats/types.js";
+import { getInjectionIndex } from "../skills/injection/index-cache.js";
 import {
   type InjectedTool,
   type InjectResult,
   skillToolSpec,
 } from "../skills/injection/injection.js";
-import { getInjectionIndex } from "../skills/injection/injection-index.js";
 import { bm25Query } from "../skills/injection/rankers/bm25-query.js";
 import type { InjectedRef, ToolResult } from "../skills/interception/interception.js";
 import type { ModelCallOutcome } from "../skills/interception/model-call.js";

@@ -11,13 +11,13 @@
  */
 import { getFormatAdapter } from "../formats/index.js";
 import type { ExtractedCall } from "../formats/types.js";
+import { getInjectionIndex } from "../skills/injection/index-cache.js";
 import {
   type InjectedTool,
   type InjectResult,
   injectSkills,
   skillToolSpec,
 } from "../skills/injection/injection.js";
-import { getInjectionIndex } from "../skills/injection/injection-index.js";
 import { chooseRanker, DEFAULT_RANKER } from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,

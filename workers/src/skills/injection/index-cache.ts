@@ -5,9 +5,9 @@
  * content) reuses its cores. An {@link InjectionIndexStore} (injection-store.ts) owns one and its
  * registry's snapshots carry it; two registries in one process never share or evict each other's.
  */
-import type { SkillSource } from "../registry/skill-source.js";
+import type { SkillSource, SourceChange } from "../registry/skill-source.js";
 import type { ScoringCore } from "./injection-core.js";
-import type { InjectionIndex } from "./injection-index.js";
+import { InjectionIndex } from "./injection-index.js";
 import type { Bm25Core } from "./rankers/bm25-core.js";
 
 /** How many indexes, and cores of each ranker, a cache keeps by default. */
@@ -66,4 +66,36 @@ function keepFirst<T>(list: T[], item: T, size: number, at = list.indexOf(item))
   if (at >= 0) list.splice(at, 1);
   list.unshift(item);
   if (list.length > size) list.pop();
+}
+
+/** Indexes of sources that carry no cache (built by hand, e.g. in tests), per source object. */
+const uncached = new WeakMap<SkillSource, InjectionIndex>();
+
+/**
+ * The index of a snapshot, from the cache the snapshot carries (`source.indexCache`, its
+ * registry's; by generation and skills array, so two snapshots that reuse a generation number
+ * never share an index). A snapshot derived from a cached one gets a derived index; otherwise the
+ * index is built, reusing a scoring core of the cache whose candidates are unchanged. A source
+ * without a cache gets its index built once and kept with the source object.
+ */
+export function getInjectionIndex(source: SkillSource): InjectionIndex {
+  const cache = source.indexCache;
+  if (!cache) {
+    const memo = uncached.get(source);
+    if (memo) return memo;
+    const built = InjectionIndex.build(source);
+    uncached.set(source, built);
+    return built;
+  }
+  const hit = cache.index(source);
+  if (hit) return hit;
+  let index: InjectionIndex | undefined;
+  const change = source.change;
+  if (change) {
+    const parent = cache.index(change.from);
+    index = parent?.derive(source as SkillSource & { change: SourceChange }, cache);
+  }
+  index ??= InjectionIndex.build(source, cache);
+  cache.rememberIndex(index);
+  return index;
 }

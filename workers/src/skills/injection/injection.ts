@@ -22,7 +22,8 @@ import type { JsonObject, SchemaDialect, ToolSpec, WireFormat } from "../../form
 import { modelPolicy, type PolicyFloors } from "../interception/policy-floor.js";
 import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver.js";
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
-import { getInjectionIndex, type InjectionIndex } from "./injection-index.js";
+import { getInjectionIndex } from "./index-cache.js";
+import type { InjectionIndex } from "./injection-index.js";
 import type { Bm25Query } from "./rankers/bm25-core.js";
 import { bm25Query } from "./rankers/bm25-query.js";
 import { DEFAULT_RANKER, type RankerName } from "./rankers/index.js";

@@ -11,7 +11,7 @@
  * holds up to 10,000 tools, Skillgate declares at most the operator's bound.
  */
 import type { ToolSearchVariant } from "../../formats/types.js";
-import { getInjectionIndex } from "../injection/injection-index.js";
+import { getInjectionIndex } from "../injection/index-cache.js";
 import { bm25Query } from "../injection/rankers/bm25-query.js";
 import { modelPolicy } from "../interception/policy-floor.js";
 import { isActive, isBuiltin } from "../registry/tool-resolver.js";

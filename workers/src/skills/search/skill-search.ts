@@ -9,9 +9,9 @@
  */
 import { getFormatAdapter } from "../../formats/index.js";
 import type { JsonObject, WireFormat } from "../../formats/types.js";
+import { getInjectionIndex } from "../injection/index-cache.js";
 import type { InjectedTool } from "../injection/injection.js";
 import { toolDescription, topWithLearned } from "../injection/injection.js";
-import { getInjectionIndex } from "../injection/injection-index.js";
 import { bm25Query } from "../injection/rankers/bm25-query.js";
 import { adaptSchema } from "../injection/schema-adapt.js";
 import { prepareInputSchema } from "../injection/schema-prepare.js";
