@@ -4,19 +4,19 @@
  * build from scratch, serialised cores equal to the cores they came from, and the gate.
  */
 import { describe, expect, it } from "vitest";
-import {
-  BM25_PARAMS,
-  Bm25Core,
-  type Bm25Query,
-  scoreSkill,
-} from "../../workers/src/skills/injection/rankers/bm25-core.js";
+import { Bm25Core } from "../../workers/src/skills/injection/rankers/bm25-core.js";
 import { FIELD_COUNT, fieldTerms } from "../../workers/src/skills/injection/rankers/bm25-fields.js";
 import {
   bm25Query,
   queryTermWeight,
   SPOKEN_MIN_WEIGHT,
 } from "../../workers/src/skills/injection/rankers/bm25-query.js";
+import { scoreSkill } from "../../workers/src/skills/injection/rankers/bm25-score.js";
 import { decodeBm25, encodeBm25 } from "../../workers/src/skills/injection/rankers/bm25-serial.js";
+import {
+  BM25_PARAMS,
+  type Bm25Query,
+} from "../../workers/src/skills/injection/rankers/bm25-state.js";
 import { analyse } from "../../workers/src/skills/injection/rankers/text-analysis.js";
 import type { Skill } from "../../workers/src/skills/types.js";
 import { forRandom, type Rand } from "../support/random.js";

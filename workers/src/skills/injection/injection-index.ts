@@ -37,8 +37,10 @@ import type { InjectionIndexCache } from "./index-cache.js";
 import { ScoringCore } from "./injection-core.js";
 import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
-import { Bm25Core, type Bm25Query, scoreSkill } from "./rankers/bm25-core.js";
+import { Bm25Core } from "./rankers/bm25-core.js";
 import { bm25Key, deriveBm25Key } from "./rankers/bm25-fingerprint.js";
+import { scoreSkill } from "./rankers/bm25-score.js";
+import type { Bm25Query } from "./rankers/bm25-state.js";
 import type { ScoringContext } from "./scoring.js";
 
 /** A scored auto candidate. */

@@ -24,8 +24,8 @@ import { isActive, isBuiltin, type SkillSource } from "../registry/tool-resolver
 import type { InjectionMode, JsonSchema, Skill } from "../types.js";
 import { getInjectionIndex } from "./index-cache.js";
 import type { InjectionIndex } from "./injection-index.js";
-import type { Bm25Query } from "./rankers/bm25-core.js";
 import { bm25Query } from "./rankers/bm25-query.js";
+import type { Bm25Query } from "./rankers/bm25-state.js";
 import { DEFAULT_RANKER, type RankerName } from "./rankers/index.js";
 import { adaptSchema } from "./schema-adapt.js";
 import { AUTO_MAX_SKILLS, buildScoringContext, scoreAutoSkill } from "./scoring.js";

@@ -12,7 +12,7 @@
  * `(ln(rank + 1) − ln 50) / (ln 1000 − ln 50)`,
  * at least {@link SPOKEN_MIN_WEIGHT}; every other term weighs 1.
  */
-import type { Bm25Query } from "./bm25-core.js";
+import type { Bm25Query } from "./bm25-state.js";
 import { SPOKEN_WORD_RANKS } from "./spoken-words.js";
 import { forEachTerm } from "./text-analysis.js";
 

@@ -6,8 +6,9 @@
  * the header, then the int32 arrays, each 8-byte aligned, read back as views without copying.
  */
 
-import { Bm25Core, type Bm25State, type Posting } from "./bm25-core.js";
+import { Bm25Core } from "./bm25-core.js";
 import { FIELD_COUNT } from "./bm25-fields.js";
+import type { Bm25State, Posting } from "./bm25-state.js";
 
 const MAGIC = 0x35324d42; // "BM25" little-endian
 const FORMAT = 2;
