@@ -94,9 +94,11 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   // First, so that every answer (errors and 404s included) carries `x-request-id`.
   app.use("*", requestIds());
   app.use("*", observeRequests(metrics));
+  // Node has no execution context (Hono's getter throws, which costs a stack trace per answer).
+  const withContext = deps.runtime !== "node";
   app.use("*", async (c, next) => {
     await next();
-    const ctx = executionContextOf(c);
+    const ctx = withContext ? executionContextOf(c) : undefined;
     // Node has no execution context: deliveries and buffered writes go on in the process (the
     // Node server writes what waits when it stops), and the batch processor exports spans.
     if (!ctx) return;

@@ -12,8 +12,11 @@ import { WriteBuffer } from "./write-buffer.js";
  * each keeps the time it was observed.
  */
 export const OBSERVATION_WRITE_WINDOW_MS = 1_000;
-/** Observations held at most before they are written regardless of the window. */
-const OBSERVATIONS_MAX = 500;
+/**
+ * Observations held at most before they are written regardless of the window: a write of this
+ * many rows keeps the event loop for about a millisecond on the embedded database.
+ */
+const OBSERVATIONS_MAX = 100;
 
 /** Observations of one key waiting to be written. */
 interface KeyCalls {

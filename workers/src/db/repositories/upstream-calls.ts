@@ -2,7 +2,7 @@
  * The `upstream_calls` table behind {@link RoutingHistoryRepository} (drizzle over libSQL;
  * docs/a2a.md#memory_aware_routing). A key sees only its own history.
  */
-import { and, desc, eq, gte, isNull } from "drizzle-orm";
+import { and, desc, eq, gte, isNull, sql } from "drizzle-orm";
 import {
   type ErrorClass,
   MAX_CALLS_READ,
@@ -12,15 +12,39 @@ import {
 } from "../../routing/history.js";
 import type { Db } from "../client.js";
 import { upstreamCalls } from "../schema.js";
+import { bindTemplate, compileTemplate, type StatementTemplate } from "../write-batcher.js";
+
+const COLUMNS = [
+  "id",
+  "apiKeyId",
+  "provider",
+  "model",
+  "status",
+  "errorClass",
+  "latencyMs",
+  "task",
+  "createdAt",
+] as const;
 
 /** Drizzle implementation of {@link RoutingHistoryRepository}. */
 export class DrizzleRoutingHistoryRepository implements RoutingHistoryRepository {
+  /** One row's insert, compiled once: a window of observations binds it per row. */
+  private readonly insertTpl: StatementTemplate;
+
   constructor(
     private readonly db: Db,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    const values = Object.fromEntries(COLUMNS.map((k) => [k, sql.placeholder(k)]));
+    this.insertTpl = compileTemplate(
+      db.insert(upstreamCalls).values(values as unknown as typeof upstreamCalls.$inferInsert),
+    );
+  }
 
-  /** Records calls of `apiKeyId` (null = management). @returns the ids written. */
+  /**
+   * Records calls of `apiKeyId` (null = management), one bound row insert each, in one
+   * transaction. @returns the ids written.
+   */
   async record(apiKeyId: string | null, calls: readonly UpstreamCall[]): Promise<string[]> {
     if (calls.length === 0) return [];
     const now = this.clock();
@@ -35,7 +59,10 @@ export class DrizzleRoutingHistoryRepository implements RoutingHistoryRepository
       task: c.task ?? null,
       createdAt: c.at ?? now,
     }));
-    await this.db.insert(upstreamCalls).values(rows);
+    await this.db.$client.batch(
+      rows.map((r) => bindTemplate(this.insertTpl, r)),
+      "write",
+    );
     return rows.map((r) => r.id);
   }
 
