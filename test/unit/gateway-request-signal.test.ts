@@ -100,3 +100,36 @@ describe("a finished upstream call", () => {
     expect(alive).toBe(0);
   });
 });
+
+describe("a long upstream stream", () => {
+  it("keeps nothing per read: 200,000 reads hold no more memory than 2,000", async () => {
+    const one = new Uint8Array([10]);
+    // An endless body of one-byte chunks, produced as they are read.
+    const endless = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(one) }, { highWaterMark: 0 }),
+        { headers: { "content-type": "text/event-stream" } },
+      )) as unknown as typeof fetch;
+    const budget = new TimeBudget(600_000);
+    const res = await callUpstream(endless, CONFIG, {
+      format: "openai-chat",
+      stream: true,
+      body: { model: "m", messages: [] },
+      clientHeaders: new Headers(),
+      signal: new AbortController().signal,
+      budget,
+      idleMs: 60_000,
+    });
+    const reader = res.body!.getReader();
+    for (let i = 0; i < 2_000; i++) await reader.read();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 200_000; i++) await reader.read();
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    await reader.cancel();
+    budget.dispose();
+    // Racing each read against one promise that never settles kept ~200 bytes per read (~40 MB).
+    expect(grown).toBeLessThan(8 * 1024 * 1024);
+  });
+});

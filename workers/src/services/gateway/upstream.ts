@@ -202,11 +202,30 @@ function guardBody(
 ): ReadableStream<Uint8Array> {
   const reader = src.getReader();
   const stop = requestSignal([req.signal, req.budget.signal, idle.signal]);
-  const stopped = new Promise<never>((_, reject) => {
-    if (stop.aborted) reject(stop.reason);
-    else stop.addEventListener("abort", () => reject(stop.reason), { once: true });
-  });
-  stopped.catch(() => {});
+  /**
+   * The next read, rejected with the stop's reason when the request stops first. The abort
+   * listener lives for this read only: racing every read against one promise that never settles
+   * would add a reaction to it per read, kept until the stream ends.
+   */
+  const nextRead = () =>
+    new Promise<ReadableStreamReadResult<Uint8Array>>((resolve, reject) => {
+      if (stop.aborted) {
+        reject(stop.reason);
+        return;
+      }
+      const onStop = () => reject(stop.reason);
+      stop.addEventListener("abort", onStop, { once: true });
+      reader.read().then(
+        (r) => {
+          stop.removeEventListener("abort", onStop);
+          resolve(r);
+        },
+        (err: unknown) => {
+          stop.removeEventListener("abort", onStop);
+          reject(err);
+        },
+      );
+    });
   const why = (err: unknown): unknown => {
     if (req.signal.aborted) return req.signal.reason;
     if (idle.signal.aborted)
@@ -224,7 +243,7 @@ function guardBody(
       async pull(controller) {
         const timer = setTimeout(() => idle.abort(new Error("upstream idle")), req.idleMs);
         try {
-          const r = await Promise.race([reader.read(), stopped]);
+          const r = await nextRead();
           if (r.done) controller.close();
           else controller.enqueue(r.value);
         } catch (err) {
