@@ -5,6 +5,9 @@
  * and keeps its observation time.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../workers/src/app.js";
+import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
+import { parseConfig } from "../../workers/src/config.js";
 import type { Db } from "../../workers/src/db/client.js";
 import { DrizzleTokenUsageStore } from "../../workers/src/db/repositories/token-usage.js";
 import { DrizzleRoutingHistoryRepository } from "../../workers/src/db/repositories/upstream-calls.js";
@@ -12,7 +15,7 @@ import { AppError } from "../../workers/src/errors.js";
 import { RoutingService } from "../../workers/src/services/routing.js";
 import { TokenUsageService } from "../../workers/src/services/usage.js";
 import { WriteBuffer } from "../../workers/src/services/write-buffer.js";
-import { openDb, tempDir } from "../support/app.js";
+import { MGMT_TOKEN, openDb, tempDir } from "../support/app.js";
 
 type Client = Awaited<ReturnType<typeof openDb>>["client"];
 
@@ -136,6 +139,38 @@ describe("observation writes", () => {
     const rec = await routing.recommend("k1", "anything", 1);
     expect(rec.callsConsidered).toBe(3);
     expect(rec.candidates.map((c) => c.model).sort()).toEqual(["m1", "m2", "m4"]);
+  });
+
+  it("waits a second on Node only: elsewhere (the Worker) usage is written at the end of the turn", async () => {
+    const services = (runtime?: "node" | "workerd") =>
+      createApp({
+        db,
+        cache: new MemoryCache(),
+        config: parseConfig({ MGMT_TOKEN }),
+        runtime,
+      }).services;
+    const worker = services("workerd");
+    const node = services("node");
+    node.tokenUsage.record(
+      "k-node",
+      "openai-chat",
+      { prompt_tokens: 1, completion_tokens: 1 },
+      1,
+      0,
+    );
+    worker.tokenUsage.record(
+      "k-worker",
+      "openai-chat",
+      { prompt_tokens: 2, completion_tokens: 2 },
+      1,
+      0,
+    );
+    // Well within the Node window of a second.
+    await expect.poll(usageRows, { timeout: 500 }).toHaveLength(1);
+    expect((await usageRows())[0]).toMatchObject({ api_key_id: "k-worker", input_tokens: 2 });
+    expect(node.tokenUsage.busy).toBe(true);
+    await node.tokenUsage.settled();
+    expect(await usageRows()).toHaveLength(2);
   });
 
   it("writes a full buffer at once, and a failed write is reported and dropped", async () => {

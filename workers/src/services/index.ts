@@ -31,12 +31,12 @@ import { LimitsService } from "./limits.js";
 import { McpServerService } from "./mcp-servers.js";
 import { OperatorService } from "./operator.js";
 import type { ProxyService } from "./proxy.js";
-import { RoutingService } from "./routing.js";
+import { OBSERVATION_WRITE_WINDOW_MS, RoutingService } from "./routing.js";
 import { SettingsService } from "./settings.js";
 import { SkillsService } from "./skills.js";
 import { AgentTasksService } from "./tasks.js";
 import { ToolsService } from "./tools.js";
-import { TokenUsageService } from "./usage.js";
+import { TokenUsageService, USAGE_WRITE_WINDOW_MS } from "./usage.js";
 import { createGateway } from "./wiring/gateway.js";
 import { envOf, registerSpecHandlers, sandboxHandlerNames } from "./wiring/handlers.js";
 
@@ -248,8 +248,20 @@ export function createServices(deps: AppDeps, opts: ServiceOptions = {}): Servic
     stats: new SelectionStats(),
     metrics: deps.metrics,
   });
-  const tokenUsage = new TokenUsageService(repos.tokenUsage, clock, deps.metrics);
-  const routing = new RoutingService(repos.routingHistory, clock);
+  // On Node observations wait up to a second to be written together; elsewhere (the Worker,
+  // whose isolate may go once its answers are done) they are written at the end of the turn.
+  const node = deps.runtime === "node";
+  const tokenUsage = new TokenUsageService(
+    repos.tokenUsage,
+    clock,
+    deps.metrics,
+    node ? USAGE_WRITE_WINDOW_MS : 0,
+  );
+  const routing = new RoutingService(
+    repos.routingHistory,
+    clock,
+    node ? OBSERVATION_WRITE_WINDOW_MS : 0,
+  );
   const { proxy, tracing } = createGateway(deps, clock, { tools, settings, tokenUsage, routing });
   return {
     registry,
