@@ -97,8 +97,9 @@ export function createApp(deps: AppDeps, opts: ServiceOptions = {}): BuiltApp {
   // Node has no execution context (Hono's getter throws, which costs a stack trace per answer).
   const withContext = deps.runtime !== "node";
   app.use("*", async (c, next) => {
-    await next();
     const ctx = withContext ? executionContextOf(c) : undefined;
+    if (ctx) c.set("waitUntil", (promise) => ctx.waitUntil(promise));
+    await next();
     // Node has no execution context: deliveries and buffered writes go on in the process (the
     // Node server writes what waits when it stops), and the batch processor exports spans.
     if (!ctx) return;

@@ -11,14 +11,12 @@
  */
 
 import type { ErrorCode } from "@skillgate/errors";
-import type { HonoRequest } from "hono";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { hasScope } from "../auth/scopes.js";
 import { getFormatAdapter } from "../formats/index.js";
 import type { JsonObject, WireFormat } from "../formats/types.js";
 import type { AppEnv } from "../routes/context.js";
 import type { GatewayAnswer } from "../services/gateway/types.js";
-import type { FrontDoorServices } from "../services/index.js";
 
 /**
  * The Skillgate key of a request: where the format's SDK puts it first (`x-api-key`,
@@ -69,14 +67,47 @@ async function readBody(
   return { raw, body: body as JsonObject };
 }
 
+/**
+ * `stream` passed on as it is read, calling `ended` once when it ends, fails or is cancelled
+ * (the client went away).
+ */
+function untilEnd(
+  stream: ReadableStream<Uint8Array>,
+  ended: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const r = await reader.read();
+          if (r.done) {
+            controller.close();
+            ended();
+          } else controller.enqueue(r.value);
+        } catch (err) {
+          controller.error(err);
+          ended();
+        }
+      },
+      cancel(reason) {
+        ended();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Serves one proxy request of `format`. */
 async function handle(
-  services: FrontDoorServices,
+  c: Context<AppEnv>,
   format: WireFormat,
-  hono: HonoRequest,
   model?: string,
   geminiStream = false,
 ): Promise<Response> {
+  const services = c.get("services");
+  const hono = c.req;
   const req = hono.raw;
   const adapter = getFormatAdapter(format);
   const fail = (status: number, message: string, code: ErrorCode) =>
@@ -113,7 +144,16 @@ async function handle(
     ranker: req.headers.get("x-skillgate-ranker")?.trim().toLowerCase(),
     signal: req.signal,
   });
-  return render(answer);
+  const keepAlive = c.get("waitUntil");
+  if (!("stream" in answer) || !answer.stream || !keepAlive) return render(answer);
+  // A stream records its usage and routing observation when it ends, after the app's own
+  // `waitUntil` hook has run: the runtime is kept until their writes have ended too.
+  let ended!: () => void;
+  const end = new Promise<void>((resolve) => (ended = resolve));
+  keepAlive(
+    end.then(() => Promise.all([services.tokenUsage.settled(), services.routing.settled()])),
+  );
+  return render({ ...answer, stream: untilEnd(answer.stream, ended) });
 }
 
 /** The proxy's paths and their wire formats (Gemini's path carries the model and the method). */
@@ -143,10 +183,9 @@ export function proxyErrorBody(
 /** The proxy's route group (mounted at the root; its own key auth, never the `/api/*` one). */
 export function proxyRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const services = (c: { get(key: "services"): FrontDoorServices }) => c.get("services");
-  app.post("/v1/chat/completions", (c) => handle(services(c), "openai-chat", c.req));
-  app.post("/v1/responses", (c) => handle(services(c), "openai-responses", c.req));
-  app.post("/v1/messages", (c) => handle(services(c), "anthropic", c.req));
+  app.post("/v1/chat/completions", (c) => handle(c, "openai-chat"));
+  app.post("/v1/responses", (c) => handle(c, "openai-responses"));
+  app.post("/v1/messages", (c) => handle(c, "anthropic"));
   app.post("/v1beta/models/:target", (c) => {
     const m = c.req.param("target").match(/^(.+):(generateContent|streamGenerateContent)$/);
     if (!m) {
@@ -157,7 +196,7 @@ export function proxyRoutes(): Hono<AppEnv> {
       );
       return render({ status: 404, body, headers: {} });
     }
-    return handle(services(c), "gemini", c.req, m[1], m[2] === "streamGenerateContent");
+    return handle(c, "gemini", m[1], m[2] === "streamGenerateContent");
   });
   return app;
 }

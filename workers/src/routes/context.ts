@@ -13,6 +13,11 @@ export interface AppEnv {
     services: FrontDoorServices;
     /** Undefined only on routes that allow anonymous access (`/api/health`). */
     principal: Principal | undefined;
+    /**
+     * Keeps the runtime alive for `promise` after the answer (the Worker's `waitUntil`);
+     * undefined where the process simply goes on (Node).
+     */
+    waitUntil?: (promise: Promise<unknown>) => void;
   };
 }
 
