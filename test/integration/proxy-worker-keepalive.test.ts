@@ -12,7 +12,7 @@ import { parseConfig } from "../../workers/src/config.js";
 import { MGMT_TOKEN, openDb, tempDir } from "../support/app.js";
 import { startScriptedLlm } from "../support/fakes/llm-script.js";
 import { textTurn } from "../support/proxy-fixtures.js";
-import { sseOf } from "../support/proxy-sse.js";
+import { chatStreamContent, sseOf } from "../support/proxy-sse.js";
 
 type Opened = Awaited<ReturnType<typeof openDb>>;
 
@@ -94,13 +94,7 @@ describe("a streamed proxy answer with an execution context", () => {
     expect(await settledNow(Promise.all(waited))).toBe("pending");
 
     const text = await res.text();
-    const content = text
-      .split("\n")
-      .filter((l) => l.startsWith("data: ") && l !== "data: [DONE]")
-      .map((l) => JSON.parse(l.slice(6)) as { choices: { delta: { content?: string } }[] })
-      .map((c) => c.choices[0]?.delta.content ?? "")
-      .join("");
-    expect(content).toBe("hello from upstream");
+    expect(chatStreamContent(text)).toBe("hello from upstream");
     await Promise.all(waited);
     // Written by the time what the runtime waited for has settled.
     const usage = await opened.client.execute({

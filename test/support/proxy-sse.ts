@@ -200,3 +200,13 @@ export function sseOf(format: Format, r: Obj): Ev[] {
 export function wantsStream(url: string, body: Obj): boolean {
   return body.stream === true || url.includes(":streamGenerateContent");
 }
+
+/** The text a Chat Completions event stream carries: its `delta.content` pieces joined. */
+export function chatStreamContent(stream: string): string {
+  return stream
+    .split("\n")
+    .filter((l) => l.startsWith("data: ") && l !== "data: [DONE]")
+    .map((l) => JSON.parse(l.slice(6)) as { choices: { delta: { content?: string } }[] })
+    .map((c) => c.choices[0]?.delta.content ?? "")
+    .join("");
+}

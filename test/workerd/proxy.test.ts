@@ -5,6 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { chatStreamContent } from "../support/proxy-sse.js";
 import { call, createKey, installBody, ORIGIN } from "./support.js";
 
 async function setup() {
@@ -49,13 +50,7 @@ describe("gateway proxy in workerd", () => {
     const res = await chat(key.key, true);
     expect(res.status).toBe(200);
     const text = await res.text();
-    const content = text
-      .split("\n")
-      .filter((l) => l.startsWith("data: ") && l !== "data: [DONE]")
-      .map((l) => JSON.parse(l.slice(6)) as { choices: { delta: { content?: string } }[] })
-      .map((c) => c.choices[0]?.delta.content ?? "")
-      .join("");
-    expect(content).toContain("from workerd");
+    expect(chatStreamContent(text)).toContain("from workerd");
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
   });
 });

@@ -18,35 +18,38 @@ export const OBSERVATION_WRITE_WINDOW_MS = 1_000;
  */
 const OBSERVATIONS_MAX = 100;
 
-/** Observations of one key waiting to be written. */
-interface KeyCalls {
+/** One observation waiting to be written. */
+interface Observation {
   apiKeyId: string | null;
-  calls: UpstreamCall[];
+  call: UpstreamCall;
 }
 
 /** Upstream call history and routing recommendations, per key. */
 export class RoutingService {
-  private readonly buffer: WriteBuffer<KeyCalls>;
-  private buffered = 0;
+  /** One entry per observation (never merged), so the buffer's bound counts observations. */
+  private readonly buffer: WriteBuffer<Observation>;
+  private sequence = 0;
 
   constructor(
     private readonly history: RoutingHistoryRepository,
     private readonly clock: () => number = Date.now,
     windowMs = OBSERVATION_WRITE_WINDOW_MS,
   ) {
-    this.buffer = new WriteBuffer<KeyCalls>({
+    this.buffer = new WriteBuffer<Observation>({
       windowMs,
       maxEntries: OBSERVATIONS_MAX,
-      merge: (a, b) => ({ apiKeyId: a.apiKeyId, calls: [...a.calls, ...b.calls] }),
+      merge: (_, added) => added,
       write: async (entries) => {
-        this.buffered = 0;
-        for (const [, { apiKeyId, calls }] of entries) await this.history.record(apiKeyId, calls);
+        const byKey = new Map<string | null, UpstreamCall[]>();
+        for (const [, { apiKeyId, call }] of entries) {
+          const calls = byKey.get(apiKeyId);
+          if (calls) calls.push(call);
+          else byKey.set(apiKeyId, [call]);
+        }
+        for (const [apiKeyId, calls] of byKey) await this.history.record(apiKeyId, calls);
       },
       onError: (err, dropped) => {
-        console.error(
-          `${logPrefix()}recording routing observations (${dropped} keys) failed:`,
-          err,
-        );
+        console.error(`${logPrefix()}recording ${dropped} routing observations failed:`, err);
       },
     });
   }
@@ -58,12 +61,7 @@ export class RoutingService {
    */
   recordLater(apiKeyId: string | null, call: UpstreamCall): void {
     const observed = { ...call, at: call.at ?? this.clock() };
-    // Bounded by observations, not keys: one busy key must not grow the buffer without end.
-    if (++this.buffered >= OBSERVATIONS_MAX) void this.buffer.settled();
-    this.buffer.add(apiKeyId === null ? "management" : `key:${apiKeyId}`, {
-      apiKeyId,
-      calls: [observed],
-    });
+    this.buffer.add(String(this.sequence++), { apiKeyId, call: observed });
   }
 
   /** True while observations wait to be written or are being written (the Worker keeps the isolate). */
