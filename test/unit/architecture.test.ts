@@ -77,7 +77,8 @@ const LAYERS: Layer[] = [
     name: "platform",
     units: ["outbound", "cache"],
     mayImport: ["kernel", "model"],
-    npm: ["ipaddr.js"],
+    // lru-cache: the in-process cache's recency order (pure JS, no dependencies).
+    npm: ["ipaddr.js", "lru-cache"],
   },
   // The wire formats: one folder per LLM API, its adapter and stream translator
   // (docs/architecture.md#layers).

@@ -1,27 +1,32 @@
+import { LRUCache } from "lru-cache";
 import type { Cache } from "./types.js";
 
-interface Entry {
-  value: unknown;
-  expiresAt: number;
-}
+/** Entries kept by default before the least recently used is dropped. */
+export const MEMORY_CACHE_MAX_ENTRIES = 10_000;
 
 /**
- * In-process TTL cache implementing {@link Cache} (local default). Values are stored as given
- * (no serialisation); callers must not mutate what they put or get. Expired entries are dropped
- * on read and by a sweep when the map grows past `maxEntries`.
+ * In-process TTL cache implementing {@link Cache} (local default, and the Worker's memory layer in
+ * front of KV). Values are stored as given (no serialisation); callers must not mutate what they
+ * put or get. At most `maxEntries` entries are kept: once full, a `put` drops the least recently
+ * used entry (a read counts as a use), so entries read on every request (keys, settings) outlive
+ * one-off ones. Every operation costs O(1) at any fill (the recency order is the `lru-cache`
+ * package's); an entry expires `ttlSeconds` after its `put` (from that instant on), is never
+ * returned once expired, and is dropped when read or when it reaches the end of the order.
  */
 export class MemoryCache implements Cache {
   readonly shared = false;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, { v: unknown; exp: number }>;
 
   /**
    * @param now clock in ms (injectable for tests).
-   * @param maxEntries soft cap on the number of entries before expired ones are swept.
+   * @param maxEntries the most entries kept (least recently used dropped first).
    */
   constructor(
     private readonly now: () => number = Date.now,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = MEMORY_CACHE_MAX_ENTRIES,
+  ) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   async get<T>(key: string): Promise<T | undefined> {
     return this.getSync<T>(key);
@@ -30,17 +35,17 @@ export class MemoryCache implements Cache {
   /** Synchronous read, for hot paths that already hold the cache. */
   getSync<T>(key: string): T | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
+    if (entry === undefined) return undefined;
+    if (entry.exp <= this.now()) {
       this.entries.delete(key);
       return undefined;
     }
-    return entry.value as T;
+    return entry.v as T;
   }
 
   async put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-    if (this.entries.size >= this.maxEntries) this.sweep();
-    this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1000 });
+    // Boxed with its expiry (checked on read), so that any value is stored as given.
+    this.entries.set(key, { v: value, exp: this.now() + ttlSeconds * 1000 });
   }
 
   async getBytes(key: string): Promise<Uint8Array | undefined> {
@@ -56,13 +61,8 @@ export class MemoryCache implements Cache {
     this.entries.delete(key);
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
-    // Still full: drop the oldest insertions (Map keeps insertion order).
-    for (const key of this.entries.keys()) {
-      if (this.entries.size < this.maxEntries) break;
-      this.entries.delete(key);
-    }
+  /** Entries held, expired ones not yet dropped included. */
+  get size(): number {
+    return this.entries.size;
   }
 }
