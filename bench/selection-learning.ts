@@ -186,7 +186,7 @@ export async function learningCurve(
         searched++;
         await api.services.tools.feedback.noteSearchFound(
           key,
-          [linkId],
+          { ids: [linkId] },
           learningFeatures(c.query),
           found,
         );

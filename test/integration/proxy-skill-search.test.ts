@@ -10,6 +10,7 @@
  * its first round; with learning off nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryCache } from "../../workers/src/cache/memory-cache.js";
 import type { Script } from "../support/fakes/llm-script.js";
 import { ask, askStream } from "../support/proxy-clients.js";
 import {
@@ -223,8 +224,11 @@ const TRAINING = [
 ];
 
 /** A stand with a small registry where `orders_refund` is matched by "refund" only. */
-async function learningStand(env: Record<string, string>): Promise<ProxyStand> {
-  const s = await startProxyStand(env);
+async function learningStand(
+  env: Record<string, string>,
+  cache = new MemoryCache(),
+): Promise<ProxyStand> {
+  const s = await startProxyStand(env, { cache });
   for (const [name, description] of [
     ["orders_refund", "Refund an order and print the shipping label"],
     ["kitchen_manuals", "Blender, toaster and oven manuals with recipes"],
@@ -285,6 +289,38 @@ describe("learning from proxied traffic", () => {
       }
     },
   );
+
+  it("the link of a proxied request stays in the request: learning works with no link in the cache", async () => {
+    const written: string[] = [];
+    const cache = new (class extends MemoryCache {
+      override async put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+        written.push(key);
+        await super.put(key, value, ttlSeconds);
+      }
+    })();
+    const s = await learningStand({}, cache);
+    try {
+      for (const q of TRAINING) {
+        s.script(refundingModel);
+        expect((await ask("openai-chat", s.app.url, s.key.key, q)).text).toBe("refunded");
+      }
+      expect(await offersRefund(s, "openai-chat", TARGET)).toBe(true);
+      expect(written.filter((k) => k.startsWith("learn:link:"))).toEqual([]);
+      // The inject API still links through the cache, for an intercept call that comes later.
+      const res = await fetch(`${s.app.url}/api/skills/inject`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${s.key.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          format: "openai-chat",
+          request: { model: "m", messages: [{ role: "user", content: "refund my order" }] },
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(written.filter((k) => k.startsWith("learn:link:")).length).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  });
 
   it("a skill found by the proxy's skill_search and then called is offered directly next time", async () => {
     const s = await startProxyStand({ PROXY_MAX_ROUNDS: "4" });

@@ -251,7 +251,7 @@ describe("learning from traffic", () => {
     const got = await inject(s, s.keyA.key, TARGET);
     await s.app.services.tools.feedback.noteSearchFound(
       s.keyA.id,
-      [got.selectionId!],
+      { ids: [got.selectionId!] },
       [],
       [weather!],
     );
@@ -293,7 +293,7 @@ describe("learning from traffic", () => {
       for (let i = 0; i < 3; i++) {
         await s.app.services.tools.feedback.noteSearchFound(
           s.keyA.id,
-          [MCP_LINK],
+          { ids: [MCP_LINK] },
           learningFeatures(TARGET),
           [refund!],
         );

@@ -141,6 +141,8 @@ export class ProxyService {
             sessionId: req.sessionId,
             sessionNew: req.sessionNew,
             offerSearch: true,
+            // The loop runs the answer's calls itself: the link stays in the request.
+            linkInRequest: true,
             anthropicToolSearch:
               native === "off"
                 ? undefined
@@ -162,7 +164,7 @@ export class ProxyService {
             customSkillExecutionEnabled: req.customSkills,
             signal: call.signal,
             maxOwnedCalls: s.maxCallsPerTurn,
-            selectionId: call.selectionId,
+            link: call.link,
             answerSearch: true,
             aroundCall: call.aroundCall,
           },

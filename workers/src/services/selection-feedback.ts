@@ -1,8 +1,15 @@
 import { DEFAULT_RANKER, type RankerName } from "../skills/injection/rankers/index.js";
-import type { LearningSource } from "../skills/learning/learning.js";
+import type { LearningSource, SelectionLink } from "../skills/learning/learning.js";
 import type { SelectionCounts } from "../skills/learning/selection-stats.js";
 import type { Skill } from "../skills/types.js";
 import type { ToolsServiceOptions } from "./tools-types.js";
+
+/**
+ * Where a request's learning link is: in the cache under the first of `ids` that has one (a
+ * selection id, a session link, {@link MCP_LINK}), or `held` by a door that runs the calls within
+ * the request (the proxy; docs/scoring.md#learning-from-traffic).
+ */
+export type LinkRef = { ids: readonly string[] } | { held: SelectionLink };
 
 /** What selection feedback needs of the tools service's options. */
 export type SelectionFeedbackOptions = Pick<
@@ -64,27 +71,29 @@ export class SelectionFeedback {
 
   /**
    * For `skill_search`: notes that a search with hashed `features` found `found` for the caller,
-   * so that a later call of one of them (linked by a selection id, session link or
-   * {@link MCP_LINK} in `linkIds`) teaches with source `searched`; a found skill the link had not
-   * injected counts as found by search (what the ranker missed). Never throws.
+   * so that a later call of one of them (linked through `where`) teaches with source `searched`;
+   * a found skill the link had not injected counts as found by search (what the ranker missed).
+   * A held link is updated in place, a cached one written back. Never throws.
    */
   async noteSearchFound(
     apiKeyId: string | null,
-    linkIds: readonly string[],
+    where: LinkRef,
     features: readonly number[],
     found: readonly Skill[],
   ): Promise<void> {
     try {
       const { learning } = this.opts;
-      const link = await learning.linked(apiKeyId, linkIds);
+      const link = "held" in where ? where.held : await learning.linked(apiKeyId, where.ids);
       const injected = link?.injected ?? [];
       for (const s of found) if (!injected.includes(s.id)) this.count(s, "searched");
       const searched = [...new Set([...(link?.searched ?? []), ...found.map((s) => s.id)])];
-      await learning.link(apiKeyId, linkIds, {
+      const next: SelectionLink = {
         features: link?.features.length ? link.features : [...features],
         injected,
         searched: searched.slice(-200),
-      });
+      };
+      if ("held" in where) Object.assign(where.held, next);
+      else await learning.link(apiKeyId, where.ids, next);
     } catch {
       // The cache is away: the search still answers.
     }

@@ -25,7 +25,7 @@ import {
 } from "../skills/search/skill-search.js";
 import type { CallerContext } from "../skills/types.js";
 import { FOUND_SKILLS_MAX } from "./found-skills.js";
-import type { SelectionFeedback } from "./selection-feedback.js";
+import type { LinkRef, SelectionFeedback } from "./selection-feedback.js";
 import { MCP_LINK, sessionLink, type ToolsServiceOptions } from "./tools-types.js";
 
 /** `skill_search` for the tools service (see the module docs). */
@@ -105,7 +105,7 @@ export class ToolsSearch {
     input: unknown,
     ctx: CallerContext,
     offered?: ReadonlySet<string>,
-    linkIds?: readonly string[],
+    where?: LinkRef,
   ): Promise<ModelCallOutcome> {
     const args = parseSkillSearchArgs(input);
     if ("error" in args) return { status: "error", error: args.error, executionId: null };
@@ -154,7 +154,9 @@ export class ToolsSearch {
       const found = skills.flatMap(
         (f) => resolver.resolveName(`${f.name}@${f.version}`, ctx.apiKeyId) ?? [],
       );
-      const links = linkIds ?? (ctx.sessionId !== null ? [sessionLink(ctx.sessionId)] : [MCP_LINK]);
+      const links = where ?? {
+        ids: ctx.sessionId !== null ? [sessionLink(ctx.sessionId)] : [MCP_LINK],
+      };
       await this.feedback.noteSearchFound(
         ctx.apiKeyId,
         links,

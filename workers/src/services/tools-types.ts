@@ -6,7 +6,7 @@ import type { RankerName } from "../skills/injection/rankers/index.js";
 import { AUTO_MAX_SKILLS } from "../skills/injection/scoring.js";
 import type { CallWrapper, InjectedRef } from "../skills/interception/interception.js";
 import type { PolicyFloors } from "../skills/interception/policy-floor.js";
-import type { SelectionLearning } from "../skills/learning/learning.js";
+import type { SelectionLearning, SelectionLink } from "../skills/learning/learning.js";
 import type { SelectionStats } from "../skills/learning/selection-stats.js";
 import type { SkillRegistry } from "../skills/registry/registry.js";
 import type { AnthropicToolSearch } from "../skills/search/anthropic-tool-search.js";
@@ -45,6 +45,12 @@ export interface InjectRequest {
    * not offered. Ignored in other formats.
    */
   anthropicToolSearch?: { variant: AnthropicToolSearch; maxTools: number };
+  /**
+   * True at a door that runs the answer's calls itself within the same request (the proxy): the
+   * learning link is returned as {@link InjectOutcome.link} for the door to hand to its
+   * intercepts, and nothing is stored in the cache (docs/scoring.md#learning-from-traffic).
+   */
+  linkInRequest?: boolean;
 }
 
 /**
@@ -54,6 +60,11 @@ export interface InjectRequest {
 export interface InjectOutcome extends InjectResult {
   selectionId?: string;
   features: number[];
+  /**
+   * With {@link InjectRequest.linkInRequest}: the request's learning link (its features, the AUTO
+   * picks, the deferred skills), held by the door for the request's intercepts instead of the cache.
+   */
+  link?: SelectionLink;
 }
 
 /** An intercept request (`POST /api/skills/intercept`). */
@@ -71,6 +82,12 @@ export interface InterceptRequest {
   maxOwnedCalls?: number;
   /** The `selectionId` an inject returned (docs/scoring.md#learning-from-traffic). */
   selectionId?: string;
+  /**
+   * The link an inject with `linkInRequest` returned, held by a door that runs the calls in the
+   * same request (the proxy): read instead of the cache, and a `skill_search` call notes what it
+   * found in it (its `searched` list is replaced). Takes precedence over `selectionId`.
+   */
+  link?: SelectionLink;
   /**
    * True at a door whose inject offers `skill_search` (the intercept API): its calls are answered
    * here, unless the setting is `off`, `injected` is given without it, or the client declared it.

@@ -38,7 +38,7 @@ import {
 } from "../skills/search/skill-search.js";
 import type { CallerContext, Skill } from "../skills/types.js";
 import type { FoundEntry } from "./found-skills.js";
-import { SelectionFeedback, sourceIn } from "./selection-feedback.js";
+import { type LinkRef, SelectionFeedback, sourceIn } from "./selection-feedback.js";
 import { listsSearch, offeredBy, ToolsSearch } from "./tools-search.js";
 import {
   type InjectOutcome,
@@ -200,7 +200,10 @@ export class ToolsService {
       deferred.push(...skills.map((sk) => sk.id));
     }
     let outcome: InjectOutcome = { ...base, features };
-    if (features.length > 0 && (picked.length > 0 || deferred.length > 0)) {
+    if (req.linkInRequest === true) {
+      // The door holds the link for its own intercepts: nothing goes to the cache.
+      outcome.link = { features, injected: picked, searched: deferred };
+    } else if (features.length > 0 && (picked.length > 0 || deferred.length > 0)) {
       const selectionId = (this.opts.newId ?? (() => crypto.randomUUID()))();
       const ids = req.sessionId ? [selectionId, sessionLink(req.sessionId)] : [selectionId];
       // A deferred skill the model calls was found by Anthropic's search: it teaches as searched.
@@ -233,11 +236,13 @@ export class ToolsService {
       ...(req.selectionId ? [req.selectionId] : []),
       ...(req.sessionId ? [sessionLink(req.sessionId)] : []),
     ];
+    const where: LinkRef = req.link ? { held: req.link } : { ids: linkIds };
     const [snapshot, link] = await Promise.all([
       this.opts.registry.snapshot(),
-      linkIds.length > 0
-        ? this.opts.learning.linked(apiKeyId, linkIds).catch(() => undefined)
-        : undefined,
+      req.link ??
+        (linkIds.length > 0
+          ? this.opts.learning.linked(apiKeyId, linkIds).catch(() => undefined)
+          : undefined),
     ]);
     const sessionId = req.sessionId ?? null;
     const answersSearch =
@@ -263,7 +268,7 @@ export class ToolsService {
                       call.input,
                       { apiKeyId, sessionId },
                       offeredBy(req.injected),
-                      linkIds,
+                      where,
                     ),
             },
           ],

@@ -159,7 +159,7 @@ async function loopAnswer(
           response,
           injected,
           clientTools: prepared.clientTools,
-          selectionId: prepared.selectionId,
+          link: prepared.link,
           signal,
           aroundCall: watch.aroundCall(round),
         }),

@@ -11,6 +11,7 @@ import type {
   TurnStore,
   WireFormat,
 } from "../../formats/types.js";
+import type { SelectionLink } from "../../skills/learning/learning.js";
 import type { UpstreamConfig, UpstreamLimits } from "../proxy.js";
 import type {
   CallWrapper,
@@ -201,8 +202,8 @@ export interface GatewayDeps {
       response: JsonObject;
       injected: readonly InjectedRef[];
       clientTools: readonly string[];
-      /** The inject's link for learning from traffic (docs/scoring.md#learning-from-traffic). */
-      selectionId?: string;
+      /** The inject's learning link, held for the request (docs/scoring.md#learning-from-traffic). */
+      link?: SelectionLink;
       signal: AbortSignal;
       /** Wraps the answer of each owned call (the observers' {@link GatewayObserver.aroundCall}). */
       aroundCall?: CallWrapper;
