@@ -31,16 +31,24 @@ import { fmt, interleave, median, percentile, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
 export async function runProxyBench(count = 1_000): Promise<Record<string, number>> {
-  const llm = await startScriptedLlm((_req, body, n) => {
-    const wantsTool = JSON.stringify(body).includes("use the tool");
-    const answer =
-      wantsTool && toolResults("openai-chat", body).length === 0
-        ? toolTurn("openai-chat", [{ id: `c${n}`, name: "benchEcho_v1_0_0", args: { q: "x" } }], n)
-        : textTurn("openai-chat", "done", n);
-    return body.stream === true
-      ? { kind: "sse", events: sseOf("openai-chat", answer) }
-      : { kind: "json", body: answer };
-  });
+  const llm = await startScriptedLlm(
+    (_req, body, n) => {
+      const wantsTool = JSON.stringify(body).includes("use the tool");
+      const answer =
+        wantsTool && toolResults("openai-chat", body).length === 0
+          ? toolTurn(
+              "openai-chat",
+              [{ id: `c${n}`, name: "benchEcho_v1_0_0", args: { q: "x" } }],
+              n,
+            )
+          : textTurn("openai-chat", "done", n);
+      return body.stream === true
+        ? { kind: "sse", events: sseOf("openai-chat", answer) }
+        : { kind: "json", body: answer };
+      // The upstream keeps no request: a real one is not in the proxy's heap.
+    },
+    { record: false },
+  );
   const api = await startBenchApi({ UPSTREAM_OPENAI_BASE_URL: `${llm.url}/v1` });
   const { db, services } = api;
   services.executor.registerHandler("bench-echo", async (input) => input);

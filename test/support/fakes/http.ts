@@ -26,8 +26,20 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link startFakeServer}. */
+export interface FakeServerOptions {
+  /**
+   * Keep every request in `requests` (default true). A benchmark sending thousands passes false,
+   * so that the fake's own growing list is not garbage collected in the measured process.
+   */
+  record?: boolean;
+}
+
 /** Starts an HTTP server on 127.0.0.1 (random port) around `handler`. */
-export async function startFakeServer(handler: FakeHandler): Promise<FakeServer> {
+export async function startFakeServer(
+  handler: FakeHandler,
+  opts: FakeServerOptions = {},
+): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer(async (req, res) => {
@@ -39,7 +51,7 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
       headers: req.headers,
       body: Buffer.concat(chunks).toString("utf8"),
     };
-    requests.push(recorded);
+    if (opts.record !== false) requests.push(recorded);
     try {
       await handler(recorded, res);
     } catch (err) {

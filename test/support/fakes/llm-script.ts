@@ -6,7 +6,12 @@
  * test's own writer (a hostile upstream).
  */
 import type { ServerResponse } from "node:http";
-import { type FakeServer, type RecordedRequest, startFakeServer } from "./http.js";
+import {
+  type FakeServer,
+  type FakeServerOptions,
+  type RecordedRequest,
+  startFakeServer,
+} from "./http.js";
 
 /** One scripted answer. */
 export type ScriptStep =
@@ -69,8 +74,11 @@ async function writeSse(res: ServerResponse, step: Extract<ScriptStep, { kind: "
   res.end();
 }
 
-/** Starts a scripted provider. */
-export async function startScriptedLlm(script: Script): Promise<ScriptedLlm> {
+/** Starts a scripted provider (`opts.record: false` keeps no request; `bodies()` is then empty). */
+export async function startScriptedLlm(
+  script: Script,
+  opts: FakeServerOptions = {},
+): Promise<ScriptedLlm> {
   let n = 0;
   let aborted = 0;
   const server = await startFakeServer(async (req, res) => {
@@ -90,7 +98,7 @@ export async function startScriptedLlm(script: Script): Promise<ScriptedLlm> {
       return;
     }
     await writeSse(res, step);
-  });
+  }, opts);
   return {
     ...server,
     bodies: () => server.requests.map((r) => JSON.parse(r.body || "{}") as Record<string, unknown>),

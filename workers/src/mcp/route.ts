@@ -109,8 +109,8 @@ export function mcpErrorBody(
 }
 
 /** Sends a JSON answer as it is, or as one SSE `message` event for an SSE-only client. */
-async function render(res: Response, format: AnswerFormat): Promise<Response> {
-  if (format === "json" || res.status !== 200) return res;
+async function render(res: Response, as: AnswerFormat): Promise<Response> {
+  if (as === "json" || res.status !== 200) return res;
   const text = await res.text();
   return new Response(`event: message\ndata: ${text}\n\n`, {
     status: 200,

@@ -129,7 +129,7 @@ export class SafeSchemaValidator {
       if (typeof node.pattern === "string") {
         const name = formatFor(node.pattern);
         delete node.pattern;
-        if (node.format === undefined) node.format = name;
+        if (!("format" in node)) node.format = name;
         else if (node.allOf === undefined || Array.isArray(node.allOf)) {
           node.allOf = [...((node.allOf as unknown[] | undefined) ?? []), { format: name }];
         } else {

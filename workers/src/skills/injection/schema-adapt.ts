@@ -48,8 +48,9 @@ function describeDropped(node: Obj, out: Obj): void {
 /** One typed Gemini node for type `t` of a portable node (keywords of that type only). */
 function typed(node: Obj, t: string, values: unknown[] | undefined): Obj {
   const out: Obj = { type: t };
-  if (typeof node.format === "string" && GEMINI_FORMATS[t]?.has(node.format))
-    out.format = node.format;
+  // JSON Schema's `format` keyword (e.g. `date-time`), kept where Gemini knows it.
+  const keyword = node.format;
+  if (typeof keyword === "string" && GEMINI_FORMATS[t]?.has(keyword)) out.format = keyword;
   if (values) {
     const fit = values.filter((v) =>
       t === "string"
