@@ -3,6 +3,8 @@
  * words, or a uniform 3,000-word vocabulary), `auto` skills with camelCase names, 15-word
  * descriptions and 0-3 tags, and ~2 KB Chat Completions contexts. Deterministic per seed.
  */
+import { uniformInt } from "pure-rand/distribution/uniformInt";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import type { JsonObject } from "../workers/src/formats/types.js";
 import type { Skill } from "../workers/src/skills/types.js";
 
@@ -24,15 +26,10 @@ const COMMON = [
   "your",
 ];
 
-/** Deterministic pseudo-random integers in [0, n) (mulberry32). */
+/** Deterministic pseudo-random integers in [0, n) (xoroshiro128+ of the `pure-rand` package). */
 function rng(seed: number) {
-  let s = seed >>> 0;
-  return (n: number) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const g = xoroshiro128plus(seed);
+  return (n: number) => uniformInt(g, 0, n - 1);
 }
 
 /** Text models of the benchmark: how words of descriptions and contexts are drawn. */

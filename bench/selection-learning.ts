@@ -11,6 +11,8 @@
  * same endpoints with a session id), recall@1 of one-tool questions, and the tools an off-topic
  * question gets.
  */
+import { uniformInt } from "pure-rand/distribution/uniformInt";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import type { JsonObject } from "../workers/src/formats/types.js";
 import { learningFeatures } from "../workers/src/skills/learning/features.js";
 import type { Skill } from "../workers/src/skills/types.js";
@@ -44,19 +46,12 @@ export interface LearningCurve {
   after: HeldOutFigures;
 }
 
-/** A deterministic shuffle (mulberry32). */
+/** A deterministic Fisher–Yates shuffle (xoroshiro128+ of the `pure-rand` package). */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const g = xoroshiro128plus(seed);
   const out = items.slice();
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
+    const j = uniformInt(g, 0, i);
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
