@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Test projects: `node` (unit, integration, sandbox — real libSQL, real HTTP, real Docker — and
- * deployed: the Worker under `wrangler dev`), `workerd` (the Worker entry inside workerd; see
+ * Test projects: `node` (unit, integration, sandbox — real libSQL, real HTTP, real Docker —,
+ * deployed: the Worker under `wrangler dev`, the dashboard in Chromium, the CLI), `workerd` (the Worker entry inside workerd; see
  * test/workerd/vitest.config.ts) and `workerd-ratelimit` (the same with the rate limiting binding;
  * see test/workerd/ratelimit-binding/vitest.config.ts).
  *
