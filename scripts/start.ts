@@ -12,11 +12,11 @@
  * (one that is still shutting down after such a crash) stops it before starting its own
  * (stale-host.ts), so a restart after a crash comes up without manual steps.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_LANGUAGE_IMAGES } from "../sandbox-host/src/images.js";
 import { loadOrCreateSecret, startApiServer } from "../workers/src/runtime/node/node.js";
 import { ensurePrivateDir, nodeSettings } from "../workers/src/runtime/node/node-deps.js";
+import { preferLocalImages } from "./local-images.js";
 import { forgetHostPid, HOST_ENTRY, recordHostPid, stopStaleHost } from "./stale-host.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -28,46 +28,6 @@ function startSandboxHost(env: NodeJS.ProcessEnv): ChildProcess {
     env,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-}
-
-/** The images `npm run sandbox:images` builds, by variable (docs/deployment.md#sandbox-images). */
-const LOCAL_IMAGES = {
-  SANDBOX_IMAGE_NODE: "skillgate-local/node:latest",
-  SANDBOX_IMAGE_PYTHON: "skillgate-local/python:latest",
-  SANDBOX_IMAGE_SHELL: "skillgate-local/busybox:latest",
-} as const;
-
-/** Whether the Docker engine holds `image` (false when the engine or the CLI is not there). */
-function hasImage(image: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile(
-      "docker",
-      ["image", "inspect", "--format", "{{.Id}}", image],
-      { timeout: 10_000 },
-      (err) => resolve(err === null),
-    );
-  });
-}
-
-/**
- * On a machine without registry access: when no sandbox image is configured, the default images
- * are not in the Docker engine and the local ones are (built by `npm run sandbox:images`), points
- * the sandbox host at the local ones (the three language images and the allowlist), so that a
- * newcomer's `npm start` needs no exports. @returns whether it did.
- */
-async function preferLocalImages(env: NodeJS.ProcessEnv): Promise<boolean> {
-  const configured = [...Object.keys(LOCAL_IMAGES), "SKILLS_ALLOWED_SANDBOX_IMAGES"].some((name) =>
-    env[name]?.trim(),
-  );
-  if (configured) return false;
-  const [defaults, locals] = await Promise.all([
-    Promise.all(Object.values(DEFAULT_LANGUAGE_IMAGES).map(hasImage)),
-    Promise.all(Object.values(LOCAL_IMAGES).map(hasImage)),
-  ]);
-  if (defaults.every(Boolean) || !locals.every(Boolean)) return false;
-  Object.assign(env, LOCAL_IMAGES);
-  env.SKILLS_ALLOWED_SANDBOX_IMAGES = Object.values(LOCAL_IMAGES).join(",");
-  return true;
 }
 
 /** Waits until the sandbox host accepts TCP connections (it answers 401 unsigned; that is enough). */

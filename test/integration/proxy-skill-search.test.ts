@@ -350,6 +350,11 @@ describe("learning from proxied traffic", () => {
       expect(await offersRefund(s, "openai-chat", TARGET)).toBe(false);
       const rows = await s.app.client.execute("SELECT count(*) AS n FROM skill_learning");
       expect(Number(rows.rows[0]!.n)).toBe(0);
+      // Nothing is linked either: the calls are not counted as calls of an injected pick.
+      const stats = await s.app.services.tools.feedback.selectionStats();
+      const refund = stats.skills.find((x) => x.skill === "orders_refund@1.0.0");
+      expect(refund?.injected).toBeGreaterThan(0);
+      expect(refund?.calledWhenInjected ?? 0).toBe(0);
     } finally {
       await s.close();
     }

@@ -41,6 +41,19 @@ describe("MemoryCache capacity", () => {
     expect(cache.size).toBe(3);
   });
 
+  it("drops expired entries before a live one, however long ago the live one was used", async () => {
+    let now = 0;
+    const cache = new MemoryCache(() => now, 3);
+    await cache.put("turn", "kept for 100 s", 100);
+    await cache.put("short1", 1, 1);
+    await cache.put("short2", 2, 1);
+    now = 5_000;
+    await cache.put("new", 3, 100);
+    expect(await cache.get("turn")).toBe("kept for 100 s");
+    expect(await cache.get("new")).toBe(3);
+    expect(cache.size).toBe(2);
+  });
+
   it("keeps a hot entry through a flood of one-off writes", async () => {
     const cache = new MemoryCache(Date.now, 100);
     await cache.put("hot", "key row", 600);

@@ -201,8 +201,9 @@ export class ToolsService {
     }
     let outcome: InjectOutcome = { ...base, features };
     if (req.linkInRequest === true) {
-      // The door holds the link for its own intercepts: nothing goes to the cache.
-      outcome.link = { features, injected: picked, searched: deferred };
+      // The door holds the link for its own intercepts: nothing goes to the cache. No features
+      // (learning off, no context): no link, as through the cache, so nothing is counted or learned.
+      if (features.length > 0) outcome.link = { features, injected: picked, searched: deferred };
     } else if (features.length > 0 && (picked.length > 0 || deferred.length > 0)) {
       const selectionId = (this.opts.newId ?? (() => crypto.randomUUID()))();
       const ids = req.sessionId ? [selectionId, sessionLink(req.sessionId)] : [selectionId];
