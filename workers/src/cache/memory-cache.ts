@@ -52,7 +52,11 @@ export class MemoryCache implements Cache {
 
   async put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     const now = this.now();
-    if (this.entries.size >= this.entries.max && now >= this.nextPurgeAt && !this.entries.has(key)) {
+    if (
+      this.entries.size >= this.entries.max &&
+      now >= this.nextPurgeAt &&
+      !this.entries.has(key)
+    ) {
       this.nextPurgeAt = now + MEMORY_CACHE_PURGE_INTERVAL_MS;
       this.dropExpired(now);
     }
