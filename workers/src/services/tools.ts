@@ -7,17 +7,13 @@
  * them, resolve a tool name and run a model's call here too (docs/mcp.md#skill-tools).
  * Its parts: `skillSearch` (tools-search.ts) answers `skill_search` and declares what it found
  * for the proxy's next round; `feedback` (selection-feedback.ts) counts selections and tells
- * learning what was called; the shapes are in tools-types.ts.
+ * learning what was called; tools-defer.ts declares skills for Anthropic's own tool search; the
+ * shapes are in tools-types.ts.
  */
 import { getFormatAdapter } from "../formats/index.js";
 import type { ExtractedCall } from "../formats/types.js";
 import { getInjectionIndex } from "../skills/injection/index-cache.js";
-import {
-  type InjectedTool,
-  type InjectResult,
-  injectSkills,
-  skillToolSpec,
-} from "../skills/injection/injection.js";
+import { injectSkills } from "../skills/injection/injection.js";
 import { chooseRanker, DEFAULT_RANKER } from "../skills/injection/rankers/index.js";
 import {
   type CallerToolSet,
@@ -28,7 +24,6 @@ import { type InterceptResult, interceptToolCalls } from "../skills/interception
 import { type ModelCallOutcome, runModelCall } from "../skills/interception/model-call.js";
 import { learningFeatures } from "../skills/learning/features.js";
 import { isBuiltin, type SkillSource } from "../skills/registry/tool-resolver.js";
-import { deferrableSkills } from "../skills/search/anthropic-tool-search.js";
 import {
   SKILL_SEARCH_REF,
   SKILL_SEARCH_TOOL,
@@ -39,6 +34,7 @@ import {
 import type { CallerContext, Skill } from "../skills/types.js";
 import type { FoundEntry } from "./found-skills.js";
 import { type LinkRef, SelectionFeedback, sourceIn } from "./selection-feedback.js";
+import { deferForAnthropicSearch } from "./tools-defer.js";
 import { listsSearch, offeredBy, ToolsSearch } from "./tools-search.js";
 import {
   type InjectOutcome,
@@ -147,58 +143,25 @@ export class ToolsService {
       picked.push(skill.id);
       if (t.mode === "auto") this.feedback.count(skill, "injected");
     }
-    const deferTools = adapter.deferTools;
-    const native =
-      req.anthropicToolSearch &&
-      deferTools &&
-      settings.skillsEnabled &&
-      !adapter.toolsDisabled(req.request)
-        ? { ...req.anthropicToolSearch, deferTools }
-        : undefined;
-    let base: InjectResult = result;
-    const deferred: string[] = [];
-    if (native) {
-      const taken = new Set([
-        ...adapter.clientToolNames(req.request),
-        ...result.injected.map((t) => t.toolName),
-      ]);
-      const skills = deferrableSkills(
-        {
-          snapshot,
-          apiKeyId,
-          customSkillsEnabled: settings.customSkillExecution,
-          policyFloors: this.opts.policyFloors,
-          unavailableBuiltins: this.opts.unavailableBuiltins,
-        },
-        contextText ?? adapter.contextText(req.request),
-        taken,
-        native.maxTools,
-      );
-      const names = skills.map((sk) => resolver.toolName(sk));
-      const specs = skills.map((sk, i) => skillToolSpec(sk, names[i]!, adapter.schemaDialect));
-      base = {
-        request: native.deferTools(
-          adapter.addTools(result.request, specs),
-          new Set(names),
-          native.variant,
-        ),
-        injected: [
-          ...result.injected,
-          ...skills.map(
-            (sk, i): InjectedTool => ({
-              name: sk.name,
-              version: sk.version,
-              toolName: names[i]!,
-              mode: sk.mode,
-              score: null,
-              ranker: null,
-              deferred: true,
-            }),
-          ),
-        ],
-      };
-      deferred.push(...skills.map((sk) => sk.id));
-    }
+    const {
+      result: base,
+      deferred,
+      native,
+    } = deferForAnthropicSearch(
+      req,
+      adapter,
+      result,
+      resolver,
+      {
+        snapshot,
+        apiKeyId,
+        skillsEnabled: settings.skillsEnabled,
+        customSkillsEnabled: settings.customSkillExecution,
+        policyFloors: this.opts.policyFloors,
+        unavailableBuiltins: this.opts.unavailableBuiltins,
+      },
+      contextText,
+    );
     let outcome: InjectOutcome = { ...base, features };
     if (req.linkInRequest === true) {
       // The door holds the link for its own intercepts: nothing goes to the cache. No features
