@@ -3,7 +3,7 @@
  * libSQL). Only the SHA-256 hash of a key is stored, never the key.
  */
 import { and, count, desc, eq, inArray, isNull } from "drizzle-orm";
-import type { ApiKeyRecord, ApiKeyRepository } from "../../services/keys.js";
+import type { ApiKeyRecord, ApiKeyRepository } from "../../services/keys-types.js";
 import type { Db } from "../client.js";
 import { apiKeys } from "../schema.js";
 
