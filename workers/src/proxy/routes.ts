@@ -16,6 +16,7 @@ import { hasScope } from "../auth/scopes.js";
 import { getFormatAdapter } from "../formats/index.js";
 import type { JsonObject, WireFormat } from "../formats/types.js";
 import type { AppEnv } from "../routes/context.js";
+import { relayStream } from "../services/gateway/relay.js";
 import type { GatewayAnswer } from "../services/gateway/types.js";
 
 /**
@@ -65,38 +66,6 @@ async function readBody(
   if (stream !== undefined && stream !== null && typeof stream !== "boolean")
     return { code: "invalid_input", message: "stream must be a boolean" };
   return { raw, body: body as JsonObject };
-}
-
-/**
- * `stream` passed on as it is read, calling `ended` once when it ends, fails or is cancelled
- * (the client went away).
- */
-function untilEnd(
-  stream: ReadableStream<Uint8Array>,
-  ended: () => void,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const r = await reader.read();
-          if (r.done) {
-            controller.close();
-            ended();
-          } else controller.enqueue(r.value);
-        } catch (err) {
-          controller.error(err);
-          ended();
-        }
-      },
-      cancel(reason) {
-        ended();
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /** Serves one proxy request of `format`. */
@@ -153,7 +122,7 @@ async function handle(
   keepAlive(
     end.then(() => Promise.all([services.tokenUsage.settled(), services.routing.settled()])),
   );
-  return render({ ...answer, stream: untilEnd(answer.stream, ended) });
+  return render({ ...answer, stream: relayStream(answer.stream, ended) });
 }
 
 /** The proxy's paths and their wire formats (Gemini's path carries the model and the method). */

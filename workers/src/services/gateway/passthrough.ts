@@ -8,6 +8,7 @@ import { getFormatAdapter } from "../../formats/index.js";
 import type { WireFormat } from "../../formats/types.js";
 import type { UpstreamConfig } from "../proxy.js";
 import { failureAnswer, type JsonAnswer } from "./json-renderer.js";
+import { relayStream } from "./relay.js";
 import { callUpstream, TimeBudget, UpstreamFailure } from "./upstream.js";
 
 /** Upstream response headers that describe the transfer, not the content (fetch decoded it). */
@@ -34,32 +35,6 @@ export interface PassThroughRequest {
   timeBudgetMs: number;
   /** Longest silence of the upstream's body between reads, in ms (`PROXY_IDLE_TIMEOUT_MS`). */
   idleMs: number;
-}
-
-/** `body` relayed as it is; `done` runs once when it ends, fails or is cancelled. */
-function relay(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const r = await reader.read();
-          if (r.done) {
-            done();
-            controller.close();
-          } else controller.enqueue(r.value);
-        } catch (err) {
-          done();
-          controller.error(err);
-        }
-      },
-      cancel(reason) {
-        done();
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /**
@@ -101,7 +76,7 @@ export async function passThrough(
   // An event stream is open-ended: said so, the Node adapter forwards each event at once.
   if (headers.get("content-type")?.includes("event-stream"))
     headers.set("transfer-encoding", "chunked");
-  const body = res.body ? relay(res.body, () => budget.dispose()) : null;
+  const body = res.body ? relayStream(res.body, () => budget.dispose()) : null;
   if (!body) budget.dispose();
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
