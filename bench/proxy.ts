@@ -18,38 +18,21 @@
  * Run: `npm run bench -- proxy`.
  */
 
-import { startScriptedLlm } from "../test/support/fakes/llm-script.js";
-import { textTurn, toolResults, toolTurn } from "../test/support/proxy-fixtures.js";
-import { sseOf } from "../test/support/proxy-sse.js";
+import { toolTurn } from "../test/support/proxy-fixtures.js";
 import { skills } from "../workers/src/db/schema.js";
 import { getFormatAdapter } from "../workers/src/formats/index.js";
 import { turnStore } from "../workers/src/services/gateway/mixed-turn.js";
 import { appendTurn, prepareRequest } from "../workers/src/services/gateway/prepare.js";
 import { startBenchApi } from "./api.js";
 import { startPassThrough } from "./proxy-floor.js";
-import { fmt, interleave, median, percentile, row } from "./stats.js";
+import { type PeerOp, startPeers } from "./proxy-peers.js";
+import { fmt, interleaveReported, median, percentile, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
 export async function runProxyBench(count = 1_000): Promise<Record<string, number>> {
-  const llm = await startScriptedLlm(
-    (_req, body, n) => {
-      const wantsTool = JSON.stringify(body).includes("use the tool");
-      const answer =
-        wantsTool && toolResults("openai-chat", body).length === 0
-          ? toolTurn(
-              "openai-chat",
-              [{ id: `c${n}`, name: "benchEcho_v1_0_0", args: { q: "x" } }],
-              n,
-            )
-          : textTurn("openai-chat", "done", n);
-      return body.stream === true
-        ? { kind: "sse", events: sseOf("openai-chat", answer) }
-        : { kind: "json", body: answer };
-      // The upstream keeps no request: a real one is not in the proxy's heap.
-    },
-    { record: false },
-  );
-  const api = await startBenchApi({ UPSTREAM_OPENAI_BASE_URL: `${llm.url}/v1` });
+  // The upstream and the client live in a process of their own, as they do in deployment.
+  const peers = await startPeers(process.env.PROXY_BENCH_ONE_PROCESS === "1");
+  const api = await startBenchApi({ UPSTREAM_OPENAI_BASE_URL: peers.upstream });
   const { db, services } = api;
   services.executor.registerHandler("bench-echo", async (input) => input);
   const now = Date.now();
@@ -68,62 +51,20 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   for (let i = 0; i < rows.length; i += 200) await db.insert(skills).values(rows.slice(i, i + 200));
   await services.registry.invalidateCache();
   const key = (await api.post("/api/keys", { name: "bench" })) as { key: string };
+  const passThrough = await startPassThrough(peers.upstream);
+  peers.target(`${api.url}/v1`, passThrough.url, key.key);
 
-  const post = async (base: string, body: object, auth: string) => {
-    const res = await fetch(`${base}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-bench", ...body }),
-    });
-    if (!res.ok) throw new Error(`${base}: ${res.status} ${await res.text()}`);
-    return res;
-  };
-  /** Times of streamed requests to their first event, and the proxy's own share of it (ms). */
-  const ttfbs = {
-    direct: [] as number[],
-    proxy: [] as number[],
-    proxyOwn: [] as number[],
-    floor: [] as number[],
-  };
-  /**
-   * Streams a request, noting the time to its first `data:` line (the first event a client can
-   * use), then reads the rest as a client does, so connections are reused as in real use.
-   */
-  const streamed = async (
-    base: string,
-    auth: string,
-    into: "direct" | "proxy" | "proxyTimed" | "floor",
-  ) => {
-    inside.upstream = 0;
-    // The client-side figures go through the proxy as deployed; the timed series (the proxy's own
-    // share) wraps the upstream fetch, which adds a stream layer of its own.
-    instrumented = into === "proxyTimed";
-    const t0 = performance.now();
-    const res = await post(base, { messages: messages("hello"), stream: true }, auth);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stream ended before its first event");
-      text += decoder.decode(value, { stream: true });
-      if (/(^|\n)data:/.test(text)) break;
-    }
-    const ttfb = performance.now() - t0;
-    if (into === "proxyTimed") ttfbs.proxyOwn.push(ttfb - inside.upstream);
-    else ttfbs[into].push(ttfb);
-    while (!(await reader.read()).done);
-    instrumented = true;
-  };
   // Time spent inside a proxied request on the upstream and on the owned call's execution.
   const inside = { upstream: 0, execute: 0 };
   const upstreamFetch = services.proxy.settings.fetch;
-  let instrumented = true;
+  // The client-side figures go through the proxy as deployed; the timed series (the proxy's own
+  // share of the first event) wraps the upstream fetch, which adds a stream layer of its own.
+  let streamTimed = false;
   services.proxy.settings.fetch = async (input, init) => {
-    if (!instrumented) return upstreamFetch(input, init);
     const t0 = performance.now();
     const res = await upstreamFetch(input, init);
     if (res.headers.get("content-type")?.includes("event-stream")) {
+      if (!streamTimed) return res;
       // Upstream share of a stream's first event: from the call to its first `data:` bytes.
       let seen = false;
       const timed = new TransformStream<Uint8Array, Uint8Array>({
@@ -153,24 +94,22 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
       inside.execute += performance.now() - t0;
     }
   };
-  /** Runs `fn` and records the proxy's own share of its time (total − upstream − execution). */
-  const own = { proxy1: [] as number[], proxy2: [] as number[] };
+  /** The client's time of `op`, and the proxy's own share of it (minus upstream and execution). */
+  const own = { proxy1: [] as number[], proxy2: [] as number[], proxyStreamTimed: [] as number[] };
   const parts = { upstream: [] as number[], execute: [] as number[] };
-  const ownTime = (name: keyof typeof own, fn: () => Promise<unknown>) => async () => {
+  const ownTime = (name: keyof typeof own, op: PeerOp) => async () => {
     inside.upstream = 0;
     inside.execute = 0;
-    const t0 = performance.now();
-    await fn();
-    own[name].push(performance.now() - t0 - inside.upstream - inside.execute);
+    streamTimed = name === "proxyStreamTimed";
+    const ms = await peers.run(op);
+    streamTimed = false;
+    own[name].push(ms - inside.upstream - inside.execute);
     if (name === "proxy2") {
       parts.upstream.push(inside.upstream);
       parts.execute.push(inside.execute);
     }
+    return ms;
   };
-  const messages = (text: string) => [{ role: "user", content: text }];
-  const proxy = `${api.url}/v1`;
-  const direct = `${llm.url}/v1`;
-  const passThrough = await startPassThrough(direct);
   // In process: what the proxy itself does per round (inject, extract, build the follow-up).
   const adapter = getFormatAdapter("openai-chat");
   const store = turnStore(services.proxy, null, "openai-chat");
@@ -181,9 +120,10 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   );
   const inject = (request: Record<string, unknown>) =>
     services.tools.inject({ format: "openai-chat", request }, null);
-  const fns = {
+  const fns: Record<string, () => Promise<number>> = {
     inProcess: async () => {
-      const body = { model: "gpt-bench", messages: messages("use the tool") };
+      const t0 = performance.now();
+      const body = { model: "gpt-bench", messages: [{ role: "user", content: "use the tool" }] };
       const { request } = await prepareRequest(adapter, store, body, inject);
       const calls = adapter.extractCalls(turn);
       const results = adapter.followUp(
@@ -195,25 +135,26 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
         })),
       );
       appendTurn(adapter, request, adapter.replayTurn(turn), results);
+      return performance.now() - t0;
     },
-    direct: async () => (await post(direct, { messages: messages("hello") }, "x")).arrayBuffer(),
-    floor: async () =>
-      (await post(passThrough.url, { messages: messages("hello") }, "x")).arrayBuffer(),
-    proxy1: ownTime("proxy1", async () =>
-      (await post(proxy, { messages: messages("hello") }, key.key)).arrayBuffer(),
-    ),
-    proxy2: ownTime("proxy2", async () =>
-      (await post(proxy, { messages: messages("use the tool") }, key.key)).arrayBuffer(),
-    ),
-    directStream: () => streamed(direct, "x", "direct"),
-    floorStream: () => streamed(passThrough.url, "x", "floor"),
-    proxyStream: () => streamed(proxy, key.key, "proxy"),
-    proxyStreamTimed: () => streamed(proxy, key.key, "proxyTimed"),
+    direct: () => peers.run("direct"),
+    floor: () => peers.run("floor"),
+    proxy1: ownTime("proxy1", "proxy1"),
+    proxy2: ownTime("proxy2", "proxy2"),
+    directStream: () => peers.run("directStream"),
+    floorStream: () => peers.run("floorStream"),
+    proxyStream: () => peers.run("proxyStream"),
+    proxyStreamTimed: ownTime("proxyStreamTimed", "proxyStream"),
   };
-  await interleave(fns, 2, 20);
-  for (const v of [...Object.values(own), ...Object.values(ttfbs), ...Object.values(parts)])
-    v.length = 0;
-  const samples = await interleave(fns, 10, 30);
+  await interleaveReported(fns, 2, 20);
+  for (const v of [...Object.values(own), ...Object.values(parts)]) v.length = 0;
+  const samples = await interleaveReported(fns, 10, 30);
+  const ttfbs = {
+    direct: samples.directStream!,
+    proxy: samples.proxyStream!,
+    proxyOwn: own.proxyStreamTimed,
+    floor: samples.floorStream!,
+  };
   const perRoundSamples = own.proxy2.map((t, i) => t - own.proxy1[i]!);
   const stat = (v: readonly number[]) => ({
     p50: median(v),
@@ -270,7 +211,7 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   row("proxy's own time to first event (instrumented)", ...cols(ttfbs.proxyOwn));
   api.close();
   await passThrough.close();
-  await llm.close();
+  await peers.close();
   return {
     ...m,
     perRound: perRound.p50,

@@ -66,3 +66,21 @@ export function sweepCaches(): void {
   }
   sweepSink = acc;
 }
+
+/**
+ * As {@link interleave}, for functions that time themselves (e.g. in another process, so that
+ * the timing client shares nothing with what it measures): each resolves with its own duration
+ * in ms. @returns samples per name (ms).
+ */
+export async function interleaveReported(
+  fns: Record<string, (i: number) => Promise<number>>,
+  rounds: number,
+  perRound: number,
+): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, fn] of Object.entries(fns))
+      for (let i = 0; i < perRound; i++) out[name]!.push(await fn(r * perRound + i));
+  }
+  return out;
+}
