@@ -1,6 +1,7 @@
 /**
  * Proxy benchmark (docs/proxy.md#cost): with 1,000 registered skills and a local scripted upstream
- * on 127.0.0.1 (Chat Completions wire format), measured side by side in one run, medians and p95:
+ * on 127.0.0.1 (Chat Completions wire format), measured side by side in one run (1,000 samples per
+ * series, interleaved in blocks of 50), medians, p95 and p99:
  * - time the proxy adds per round: inside every proxied request the upstream calls (until their
  *   body is read) and the owned call's execution (executor + its history row) are timed and
  *   taken out, which leaves the proxy's own time (HTTP hop, auth, inject, extract, follow-up);
@@ -14,6 +15,9 @@
  *   it: that time minus the upstream's own time to its first event, seen from the proxy.
  * Beside them, the floor: the same requests through a bare pass-through on the same stack
  * (bench/proxy-floor.ts), i.e. what any proxy written on Hono and Node adds on this machine.
+ * The upstream and the timing client (Node's HTTP client, the leanest instrument) are
+ * bench/proxy-peers.ts; they run in this process, or with `BENCH_PROXY_PEERS=process` in one of
+ * their own (then every request also crosses processes, and the machine's wake-up latency shows).
  * Targets: ≤ 1 ms per round and to the first byte at p50, ≤ 3 ms at p99.
  * Run: `npm run bench -- proxy`.
  */
@@ -30,8 +34,9 @@ import { fmt, interleaveReported, median, percentile, row } from "./stats.js";
 
 /** Runs the proxy benchmark and prints its table. @returns the medians in ms. */
 export async function runProxyBench(count = 1_000): Promise<Record<string, number>> {
-  // The upstream and the client live in a process of their own, as they do in deployment.
-  const peers = await startPeers(process.env.PROXY_BENCH_ONE_PROCESS === "1");
+  // The upstream and the timing client: in this process (the default; one event loop, so no
+  // wake-ups across processes in the figures), or in a process of their own, as in deployment.
+  const peers = await startPeers(process.env.BENCH_PROXY_PEERS !== "process");
   const api = await startBenchApi({ UPSTREAM_OPENAI_BASE_URL: peers.upstream });
   const { db, services } = api;
   services.executor.registerHandler("bench-echo", async (input) => input);
@@ -148,7 +153,8 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
   };
   await interleaveReported(fns, 2, 20);
   for (const v of [...Object.values(own), ...Object.values(parts)]) v.length = 0;
-  const samples = await interleaveReported(fns, 10, 30);
+  // 1,000 samples per series: the p99 is then the 10th slowest, not the 3rd.
+  const samples = await interleaveReported(fns, 20, 50);
   const ttfbs = {
     direct: samples.directStream!,
     proxy: samples.proxyStream!,
@@ -174,7 +180,9 @@ export async function runProxyBench(count = 1_000): Promise<Record<string, numbe
     fmt(percentile(v, 99)),
   ];
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-  console.log(`\nProxy (${count} registered skills, local upstream)`);
+  console.log(
+    `\nProxy (${count} registered skills, local upstream; client and upstream ${process.env.BENCH_PROXY_PEERS === "process" ? "in a process of their own" : "in this process"})`,
+  );
   row("", "p50", "p95", "p99", "vs direct");
   row("direct upstream call (JSON)", ...cols(samples.direct!));
   row("proxy, one round (no tool call)", ...cols(samples.proxy1!), ratio(m.proxy1!, m.direct!));
