@@ -27,11 +27,11 @@ import { factsOf, packageOf, readSource, sourceFiles } from "../support/import-g
 
 /** The layers of `workers/src`, bottom first. */
 const LAYERS: Layer[] = [
-  // Shared kernel: the error types, the JSON depth guard and the configuration schema (the
-  // schema parses what an entry point hands it; it reads no environment itself).
+  // Shared kernel: the error types, the JSON depth guard, the configuration schema (the schema
+  // parses what an entry point hands it; it reads no environment itself) and yielding a turn.
   {
     name: "kernel",
-    units: ["errors.ts", "json-depth.ts", "config.ts", "database-error.ts"],
+    units: ["errors.ts", "json-depth.ts", "config.ts", "database-error.ts", "next-turn.ts"],
     mayImport: [],
     npm: ["zod"],
   },

@@ -91,12 +91,15 @@ describe("a finished upstream call", () => {
   it("leaves its request collectable (no listener kept alive process-wide)", async () => {
     const refs: WeakRef<TimeBudget>[] = [];
     for (let i = 0; i < 20; i++) refs.push(await finishedCall());
-    // WeakRef targets stay alive until the job that created the WeakRef has ended.
-    await new Promise((r) => setImmediate(r));
-    gc();
-    await new Promise((r) => setImmediate(r));
-    gc();
-    const alive = refs.filter((r) => r.deref() !== undefined).length;
+    // WeakRef targets stay alive until the job that created the WeakRef has ended, and a busy
+    // machine may leave a finished stream's last callbacks for a later turn: a few collections,
+    // a turn apart (a request kept by a listener stays alive through all of them).
+    let alive = refs.length;
+    for (let i = 0; i < 10 && alive > 0; i++) {
+      await new Promise((r) => setImmediate(r));
+      gc();
+      alive = refs.filter((r) => r.deref() !== undefined).length;
+    }
     expect(alive).toBe(0);
   });
 });

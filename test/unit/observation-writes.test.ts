@@ -208,4 +208,69 @@ describe("observation writes", () => {
     expect(buffer.busy).toBe(false);
     expect(buffer.buffered("d")).toBeUndefined();
   });
+
+  it("writes a window in chunks, the first on a later turn, and counts a chunk as buffered until it is written", async () => {
+    const turns: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const buffer = new WriteBuffer<number>({
+      windowMs: 60_000,
+      maxEntries: 100,
+      chunkEntries: 2,
+      merge: (a, b) => a + b,
+      write: async (entries) => {
+        turns.push(entries.map(([k]) => k).join(","));
+        // The first chunk's write stays open until the test releases it.
+        if (turns.length === 1) await gate;
+      },
+      onError: () => {},
+    });
+    for (const k of ["a", "b", "c", "d", "e"]) buffer.add(k, 1);
+    const settled = buffer.settled();
+    // Not on the caller's turn: nothing is written until the event loop turns.
+    expect(turns).toEqual([]);
+    buffer.add("a", 10);
+    // "a" is in the chunk being written and in the buffer again: both count.
+    expect(buffer.buffered("a")).toBe(11);
+    await new Promise((r) => setImmediate(r));
+    expect(turns).toEqual(["a,b"]);
+    expect(buffer.buffered("a")).toBe(11);
+    release();
+    await settled;
+    expect(turns).toEqual(["a,b", "c,d", "e"]);
+    // Written: only what was added later still waits.
+    expect(buffer.buffered("a")).toBe(10);
+    expect(buffer.buffered("c")).toBeUndefined();
+    await buffer.settled();
+    expect(turns).toEqual(["a,b", "c,d", "e", "a"]);
+    expect(buffer.buffered("a")).toBeUndefined();
+  });
+
+  it("lets a request run between the chunks of a large routing window on the embedded database", async () => {
+    const history = new DrizzleRoutingHistoryRepository(db, clock);
+    const routing = new RoutingService(history, clock, 60_000);
+    for (let i = 0; i < 35; i++)
+      routing.recordLater(null, {
+        provider: "openai",
+        model: `m${i}`,
+        status: "success",
+        latencyMs: i,
+      });
+    const count = async () =>
+      Number((await client.execute("select count(*) as n from upstream_calls")).rows[0]!.n);
+    const settled = routing.settled();
+    // Between chunks, other work of the event loop runs: it sees a partly written window.
+    const seen: number[] = [];
+    const probe = async () => {
+      while (seen.at(-1) !== 35) {
+        seen.push(await count());
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    await Promise.all([settled, probe()]);
+    expect(seen.some((n) => n > 0 && n < 35)).toBe(true);
+    expect(await count()).toBe(35);
+  });
 });

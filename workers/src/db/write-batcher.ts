@@ -15,6 +15,7 @@
 import type { InStatement, InValue, ResultSet, TransactionMode } from "@libsql/client";
 import { fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { scheduleNextTurn } from "../next-turn.js";
 
 /** The part of a libSQL client (embedded or over HTTP) the batcher uses. */
 export interface BatchClient {
@@ -105,12 +106,6 @@ export interface WriteBatcherStats {
   retriedBatches: number;
 }
 
-const defaultSchedule = (fn: () => void): void => {
-  const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
-  if (immediate) immediate(fn);
-  else setTimeout(fn, 0);
-};
-
 /** Write-coalescing queue over one libSQL client. */
 export class WriteBatcher {
   private queue: Pending[] = [];
@@ -124,7 +119,7 @@ export class WriteBatcher {
     opts: WriteBatcherOptions = {},
   ) {
     this.maxBatch = Math.max(1, opts.maxBatch ?? 256);
-    this.schedule = opts.schedule ?? defaultSchedule;
+    this.schedule = opts.schedule ?? scheduleNextTurn;
   }
 
   /**

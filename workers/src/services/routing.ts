@@ -13,8 +13,8 @@ import { WriteBuffer } from "./write-buffer.js";
  */
 export const OBSERVATION_WRITE_WINDOW_MS = 1_000;
 /**
- * Observations held at most before they are written regardless of the window: a write of this
- * many rows keeps the event loop for about a millisecond on the embedded database.
+ * Observations held at most before they are written regardless of the window (in chunks, a turn
+ * of the event loop apart: services/write-buffer.ts).
  */
 const OBSERVATIONS_MAX = 100;
 
