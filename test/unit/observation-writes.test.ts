@@ -273,4 +273,42 @@ describe("observation writes", () => {
     expect(seen.some((n) => n > 0 && n < 35)).toBe(true);
     expect(await count()).toBe(35);
   });
+
+  it("records a long list of calls whole, in multi-row inserts, each row with its own values", async () => {
+    const history = new DrizzleRoutingHistoryRepository(db, clock);
+    const calls = Array.from({ length: 37 }, (_, i) => ({
+      provider: i % 2 === 0 ? "openai" : "anthropic",
+      model: `m${i}`,
+      status: (i % 5 === 0 ? "error" : "success") as "error" | "success",
+      errorClass: i % 5 === 0 ? ("timeout" as const) : undefined,
+      latencyMs: i + 0.4,
+      task: i === 36 ? "last" : undefined,
+      at: now + i,
+    }));
+    const ids = await history.record(null, calls);
+    expect(new Set(ids).size).toBe(37);
+    const rows = (
+      await client.execute(
+        "select id, provider, model, status, error_class, latency_ms, task, created_at from upstream_calls order by created_at",
+      )
+    ).rows.map((r) => ({ ...r }));
+    expect(rows).toHaveLength(37);
+    expect(rows.map((r) => r.id)).toEqual(ids);
+    expect(rows[36]).toEqual({
+      id: ids[36],
+      provider: "openai",
+      model: "m36",
+      status: "success",
+      error_class: null,
+      latency_ms: 36,
+      task: "last",
+      created_at: now + 36,
+    });
+    expect(rows[35]).toMatchObject({
+      provider: "anthropic",
+      model: "m35",
+      status: "error",
+      error_class: "timeout",
+    });
+  });
 });
