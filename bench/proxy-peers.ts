@@ -1,11 +1,13 @@
 /**
- * The proxy benchmark's outside world, in a process of its own (docs/proxy.md#cost): the scripted
- * upstream LLM (Chat Completions wire format) and the client that times requests to it directly,
- * through the proxy and through the bare pass-through. A deployed proxy shares its heap and event
- * loop with neither, so neither may: the client's `fetch` alone promotes about 27 KB per request
- * out of V8's young generation, which in one process made the proxy's collector pauses longer.
+ * The proxy benchmark's outside world (docs/proxy.md#cost): the scripted upstream LLM (Chat
+ * Completions wire format) and the client that times requests to it directly, through the proxy
+ * and through the bare pass-through. The client is Node's HTTP client on kept-alive connections:
+ * the platform `fetch` promotes about 27 KB per request out of V8's young generation, which in
+ * the proxy's heap lengthened its collector pauses and so the tail being measured.
  *
- * Run by `bench/proxy.ts` with `fork` and driven over the IPC channel:
+ * {@link startPeers} runs them in the calling process, or forks this module as a process of its
+ * own (as in deployment, where the proxy shares its heap and event loop with neither), driven
+ * over the IPC channel:
  * - the child sends `{ type: "ready", upstream }` (the upstream's base URL, ending in `/v1`);
  * - `{ type: "targets", proxy, floor, key }` sets the two other base URLs and the proxy's key;
  * - `{ type: "run", id, op }` runs one request ({@link PeerOp}) and answers
