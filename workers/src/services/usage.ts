@@ -153,8 +153,10 @@ export class TokenUsageService {
     if (budget === null) return;
     const now = this.clock();
     const day = utcDay(now);
-    const [today] = await this.store.days(apiKeyId, day, day);
+    // What waits is taken before the read: usage written meanwhile is then counted twice (a
+    // refusal a little early), never missed.
     const waiting = this.buffer.buffered(bufferKey(apiKeyId, day));
+    const [today] = await this.store.days(apiKeyId, day, day);
     const used =
       (today?.inputTokens ?? 0) +
       (today?.outputTokens ?? 0) +
