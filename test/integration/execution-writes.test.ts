@@ -188,4 +188,45 @@ describe("execution rows", () => {
     );
     expect(rows.rows.map((r) => r.key)).toEqual(["group-a1", "group-a2", "group-c"]);
   });
+
+  it("a burst is written in batches of at most 32 statements, a turn of the event loop apart", async () => {
+    const db = t.deps.db;
+    const client = db.$client;
+    // The real client, its batches observed: their sizes and what else ran between them.
+    const events: string[] = [];
+    const batcher = new WriteBatcher({
+      execute: (stmt) => client.execute(stmt),
+      batch: (stmts, mode) => {
+        events.push(`batch ${stmts.length}`);
+        return client.batch(stmts, mode);
+      },
+    });
+    const now = Date.now();
+    const writes = Array.from({ length: 100 }, (_, i) =>
+      batcher.run(
+        statementOf(
+          db.insert(settings).values({ key: `burst-${i}`, value: String(i), updatedAt: now }),
+        ),
+      ),
+    );
+    // Another task of the event loop, queued once per turn while the burst is written.
+    let other = true;
+    const probe = () => {
+      events.push("other");
+      if (other) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await Promise.all(writes);
+    other = false;
+    const batches = events.filter((e) => e.startsWith("batch"));
+    expect(batches).toEqual(["batch 32", "batch 32", "batch 32", "batch 4"]);
+    // Between two batches the other task ran at least once.
+    const at = events.flatMap((e, i) => (e.startsWith("batch") ? [i] : []));
+    for (let i = 1; i < at.length; i++)
+      expect(events.slice(at[i - 1]! + 1, at[i]!)).toContain("other");
+    const rows = await client.execute(
+      "select count(*) as n from settings where key like 'burst-%'",
+    );
+    expect(Number(rows.rows[0]!.n)).toBe(100);
+  });
 });
