@@ -34,12 +34,17 @@ export async function interleave(
   rounds: number,
   perRound: number,
 ): Promise<Record<string, number[]>> {
-  const out: Record<string, number[]> = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(fns))
-      out[name]!.push(...(await timeEach(perRound, (i) => fn(r * perRound + i))));
-  }
-  return out;
+  const timed = Object.fromEntries(
+    Object.entries(fns).map(([name, fn]) => [
+      name,
+      async (i: number) => {
+        const t0 = performance.now();
+        await fn(i);
+        return performance.now() - t0;
+      },
+    ]),
+  );
+  return interleaveReported(timed, rounds, perRound);
 }
 
 /** Formats ms with a unit that keeps three significant figures (µs below 1 ms). */
