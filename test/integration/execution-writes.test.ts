@@ -189,12 +189,13 @@ describe("execution rows", () => {
     expect(rows.rows.map((r) => r.key)).toEqual(["group-a1", "group-a2", "group-c"]);
   });
 
-  it("a burst is written in batches of at most 32 statements, a turn of the event loop apart", async () => {
+  it("on the embedded database a burst is written in batches of at most 32 statements, a turn of the event loop apart", async () => {
     const db = t.deps.db;
     const client = db.$client;
     // The real client, its batches observed: their sizes and what else ran between them.
     const events: string[] = [];
     const batcher = new WriteBatcher({
+      protocol: client.protocol,
       execute: (stmt) => client.execute(stmt),
       batch: (stmts, mode) => {
         events.push(`batch ${stmts.length}`);
@@ -228,5 +229,37 @@ describe("execution rows", () => {
       "select count(*) as n from settings where key like 'burst-%'",
     );
     expect(Number(rows.rows[0]!.n)).toBe(100);
+  });
+
+  it("against a libSQL server a burst goes out at once, in batches of up to 256 statements", async () => {
+    const db = t.deps.db;
+    const client = db.$client;
+    const sizes: number[] = [];
+    // The real database behind a client that says it is a server's (over HTTP, batches do not
+    // hold the event loop, so they are not paced).
+    const batcher = new WriteBatcher({
+      protocol: "http",
+      execute: (stmt) => client.execute(stmt),
+      batch: (stmts, mode) => {
+        sizes.push(stmts.length);
+        return client.batch(stmts, mode);
+      },
+    });
+    const now = Date.now();
+    const writes = Array.from({ length: 300 }, (_, i) =>
+      batcher.run(
+        statementOf(
+          db.insert(settings).values({ key: `remote-${i}`, value: String(i), updatedAt: now }),
+        ),
+      ),
+    );
+    // Both batches were handed to the client in the same turn.
+    await new Promise((r) => setImmediate(r));
+    expect(sizes).toEqual([256, 44]);
+    await Promise.all(writes);
+    const rows = await client.execute(
+      "select count(*) as n from settings where key like 'remote-%'",
+    );
+    expect(Number(rows.rows[0]!.n)).toBe(300);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Coalesces the writes of concurrent callers (docs/execution.md#what-an-execution-costs): a write
  * handed to {@link WriteBatcher.run} waits for the end of the current turn of the event loop, and
- * the writes queued by then go to the database in one `batch` (up to {@link MAX_BATCH_STATEMENTS}
- * statements; the rest follow a turn later), which libSQL runs as one transaction — one commit on
- * the embedded database, one HTTP round trip to a libSQL server.
+ * the writes queued by then go to the database in one `batch` (on the embedded database up to
+ * {@link MAX_BATCH_STATEMENTS} statements, the rest a turn later), which libSQL runs as one
+ * transaction — one commit on the embedded database, one HTTP round trip to a libSQL server.
  *
  * Each caller still gets its own result or error. When a batch fails, its writes are retried one
  * by one, so that a write that breaks a constraint fails alone and the others commit. The
@@ -22,6 +22,8 @@ import { scheduleNextTurn } from "../next-turn.js";
 export interface BatchClient {
   execute(stmt: InStatement): Promise<ResultSet>;
   batch(stmts: InStatement[], mode?: TransactionMode): Promise<ResultSet[]>;
+  /** `@libsql/client`'s protocol: `"file"` for the embedded database (its batches run on the event loop). */
+  readonly protocol?: string;
 }
 
 /** A statement ready to run: SQL text and positional arguments. */
@@ -92,10 +94,15 @@ interface Pending {
 /** Options of {@link WriteBatcher}. */
 export interface WriteBatcherOptions {
   /**
-   * Most statements per batch (default {@link MAX_BATCH_STATEMENTS}); more wait for the next
-   * one, a turn of the event loop later.
+   * Most statements per batch (default: {@link MAX_BATCH_STATEMENTS} when paced, else
+   * {@link MAX_BATCH_STATEMENTS_REMOTE}).
    */
   maxBatch?: number;
+  /**
+   * One batch per turn of the event loop, the rest a turn later (default: on the embedded
+   * database, `protocol` `"file"`); else every batch queued is sent at once.
+   */
+  paced?: boolean;
   /** Runs `fn` after the current turn (default `setImmediate`, else `setTimeout(fn, 0)`). */
   schedule?: (fn: () => void) => void;
 }
@@ -111,18 +118,21 @@ export interface WriteBatcherStats {
 }
 
 /**
- * Most statements per batch by default. On the embedded database a batch runs on the event loop,
+ * Most statements per batch on the embedded database. There a batch runs on the event loop,
  * about 0.1 ms per statement (each is prepared anew): a burst of 200 executions made batches of
  * 256 that held it for 27 ms at the median; 32 hold it for about 4.5 ms, and the next batch
  * waits a turn, so that requests run in between (docs/execution.md#what-an-execution-costs).
  */
 export const MAX_BATCH_STATEMENTS = 32;
+/** Most statements per batch against a libSQL server (one HTTP round trip each, all sent at once). */
+export const MAX_BATCH_STATEMENTS_REMOTE = 256;
 
 /** Write-coalescing queue over one libSQL client. */
 export class WriteBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly maxBatch: number;
+  private readonly paced: boolean;
   private readonly schedule: (fn: () => void) => void;
   readonly stats: WriteBatcherStats = { statements: 0, batches: 0, retriedBatches: 0 };
 
@@ -130,7 +140,11 @@ export class WriteBatcher {
     private readonly client: BatchClient,
     opts: WriteBatcherOptions = {},
   ) {
-    this.maxBatch = Math.max(1, opts.maxBatch ?? MAX_BATCH_STATEMENTS);
+    this.paced = opts.paced ?? client.protocol === "file";
+    this.maxBatch = Math.max(
+      1,
+      opts.maxBatch ?? (this.paced ? MAX_BATCH_STATEMENTS : MAX_BATCH_STATEMENTS_REMOTE),
+    );
     this.schedule = opts.schedule ?? scheduleNextTurn;
   }
 
@@ -162,20 +176,25 @@ export class WriteBatcher {
     return this.queue.length;
   }
 
-  /** Sends one batch; what is left waits for the next turn (see {@link MAX_BATCH_STATEMENTS}). */
+  /**
+   * Sends the queue in batches: paced, one batch now and the rest a turn later (see
+   * {@link MAX_BATCH_STATEMENTS}); else all of them now.
+   */
   private flush(): void {
     this.scheduled = false;
-    // At most maxBatch statements per batch, but a write's statements are never split.
-    let n = 0;
-    let count = 0;
-    while (
-      n < this.queue.length &&
-      (n === 0 || count + this.queue[n]!.stmts.length <= this.maxBatch)
-    ) {
-      count += this.queue[n]!.stmts.length;
-      n++;
-    }
-    if (n > 0) void this.send(this.queue.splice(0, n));
+    do {
+      // At most maxBatch statements per batch, but a write's statements are never split.
+      let n = 0;
+      let count = 0;
+      while (
+        n < this.queue.length &&
+        (n === 0 || count + this.queue[n]!.stmts.length <= this.maxBatch)
+      ) {
+        count += this.queue[n]!.stmts.length;
+        n++;
+      }
+      if (n > 0) void this.send(this.queue.splice(0, n));
+    } while (!this.paced && this.queue.length > 0);
     if (this.queue.length > 0) {
       this.scheduled = true;
       this.schedule(() => this.flush());

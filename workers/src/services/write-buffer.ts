@@ -109,7 +109,11 @@ export class WriteBuffer<V> {
         try {
           await this.opts.write(chunk);
         } catch (err) {
-          this.opts.onError(err, chunk.length);
+          try {
+            this.opts.onError(err, chunk.length);
+          } catch {
+            // A failing report must not strand the window's other chunks.
+          }
         } finally {
           this.unwritten.delete(maps[i]!);
         }
