@@ -189,26 +189,47 @@ describe("execution rows", () => {
     expect(rows.rows.map((r) => r.key)).toEqual(["group-a1", "group-a2", "group-c"]);
   });
 
-  it("on the embedded database a burst is written in batches of at most 32 statements, a turn of the event loop apart", async () => {
+  /**
+   * A batcher over the real client whose batches are reported to `onBatch` (with their size),
+   * declaring `protocol`; and `n` setting inserts queued on it in one turn.
+   */
+  const observedBurst = (
+    protocol: string,
+    prefix: string,
+    n: number,
+    onBatch: (size: number) => void,
+  ) => {
     const db = t.deps.db;
     const client = db.$client;
-    // The real client, its batches observed: their sizes and what else ran between them.
-    const events: string[] = [];
     const batcher = new WriteBatcher({
-      protocol: client.protocol,
+      protocol,
       execute: (stmt) => client.execute(stmt),
       batch: (stmts, mode) => {
-        events.push(`batch ${stmts.length}`);
+        onBatch(stmts.length);
         return client.batch(stmts, mode);
       },
     });
     const now = Date.now();
-    const writes = Array.from({ length: 100 }, (_, i) =>
+    const writes = Array.from({ length: n }, (_, i) =>
       batcher.run(
         statementOf(
-          db.insert(settings).values({ key: `burst-${i}`, value: String(i), updatedAt: now }),
+          db.insert(settings).values({ key: `${prefix}-${i}`, value: String(i), updatedAt: now }),
         ),
       ),
+    );
+    const count = async () =>
+      Number(
+        (await client.execute(`select count(*) as n from settings where key like '${prefix}-%'`))
+          .rows[0]!.n,
+      );
+    return { writes: Promise.all(writes), count };
+  };
+
+  it("on the embedded database a burst is written in batches of at most 32 statements, a turn of the event loop apart", async () => {
+    // The real client, its batches observed: their sizes and what else ran between them.
+    const events: string[] = [];
+    const burst = observedBurst(t.deps.db.$client.protocol, "burst", 100, (size) =>
+      events.push(`batch ${size}`),
     );
     // Another task of the event loop, queued once per turn while the burst is written.
     let other = true;
@@ -217,7 +238,7 @@ describe("execution rows", () => {
       if (other) setImmediate(probe);
     };
     setImmediate(probe);
-    await Promise.all(writes);
+    await burst.writes;
     other = false;
     const batches = events.filter((e) => e.startsWith("batch"));
     expect(batches).toEqual(["batch 32", "batch 32", "batch 32", "batch 4"]);
@@ -225,41 +246,18 @@ describe("execution rows", () => {
     const at = events.flatMap((e, i) => (e.startsWith("batch") ? [i] : []));
     for (let i = 1; i < at.length; i++)
       expect(events.slice(at[i - 1]! + 1, at[i]!)).toContain("other");
-    const rows = await client.execute(
-      "select count(*) as n from settings where key like 'burst-%'",
-    );
-    expect(Number(rows.rows[0]!.n)).toBe(100);
+    expect(await burst.count()).toBe(100);
   });
 
   it("against a libSQL server a burst goes out at once, in batches of up to 256 statements", async () => {
-    const db = t.deps.db;
-    const client = db.$client;
     const sizes: number[] = [];
     // The real database behind a client that says it is a server's (over HTTP, batches do not
     // hold the event loop, so they are not paced).
-    const batcher = new WriteBatcher({
-      protocol: "http",
-      execute: (stmt) => client.execute(stmt),
-      batch: (stmts, mode) => {
-        sizes.push(stmts.length);
-        return client.batch(stmts, mode);
-      },
-    });
-    const now = Date.now();
-    const writes = Array.from({ length: 300 }, (_, i) =>
-      batcher.run(
-        statementOf(
-          db.insert(settings).values({ key: `remote-${i}`, value: String(i), updatedAt: now }),
-        ),
-      ),
-    );
+    const burst = observedBurst("http", "remote", 300, (size) => sizes.push(size));
     // Both batches were handed to the client in the same turn.
     await new Promise((r) => setImmediate(r));
     expect(sizes).toEqual([256, 44]);
-    await Promise.all(writes);
-    const rows = await client.execute(
-      "select count(*) as n from settings where key like 'remote-%'",
-    );
-    expect(Number(rows.rows[0]!.n)).toBe(300);
+    await burst.writes;
+    expect(await burst.count()).toBe(300);
   });
 });
