@@ -21,15 +21,14 @@ import {
 } from "@skillgate/sandbox-protocol";
 import { z } from "zod";
 import type { HostConfig } from "./config.js";
+import { type EgressProxy, startEgressProxy } from "./egress-proxy.js";
+import { createEgressDir, EGRESS_SOCKET_NAME, egressMount } from "./egress-share.js";
 import {
   approveTarget,
-  type EgressProxy,
   type EgressResolver,
   EgressUnreachable,
   osResolver,
-  startEgressProxy,
-} from "./egress-proxy.js";
-import { createEgressDir, EGRESS_SOCKET_NAME, egressMount } from "./egress-share.js";
+} from "./egress-target.js";
 import { HostError } from "./errors.js";
 import { BASE_ENV } from "./images.js";
 import type { RunPlan } from "./plan.js";

@@ -14,16 +14,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  approveTarget,
   BLOCKED_HEADER,
   type EgressProxy,
-  EgressRefusal,
-  EgressUnreachable,
-  osResolver,
   startEgressProxy,
   UNREACHABLE_CODE_HEADER,
   UNREACHABLE_HEADER,
 } from "../../sandbox-host/src/egress-proxy.js";
+import {
+  approveTarget,
+  EgressRefusal,
+  EgressUnreachable,
+  osResolver,
+} from "../../sandbox-host/src/egress-target.js";
 
 const PASSWORD = "test-password-1234";
 const AUTH = `Basic ${Buffer.from(`skillgate:${PASSWORD}`).toString("base64")}`;
