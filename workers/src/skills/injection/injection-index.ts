@@ -23,7 +23,7 @@
  * skills are removed from and added to the scoring core, and the tool resolver is derived too.
  */
 
-import { LayeredMap } from "../registry/layered-map.js";
+import type { LayeredMap } from "../registry/layered-map.js";
 import {
   cachedToolResolver,
   rememberToolResolver,
@@ -33,11 +33,12 @@ import {
   toolResolverFor,
 } from "../registry/tool-resolver.js";
 import type { Skill } from "../types.js";
+import { type Bm25Part, bm25PartFor, slotsOf } from "./bm25-part.js";
 import type { InjectionIndexCache } from "./index-cache.js";
 import { ScoringCore } from "./injection-core.js";
 import { fingerprintKey, fingerprintOf } from "./injection-fingerprint.js";
 import { deriveCore } from "./injection-update.js";
-import { Bm25Core } from "./rankers/bm25-core.js";
+import type { Bm25Core } from "./rankers/bm25-core.js";
 import { bm25Key, deriveBm25Key } from "./rankers/bm25-fingerprint.js";
 import { scoreSkill } from "./rankers/bm25-score.js";
 import type { Bm25Query } from "./rankers/bm25-state.js";
@@ -74,36 +75,6 @@ interface Parts {
   onGlobal: readonly Skill[];
   onOwn: ReadonlyMap<string, readonly Skill[]>;
   bm25: Bm25Part;
-}
-
-/** The `bm25` ranker's core and the candidate in each of its slots. */
-interface Bm25Part {
-  core: Bm25Core;
-  slotSkill: (Skill | undefined)[];
-  slotOf: LayeredMap<string, number>;
-}
-
-/**
- * The `bm25` part for `candidates`: `given` or a core of `cache` when its key and slots match,
- * else built (and kept in `cache`).
- */
-function bm25PartFor(
-  candidates: readonly Skill[],
-  key: string,
-  cache: InjectionIndexCache | undefined,
-  given?: Bm25Core,
-): Bm25Part {
-  const byId = new Map(candidates.map((s) => [s.id, s]));
-  for (const core of [given, cache?.bm25(key)]) {
-    if (!core || core.key !== key) continue;
-    const slotSkill = core.state.slotIds.map((id) => (id === null ? undefined : byId.get(id)));
-    if (slotSkill.filter((s) => s !== undefined).length !== candidates.length) continue;
-    cache?.rememberBm25(core);
-    return { core, slotSkill, slotOf: slotsOf(slotSkill) };
-  }
-  const core = Bm25Core.build(candidates, key);
-  cache?.rememberBm25(core);
-  return { core, slotSkill: candidates.slice(), slotOf: slotsOf(candidates) };
 }
 
 /** Scoring index of one snapshot, over its tool resolver. */
@@ -370,12 +341,4 @@ export class InjectionIndex {
     };
     return this.core.top(ctx, k, accept).map(({ id, score }) => ({ skill: slotSkill[id]!, score }));
   }
-}
-
-function slotsOf(slotSkill: readonly (Skill | undefined)[]): LayeredMap<string, number> {
-  const out = new Map<string, number>();
-  slotSkill.forEach((s, slot) => {
-    if (s) out.set(s.id, slot);
-  });
-  return LayeredMap.of(out);
 }

@@ -31,6 +31,7 @@
  */
 import type { Skill } from "../../types.js";
 import { FIELD_COUNT } from "./bm25-fields.js";
+import { type CarryOver, type Scratch, scratchFor } from "./bm25-scratch.js";
 import {
   BM25_PARAMS,
   type Bm25Change,
@@ -44,48 +45,6 @@ import {
   quantised,
 } from "./bm25-state.js";
 
-/**
- * The per-request working arrays of {@link Bm25Core.top}: each slot's partial score (all zero
- * between requests) and the touched slots, each term's request mark and weight, and the stamp
- * that marks the current request. A core derived from another shares them (grown when needed):
- * `top` runs to completion without yielding, so one set serves a family of cores, and a write
- * allocates none.
- */
-interface Scratch {
-  acc: Float64Array;
-  touched: Int32Array;
-  qmark: Uint32Array;
-  qweight: Float64Array;
-  stamp: number;
-}
-
-/** `prev` when it holds `slots` slots and `terms` terms, else a larger copy of it (or a new one). */
-function scratchFor(prev: Scratch | undefined, slots: number, terms: number): Scratch {
-  if (prev && prev.acc.length >= slots && prev.qmark.length >= terms) return prev;
-  // Grown by half again, so a run of adds reallocates rarely.
-  const s = prev && prev.acc.length < slots ? slots + (slots >> 1) : (prev?.acc.length ?? slots);
-  const t =
-    prev && prev.qmark.length < terms ? terms + (terms >> 1) : (prev?.qmark.length ?? terms);
-  const next: Scratch = {
-    acc: new Float64Array(s),
-    touched: new Int32Array(s),
-    qmark: new Uint32Array(t),
-    qweight: new Float64Array(t),
-    stamp: prev?.stamp ?? 0,
-  };
-  if (prev) next.qmark.set(prev.qmark);
-  return next;
-}
-
-/** What a derived core may reuse from the core it was derived from. */
-interface CarryOver {
-  from: Bm25Core;
-  /** Slots whose skill changed (removed or added). */
-  slots: ReadonlySet<number>;
-  /** Term ids whose posting lists changed. */
-  terms: ReadonlySet<number>;
-}
-
 /** The BM25F scoring core of one candidate set. */
 export class Bm25Core {
   readonly state: Bm25State;
@@ -93,7 +52,7 @@ export class Bm25Core {
   private readonly norm: Float64Array;
   /** Each term's idf, computed on first use by {@link idfOf} (NaN = not yet). */
   private readonly idf: Float64Array;
-  /** Per-request scratch, shared by the cores of one derivation family (see {@link Scratch}). */
+  /** Per-request scratch, shared by the cores of one derivation family (see {@link Scratch} in bm25-scratch.ts). */
   private readonly scratch: Scratch;
   /**
    * Each term's contribution to each slot of its posting list, idf · tf̃ / (k1 + tf̃), computed
